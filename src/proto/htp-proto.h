@@ -1,0 +1,411 @@
+// htp-proto.h: the wire protocol between libggml-htp (host) and an NPU
+// (htp-npu, or a Hexagon cDSP). The one header both sides include.
+//
+// Two channels connect a host to an NPU process:
+//
+//   control  a SOCK_SEQPACKET socket. Synchronous: one struct htp_ctl_req, one
+//            struct htp_ctl_rsp back. File descriptors (buffers to map) travel
+//            beside a request as SCM_RIGHTS.
+//   queue    per session, two rings (requests, responses) in the session's
+//            pinned shared buffer; see htp-ring.h. A request names a slot of the
+//            op-queue area of that same buffer, which holds the batch:
+//
+//              struct htp_buf_desc   bufs[n_bufs];       -- host writes
+//              struct htp_tensor     tensors[n_tensors]; -- host writes
+//              struct htp_op_desc    ops[n_ops];         -- host writes
+//              struct htp_prof_desc  prof[n_ops];        -- NPU writes back
+//              struct htp_trace_desc trace[n_threads * n_traces]; -- NPU writes back
+//
+// Every integer is fixed width and little endian; structs carry explicit padding
+// and are multiples of 8 bytes; nothing on the wire is a pointer (buffer base
+// addresses are the host's, for logs only). The NPU trusts none of it: every
+// count, index, offset, stride and type is checked before a batch runs.
+//
+// Changing any layout here changes the protocol: bump HTP_PROTO_VERSION.
+
+#ifndef HTP_PROTO_H
+#define HTP_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HTP_PROTO_VERSION 1
+
+// ---------------------------------------------------------------------------
+// Limits
+// ---------------------------------------------------------------------------
+
+#define HTP_OP_MAX_BUFS        16     // buffers per batch
+#define HTP_OP_MAX_TENSORS     8192   // tensors per batch
+#define HTP_OP_MAX_OPS         8192   // ops per batch (hard limit)
+#define HTP_OP_DEFAULT_OPS     2048   // ops per batch (default, GGML_HEXAGON_OPBATCH)
+#define HTP_OP_MAX_INPUTS      10     // source operands of one op (fused ops use several)
+#define HTP_OP_MAX_OUTPUTS     2      // destination operands of one op
+#define HTP_OP_MAX_DIMS        4
+#define HTP_OP_PARAMS_SIZE     64     // bytes of ggml op_params carried per op
+#define HTP_OP_KPARAMS_SIZE    64     // bytes of host-precomputed kernel parameters per op
+#define HTP_QUEUE_DEPTH        8      // batches in flight per session (default, GGML_HEXAGON_OPQUEUE)
+#define HTP_QUEUE_MAX_DEPTH    64
+#define HTP_MAX_NTHREADS       10     // NPU worker threads
+#define HTP_MAX_SESSIONS       16     // sessions per NPU process
+#define HTP_MAX_TRACES         4096   // trace events per thread per batch
+#define HTP_FENCE_SLOT_SIZE    64     // bytes; one cache line each
+#define HTP_PAGE_SIZE          4096   // mapping granularity and guard page size
+#define HTP_VMEM_DEFAULT       3355443200ull  // VA window per session (GGML_HEXAGON_VMEM)
+#define HTP_NO_TENSOR          0xffff // unused src/dst entry of an op
+
+// ---------------------------------------------------------------------------
+// Status codes: answers of control requests, batches and ops
+// ---------------------------------------------------------------------------
+
+enum htp_status {
+    HTP_STATUS_OK             = 0,
+    HTP_STATUS_NO_SUPPORT     = 1,  // op code, type or shape this NPU cannot run
+    HTP_STATUS_INVAL_PARAMS   = 2,  // a descriptor failed validation; nothing ran
+    HTP_STATUS_VTCM_TOO_SMALL = 3,  // the op's working set does not fit the scratch area
+    HTP_STATUS_INTERNAL_ERR   = 4,  // the NPU failed (fault in a kernel, fence timeout, ...)
+    HTP_STATUS_NO_MEMORY      = 5,  // a mapping does not fit the VA window, or allocation failed
+    HTP_STATUS_NO_SESSION     = 6,  // control request names no open session
+    HTP_STATUS_VERSION        = 7,  // protocol version mismatch at hello
+};
+
+// ---------------------------------------------------------------------------
+// Op codes
+// ---------------------------------------------------------------------------
+
+enum htp_op {
+    HTP_OP_INVALID = 0,
+
+    // Control ops: no ggml counterpart.
+    HTP_OP_NOP,          // does nothing (tests, round-trip benchmarks)
+    HTP_OP_MDEV_GROUP,   // heads a batch of a multi-NPU group; params[0] = member index, src[0] = group fence slots
+    HTP_OP_FENCE,        // src[0] = fence slot; params[0] = seq; params[1] = 0 wait until seq reached, 1 signal seq
+    HTP_OP_CPY_FENCE,    // copy src[0] -> dst[0], then signal fence src[1] with params[0] = seq
+    HTP_OP_ALLREDUCE,    // sum over ranks; see the comm context on the host
+
+    // ggml ops.
+    HTP_OP_CPY,          // dst[0] = src[0] converted to dst's type (CPY, CONT, DUP)
+    HTP_OP_ADD,
+    HTP_OP_SUB,
+    HTP_OP_MUL,
+    HTP_OP_DIV,
+    HTP_OP_ADD_ID,
+    HTP_OP_SCALE,
+    HTP_OP_CLAMP,
+    HTP_OP_SQR,
+    HTP_OP_SQRT,
+    HTP_OP_SUM_ROWS,
+    HTP_OP_NORM,
+    HTP_OP_L2_NORM,
+    HTP_OP_RMS_NORM,
+    HTP_OP_SOFT_MAX,
+    HTP_OP_ROPE,
+    HTP_OP_MUL_MAT,
+    HTP_OP_MUL_MAT_ID,
+    HTP_OP_GET_ROWS,
+    HTP_OP_SET_ROWS,
+    HTP_OP_UNARY,        // params[0] = enum ggml_unary_op
+    HTP_OP_GLU,          // params[0] = enum ggml_glu_op, params[1] = swapped
+    HTP_OP_FLASH_ATTN_EXT,
+    HTP_OP_REPEAT,
+    HTP_OP_ARGSORT,
+    HTP_OP_SSM_CONV,
+    HTP_OP_GATED_DELTA_NET,
+    HTP_OP_CUMSUM,
+    HTP_OP_CONCAT,
+    HTP_OP_FILL,
+    HTP_OP_DIAG,
+    HTP_OP_SOLVE_TRI,
+    HTP_OP_TRI,
+    HTP_OP_PAD,
+    HTP_OP_IM2COL,
+
+    HTP_OP_COUNT
+};
+
+// ---------------------------------------------------------------------------
+// Type codes: equal to enum ggml_type (checked on the host with static asserts;
+// the NPU does not include ggml).
+// ---------------------------------------------------------------------------
+
+enum htp_type {
+    HTP_TYPE_F32    = 0,
+    HTP_TYPE_F16    = 1,
+    HTP_TYPE_Q4_0   = 2,
+    HTP_TYPE_Q4_1   = 3,
+    HTP_TYPE_Q8_0   = 8,
+    HTP_TYPE_Q4_K   = 12,
+    HTP_TYPE_Q5_K   = 13,
+    HTP_TYPE_Q6_K   = 14,
+    HTP_TYPE_IQ4_NL = 20,
+    HTP_TYPE_I8     = 24,
+    HTP_TYPE_I16    = 25,
+    HTP_TYPE_I32    = 26,
+    HTP_TYPE_I64    = 27,
+    HTP_TYPE_BF16   = 30,
+    HTP_TYPE_MXFP4  = 39,
+    HTP_TYPE_COUNT  = 40,   // one past the largest code the NPU knows
+};
+
+// ---------------------------------------------------------------------------
+// Buffer descriptor: one per buffer a batch touches. The NPU looks the buffer
+// up by fd in the session's map table (filled by HTP_CTL_MAP).
+// ---------------------------------------------------------------------------
+
+enum htp_buf_flags {
+    HTP_BUF_EXTENDED = 1 << 0,  // mapped outside the VA window (DMA64, weights when arch > v79)
+    HTP_BUF_PINNED   = 1 << 1,  // the session's pinned buffer (rings, op-queue slots, fences)
+};
+
+struct htp_buf_desc {
+    uint64_t base;   // host address of the buffer (logs only; never dereferenced by the NPU)
+    uint64_t size;   // bytes, including the trailing guard page
+    int32_t  fd;     // host fd number: the key the buffer was mapped under
+    uint32_t flags;  // HTP_BUF_*
+};
+
+// ---------------------------------------------------------------------------
+// Tensor descriptor. Strides are signed so that a negative or wrapped value
+// fails validation instead of being read as a huge offset.
+// ---------------------------------------------------------------------------
+
+enum htp_tensor_flags {
+    HTP_TENSOR_WEIGHT   = 1 << 0,  // lives in a weight buffer
+    HTP_TENSOR_TILED    = 1 << 1,  // data is in the repacked tiled layout (see repack.h)
+    HTP_TENSOR_FENCE    = 1 << 2,  // a run of fence slots (type I8, ne[0] = HTP_FENCE_SLOT_SIZE)
+    HTP_TENSOR_FUSEABLE = 1 << 3,  // host-side hint, ignored by the NPU
+};
+
+struct htp_tensor {
+    uint64_t data;                 // byte offset of element 0 within buffer bi
+    uint64_t size;                 // bytes the tensor spans (host's figure; the NPU recomputes)
+    int64_t  ne[HTP_OP_MAX_DIMS];  // elements per dimension (ne[0] innermost)
+    int64_t  nb[HTP_OP_MAX_DIMS];  // stride in bytes per dimension (nb[0] = element or block size)
+    uint32_t type;                 // enum htp_type (= enum ggml_type)
+    uint32_t flags;                // HTP_TENSOR_*
+    uint16_t bi;                   // index into the batch's buffer table
+    uint16_t pad0;
+    uint32_t pad1;
+};
+
+// ---------------------------------------------------------------------------
+// Op descriptor. src/dst are indices into the batch's tensor table.
+// ---------------------------------------------------------------------------
+
+enum htp_op_flags {
+    HTP_OP_FLAG_FUSED = 1 << 0,  // kernel_params describe a fused sequence (see the op's kernel)
+};
+
+struct htp_op_desc {
+    uint32_t opcode;                              // enum htp_op
+    uint32_t flags;                               // HTP_OP_FLAG_*
+    uint16_t src[HTP_OP_MAX_INPUTS];              // tensor indices, HTP_NO_TENSOR when unused
+    uint16_t dst[HTP_OP_MAX_OUTPUTS];             // tensor indices, HTP_NO_TENSOR when unused
+    int32_t  params[HTP_OP_PARAMS_SIZE / 4];      // ggml op_params of the node, verbatim
+    uint8_t  kernel_params[HTP_OP_KPARAMS_SIZE];  // host-precomputed values (per op, see its kernel)
+};
+
+// ---------------------------------------------------------------------------
+// Profile and trace descriptors, written by the NPU after the op descriptors.
+// ---------------------------------------------------------------------------
+
+struct htp_prof_desc {
+    uint64_t usecs;      // wall time of the op
+    uint64_t cycles;     // CPU cycles of the op (timestamp counter; 0 where unavailable)
+    uint32_t opcode;     // echo of the op's code
+    uint32_t status;     // enum htp_status of the op (ops after a failure stay 0 / not run)
+    uint32_t n_threads;  // workers the op was split across
+    uint32_t pad;
+};
+
+enum htp_trace_event {
+    HTP_TRACE_EVT_OP_BEGIN = 1,  // a worker starts its slice of an op
+    HTP_TRACE_EVT_OP_END   = 2,  // ... and ends it
+    HTP_TRACE_EVT_FENCE    = 3,  // a fence wait or signal completed
+};
+
+struct htp_trace_desc {
+    uint64_t usecs;   // time since the batch started
+    uint32_t op;      // op index within the batch
+    uint16_t event;   // enum htp_trace_event
+    uint16_t thread;  // worker index
+};
+
+// ---------------------------------------------------------------------------
+// Queue packets: what travels through the request and response rings.
+// ---------------------------------------------------------------------------
+
+struct htp_opbatch_req {
+    uint64_t seq;        // batch sequence number, 1, 2, 3, ... per session
+    uint32_t slot;       // op-queue slot holding the descriptors (< depth)
+    uint32_t n_bufs;     // <= HTP_OP_MAX_BUFS
+    uint32_t n_tensors;  // <= HTP_OP_MAX_TENSORS
+    uint32_t n_ops;      // <= HTP_OP_MAX_OPS
+    uint32_t n_traces;   // trace events reserved per thread (0 = no tracing)
+    uint32_t flags;      // reserved, 0
+};
+
+struct htp_opbatch_rsp {
+    uint64_t seq;        // echo of the request's seq
+    uint32_t status;     // enum htp_status of the batch (first failing op's status)
+    uint32_t n_bufs;     // echo of the request's counts (so the host can find prof[])
+    uint32_t n_tensors;
+    uint32_t n_ops;      // ops the batch held
+    uint32_t n_done;     // ops that ran (== n_ops on success; index of the failed op otherwise)
+    uint32_t n_traces;   // trace events written per thread
+    uint64_t usecs;      // wall time of the batch, validation included
+    uint64_t cycles;     // cycles of the batch
+};
+
+// ---------------------------------------------------------------------------
+// Fence slot: HTP_FENCE_SLOT_SIZE bytes in a pinned buffer. The NPU writes
+// status with relaxed order and then seq with release order; a reader loads
+// seq with acquire order and then status. Sequence numbers wrap; compare with
+// (int32_t) (seq - want) >= 0.
+// ---------------------------------------------------------------------------
+
+struct htp_fence_slot {
+    uint32_t seq;     // last sequence number signalled
+    uint32_t status;  // enum htp_status of the op that signalled it
+    uint8_t  pad[HTP_FENCE_SLOT_SIZE - 8];
+};
+
+// ---------------------------------------------------------------------------
+// Control channel. Each request gets exactly one response with the same type.
+// ---------------------------------------------------------------------------
+
+enum htp_ctl_type {
+    HTP_CTL_HELLO = 1,      // in: version.              out: status, hw
+    HTP_CTL_SESSION_OPEN,   // in: virt_idx, n_threads, vtcm_size, vmem_size.  out: session
+    HTP_CTL_SESSION_CLOSE,  // in: session
+    HTP_CTL_MAP,            // in: session, fd (key), size, flags; the memfd as SCM_RIGHTS. out: vmem
+    HTP_CTL_UNMAP,          // in: session, fd (key).    out: vmem
+    HTP_CTL_QUEUE_START,    // in: session, queue.       the pinned buffer must be mapped
+    HTP_CTL_QUEUE_STOP,     // in: session
+    HTP_CTL_PROFILER,       // in: session, mode (0 off, 1 basic, 2 pmu, 3 trace)
+    HTP_CTL_VMEM_INFO,      // in: session.              out: vmem
+    HTP_CTL_COUNT
+};
+
+// Hardware description returned by hello.
+struct htp_hw_info {
+    uint32_t arch;       // Hexagon architecture version (73, 75, 79, 81); the software NPU says 79
+    uint32_t n_threads;  // worker threads this NPU runs
+    uint32_t n_hvx;      // vector units
+    uint32_t n_hmx;      // matrix units
+    uint64_t vtcm_size;  // bytes of scratch ("VTCM") per session
+    uint64_t vmem_size;  // default VA window per session
+    char     name[32];   // "htp-npu" or a device name, NUL terminated
+};
+
+// State of a session's VA window.
+struct htp_vmem_info {
+    uint64_t size;         // window bytes
+    uint64_t used;         // bytes mapped inside it (guard pages included)
+    uint64_t largest_free; // largest free range
+    uint32_t n_holes;      // free ranges between mappings (not counting the tail)
+    uint32_t n_maps;       // buffers mapped in the window
+    uint32_t n_extended;   // buffers mapped outside it
+    uint32_t pad;
+};
+
+// Where the rings and slots live in the pinned buffer (offsets from its start).
+struct htp_queue_desc {
+    int32_t  fd;            // key of the pinned buffer (already mapped with HTP_BUF_PINNED)
+    uint32_t depth;         // slots (and ring entries), <= HTP_QUEUE_MAX_DEPTH, power of two
+    uint64_t req_ring_off;  // struct htp_ring (requests, host -> NPU)
+    uint64_t rsp_ring_off;  // struct htp_ring (responses, NPU -> host)
+    uint64_t slots_off;     // first op-queue slot
+    uint64_t slot_size;     // bytes per slot
+    uint32_t poll;          // 1: the NPU polls the request ring instead of sleeping on the futex
+    uint32_t pad;
+};
+
+struct htp_ctl_req {
+    uint32_t type;     // enum htp_ctl_type
+    uint32_t session;  // session id from SESSION_OPEN (ignored by HELLO / SESSION_OPEN)
+    union {
+        struct { uint32_t version; uint32_t pad; } hello;
+        struct {
+            uint32_t virt_idx;   // which virtual session of this NPU (HTP0:<v>)
+            uint32_t n_threads;  // workers wanted (0 = all)
+            uint64_t vtcm_size;  // scratch bytes wanted (0 = default)
+            uint64_t vmem_size;  // VA window bytes (0 = default)
+        } open;
+        struct {
+            int32_t  fd;     // the host's fd number, the key for later references
+            uint32_t flags;  // HTP_BUF_*
+            uint64_t size;   // bytes to map (whole memfd, guard page included)
+        } map;
+        struct htp_queue_desc queue;
+        struct { uint32_t mode; uint32_t pad; } profiler;
+        uint8_t raw[56];
+    } u;
+};
+
+struct htp_ctl_rsp {
+    uint32_t type;     // echo of the request's type
+    uint32_t status;   // enum htp_status
+    union {
+        struct { uint32_t version; uint32_t pad; struct htp_hw_info hw; } hello;
+        struct { uint32_t session; uint32_t pad; } open;
+        struct htp_vmem_info vmem;
+        uint8_t raw[80];
+    } u;
+};
+
+// ---------------------------------------------------------------------------
+// Layout checks. A failure here means the two sides would disagree.
+// ---------------------------------------------------------------------------
+
+_Static_assert(sizeof(struct htp_buf_desc) == 24, "htp_buf_desc layout");
+_Static_assert(sizeof(struct htp_tensor) == 96, "htp_tensor layout");
+_Static_assert(offsetof(struct htp_tensor, ne) == 16, "htp_tensor.ne offset");
+_Static_assert(offsetof(struct htp_tensor, nb) == 48, "htp_tensor.nb offset");
+_Static_assert(offsetof(struct htp_tensor, type) == 80, "htp_tensor.type offset");
+_Static_assert(offsetof(struct htp_tensor, bi) == 88, "htp_tensor.bi offset");
+_Static_assert(offsetof(struct htp_op_desc, src) == 8, "htp_op_desc.src offset");
+_Static_assert(offsetof(struct htp_op_desc, params) == 32, "htp_op_desc.params offset");
+_Static_assert(offsetof(struct htp_op_desc, kernel_params) == 96, "htp_op_desc.kernel_params offset");
+_Static_assert(sizeof(struct htp_op_desc) == 160, "htp_op_desc layout");
+_Static_assert(sizeof(struct htp_prof_desc) == 32, "htp_prof_desc layout");
+_Static_assert(sizeof(struct htp_trace_desc) == 16, "htp_trace_desc layout");
+_Static_assert(sizeof(struct htp_opbatch_req) == 32, "htp_opbatch_req layout");
+_Static_assert(sizeof(struct htp_opbatch_rsp) == 48, "htp_opbatch_rsp layout");
+_Static_assert(sizeof(struct htp_fence_slot) == HTP_FENCE_SLOT_SIZE, "htp_fence_slot layout");
+_Static_assert(sizeof(struct htp_hw_info) == 64, "htp_hw_info layout");
+_Static_assert(sizeof(struct htp_vmem_info) == 40, "htp_vmem_info layout");
+_Static_assert(sizeof(struct htp_queue_desc) == 48, "htp_queue_desc layout");
+_Static_assert(sizeof(struct htp_ctl_req) == 64, "htp_ctl_req layout");
+_Static_assert(sizeof(struct htp_ctl_rsp) == 88, "htp_ctl_rsp layout");
+
+// Bytes of one op-queue slot able to hold a batch of n_ops ops run by n_threads
+// workers with n_traces trace events each: the layout in the header comment.
+static inline uint64_t htp_slot_size(uint32_t n_ops, uint32_t n_threads, uint32_t n_traces) {
+    uint64_t n_tensors = (uint64_t) n_ops * 4 + HTP_OP_MAX_INPUTS + HTP_OP_MAX_OUTPUTS;
+    if (n_tensors > HTP_OP_MAX_TENSORS) {
+        n_tensors = HTP_OP_MAX_TENSORS;
+    }
+    return sizeof(struct htp_buf_desc) * HTP_OP_MAX_BUFS + sizeof(struct htp_tensor) * n_tensors +
+           sizeof(struct htp_op_desc) * n_ops + sizeof(struct htp_prof_desc) * n_ops +
+           sizeof(struct htp_trace_desc) * (uint64_t) n_threads * n_traces;
+}
+
+// Byte offsets of each table within a slot for a batch with these counts.
+struct htp_slot_layout {
+    uint64_t bufs, tensors, ops, prof, trace, end;
+};
+
+static inline struct htp_slot_layout htp_slot_layout(uint32_t n_bufs, uint32_t n_tensors, uint32_t n_ops,
+                                                     uint32_t n_threads, uint32_t n_traces) {
+    struct htp_slot_layout l;
+    l.bufs    = 0;
+    l.tensors = l.bufs + sizeof(struct htp_buf_desc) * (uint64_t) n_bufs;
+    l.ops     = l.tensors + sizeof(struct htp_tensor) * (uint64_t) n_tensors;
+    l.prof    = l.ops + sizeof(struct htp_op_desc) * (uint64_t) n_ops;
+    l.trace   = l.prof + sizeof(struct htp_prof_desc) * (uint64_t) n_ops;
+    l.end     = l.trace + sizeof(struct htp_trace_desc) * (uint64_t) n_threads * n_traces;
+    return l;
+}
+
+#endif  // HTP_PROTO_H
