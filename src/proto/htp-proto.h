@@ -73,7 +73,7 @@ enum htp_status {
 // Op codes
 // ---------------------------------------------------------------------------
 
-enum htp_op {
+enum htp_op_code {
     HTP_OP_INVALID = 0,
 
     // Control ops: no ggml counterpart.
@@ -197,7 +197,7 @@ enum htp_op_flags {
 };
 
 struct htp_op_desc {
-    uint32_t opcode;                              // enum htp_op
+    uint32_t opcode;                              // enum htp_op_code
     uint32_t flags;                               // HTP_OP_FLAG_*
     uint16_t src[HTP_OP_MAX_INPUTS];              // tensor indices, HTP_NO_TENSOR when unused
     uint16_t dst[HTP_OP_MAX_OUTPUTS];             // tensor indices, HTP_NO_TENSOR when unused
