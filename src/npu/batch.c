@@ -1,0 +1,333 @@
+// batch.c: validate an op batch from a queue slot into private tables, then
+// run it. See batch.h for the two-step design (copy, then check the copy, so
+// the host cannot change a descriptor between our check and our use).
+
+#include "batch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "htp-types.h"
+#include "npu-util.h"
+
+int htp_batch_init(struct htp_batch* b) {
+    memset(b, 0, sizeof(*b));
+    b->tensors = malloc(sizeof(*b->tensors) * HTP_OP_MAX_TENSORS);
+    b->ops     = malloc(sizeof(*b->ops) * HTP_OP_MAX_OPS);
+    b->views   = malloc(sizeof(*b->views) * HTP_OP_MAX_TENSORS);
+    if (b->tensors == NULL || b->ops == NULL || b->views == NULL) {
+        htp_batch_free(b);
+        return HTP_STATUS_NO_MEMORY;
+    }
+    return HTP_STATUS_OK;
+}
+
+void htp_batch_free(struct htp_batch* b) {
+    free(b->tensors);
+    free(b->ops);
+    free(b->views);
+    memset(b, 0, sizeof(*b));
+}
+
+int htp_tensor_extent(const struct htp_tensor* t, uint64_t* extent) {
+    const struct htp_type_traits* tt = htp_type_traits(t->type);
+    if (tt == NULL) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    int empty = 0;
+    for (int i = 0; i < HTP_OP_MAX_DIMS; i++) {
+        if (t->ne[i] < 0 || t->nb[i] < 0) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+        empty |= t->ne[i] == 0;
+    }
+    if (t->ne[0] % tt->blck_size != 0) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (empty) {
+        *extent = 0;  // ggml allows zero-sized tensors: they touch no byte
+        return HTP_STATUS_OK;
+    }
+    // Last byte = sum over dims of (count - 1) * stride, plus one unit.
+    uint64_t end = tt->type_size;
+    for (int i = 0; i < HTP_OP_MAX_DIMS; i++) {
+        uint64_t n = (uint64_t)(i == 0 ? t->ne[0] / tt->blck_size : t->ne[i]) - 1;
+        uint64_t d;
+        if (__builtin_mul_overflow(n, (uint64_t)t->nb[i], &d) || __builtin_add_overflow(end, d, &end)) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+    }
+    *extent = end;
+    return HTP_STATUS_OK;
+}
+
+// Operand view of tensor index idx (HTP_NO_TENSOR -> NULL). Indices were checked.
+static const struct htp_tensor_view* view_of(const struct htp_batch* b, uint16_t idx) {
+    return idx == HTP_NO_TENSOR ? NULL : &b->views[idx];
+}
+
+// --- worker dispatch as seen by kernels (ctx->run / ctx->pool) ---
+
+struct run_ctx {
+    struct htp_batch*           b;
+    const struct htp_batch_env* env;
+    uint32_t                    nth;     // workers for this op
+    uint32_t                    op;      // op index (trace events)
+    int                         trace;   // write trace events
+    int                         pooled;  // ctx->run was called
+    htp_job_fn                  job;     // the kernel's job while tracing
+    void*                       arg;
+};
+
+static void trace_event(struct htp_batch* b, uint32_t thread, uint32_t op, uint16_t event) {
+    uint32_t k = b->n_trace[thread];
+    if (k >= b->req.n_traces) {
+        return;  // this thread's share of the trace area is full
+    }
+    struct htp_trace_desc e = {
+        .usecs  = htp_npu_now_us() - b->t_start,
+        .op     = op,
+        .event  = event,
+        .thread = (uint16_t)thread,
+    };
+    memcpy(b->slot + b->layout.trace + ((uint64_t)thread * b->req.n_traces + k) * sizeof(e), &e, sizeof(e));
+    b->n_trace[thread] = k + 1;
+}
+
+// Worker 0's begin/end are written around the whole op by the batch loop.
+static void traced_job(void* arg, uint32_t ith, uint32_t nth) {
+    struct run_ctx* rc = arg;
+    if (ith > 0) {
+        trace_event(rc->b, ith, rc->op, HTP_TRACE_EVT_OP_BEGIN);
+    }
+    rc->job(rc->arg, ith, nth);
+    if (ith > 0) {
+        trace_event(rc->b, ith, rc->op, HTP_TRACE_EVT_OP_END);
+    }
+}
+
+static void batch_run(void* p, htp_job_fn job, void* arg) {
+    struct run_ctx* rc = p;
+    rc->pooled         = 1;
+    if (rc->env->pool == NULL) {
+        for (uint32_t i = 0; i < rc->nth; i++) {
+            job(arg, i, rc->nth);
+        }
+        return;
+    }
+    if (rc->trace) {
+        rc->job = job;
+        rc->arg = arg;
+        htp_pool_run(rc->env->pool, rc->nth, traced_job, rc);
+    } else {
+        htp_pool_run(rc->env->pool, rc->nth, job, arg);
+    }
+}
+
+static uint32_t op_threads(const struct htp_batch_env* env) {
+    uint32_t n = env->n_threads;
+    if (env->pool != NULL && n > env->pool->n_threads) {
+        n = env->pool->n_threads;
+    }
+    if (n > HTP_MAX_NTHREADS) {
+        n = HTP_MAX_NTHREADS;
+    }
+    return n == 0 ? 1 : n;
+}
+
+static void make_ctx(struct htp_batch* b, const struct htp_batch_env* env, uint32_t i, struct run_ctx* rc,
+                     struct htp_op_ctx* ctx) {
+    const struct htp_op_desc* op = &b->ops[i];
+    memset(ctx, 0, sizeof(*ctx));
+    ctx->desc = op;
+    for (int k = 0; k < HTP_OP_MAX_INPUTS; k++) {
+        ctx->src[k] = view_of(b, op->src[k]);
+    }
+    for (int k = 0; k < HTP_OP_MAX_OUTPUTS; k++) {
+        ctx->dst[k] = view_of(b, op->dst[k]);
+    }
+    ctx->n_threads = rc->nth;
+    ctx->vtcm      = env->vtcm;
+    ctx->vtcm_size = env->vtcm_size;
+    ctx->run       = batch_run;
+    ctx->pool      = rc;
+}
+
+// --- validation ---
+
+int htp_batch_validate(struct htp_batch* b, const struct htp_batch_env* env, const struct htp_opbatch_req* req) {
+    b->req                          = *req;
+    b->bad_op                       = req->n_ops;
+    b->slot                         = NULL;
+    const struct htp_opbatch_req* r = &b->req;
+
+    // 1. Counts and slot layout.
+    if (r->slot >= env->depth || r->n_bufs > HTP_OP_MAX_BUFS || r->n_tensors > HTP_OP_MAX_TENSORS ||
+        r->n_ops > HTP_OP_MAX_OPS || r->n_traces > HTP_MAX_TRACES) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    // Counts are bounded above, so the layout arithmetic cannot overflow.
+    b->layout = htp_slot_layout(r->n_bufs, r->n_tensors, r->n_ops, op_threads(env), r->n_traces);
+    if (b->layout.end > env->slot_size) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    b->slot = env->slots + (uint64_t)r->slot * env->slot_size;
+
+    // 2. Private copies (after this, the slot's tables are not read again).
+    memcpy(b->bufs, b->slot + b->layout.bufs, sizeof(*b->bufs) * r->n_bufs);
+    memcpy(b->tensors, b->slot + b->layout.tensors, sizeof(*b->tensors) * r->n_tensors);
+    memcpy(b->ops, b->slot + b->layout.ops, sizeof(*b->ops) * r->n_ops);
+
+    // 3a. Buffers: mapped in this session, with the size they were mapped with.
+    for (uint32_t i = 0; i < r->n_bufs; i++) {
+        if (env->lookup(env->lookup_arg, b->bufs[i].fd, &b->maps[i]) != HTP_STATUS_OK ||
+            b->maps[i].size != b->bufs[i].size || b->maps[i].size < HTP_PAGE_SIZE) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+    }
+
+    // 3b. Tensors: inside their buffer, short of its guard page.
+    for (uint32_t i = 0; i < r->n_tensors; i++) {
+        const struct htp_tensor* t = &b->tensors[i];
+        uint64_t                 extent, end;
+        if (t->bi >= r->n_bufs || htp_tensor_extent(t, &extent) != HTP_STATUS_OK ||
+            __builtin_add_overflow(t->data, extent, &end) || end > b->maps[t->bi].size - HTP_PAGE_SIZE ||
+            t->data > b->maps[t->bi].size - HTP_PAGE_SIZE) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+        struct htp_tensor_view* v = &b->views[i];
+        v->data                   = b->maps[t->bi].addr + t->data;
+        memcpy(v->ne, t->ne, sizeof(v->ne));
+        memcpy(v->nb, t->nb, sizeof(v->nb));
+        v->type   = t->type;
+        v->flags  = t->flags;
+        v->extent = extent;
+    }
+
+    // 3c. Ops: known codes, operands in range, then the op's own check.
+    for (uint32_t i = 0; i < r->n_ops; i++) {
+        const struct htp_op_desc* op = &b->ops[i];
+        if (op->opcode == HTP_OP_INVALID || op->opcode >= HTP_OP_COUNT) {
+            b->bad_op = i;
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+        for (int k = 0; k < HTP_OP_MAX_INPUTS; k++) {
+            if (op->src[k] != HTP_NO_TENSOR && op->src[k] >= r->n_tensors) {
+                b->bad_op = i;
+                return HTP_STATUS_INVAL_PARAMS;
+            }
+        }
+        for (int k = 0; k < HTP_OP_MAX_OUTPUTS; k++) {
+            if (op->dst[k] != HTP_NO_TENSOR && op->dst[k] >= r->n_tensors) {
+                b->bad_op = i;
+                return HTP_STATUS_INVAL_PARAMS;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < r->n_ops; i++) {
+        struct run_ctx    rc = {.b = b, .env = env, .nth = op_threads(env), .op = i};
+        struct htp_op_ctx ctx;
+        make_ctx(b, env, i, &rc, &ctx);
+        int st = htp_ops_check(&ctx);
+        if (st != HTP_STATUS_OK) {
+            b->bad_op = i;
+            return st;
+        }
+    }
+    return HTP_STATUS_OK;
+}
+
+// --- execution ---
+
+int htp_batch_execute(struct htp_batch* b, const struct htp_batch_env* env, struct htp_opbatch_rsp* rsp) {
+    uint64_t                      t0     = htp_npu_now_us();
+    uint64_t                      c0     = htp_npu_cycles();
+    const struct htp_opbatch_req* r      = &b->req;
+    uint32_t                      nth    = op_threads(env);
+    int                           trace  = env->prof_mode == 3 && r->n_traces > 0;
+    int                           status = HTP_STATUS_OK;
+    uint32_t                      done   = 0;
+
+    b->t_start = t0;
+    memset(b->n_trace, 0, sizeof(b->n_trace));
+
+    for (; done < r->n_ops; done++) {
+        struct run_ctx    rc = {.b = b, .env = env, .nth = nth, .op = done, .trace = trace};
+        struct htp_op_ctx ctx;
+        make_ctx(b, env, done, &rc, &ctx);
+
+        if (trace) {
+            trace_event(b, 0, done, HTP_TRACE_EVT_OP_BEGIN);
+        }
+        uint64_t             ot = htp_npu_now_us();
+        uint64_t             oc = htp_npu_cycles();
+        int                  st = htp_ops_run(&ctx);
+        struct htp_prof_desc pd = {
+            .usecs     = htp_npu_now_us() - ot,
+            .cycles    = htp_npu_cycles() - oc,
+            .opcode    = b->ops[done].opcode,
+            .status    = (uint32_t)st,
+            .n_threads = rc.pooled ? nth : 1,
+        };
+        if (trace) {
+            trace_event(b, 0, done, HTP_TRACE_EVT_OP_END);
+        }
+        memcpy(b->slot + b->layout.prof + (uint64_t)done * sizeof(pd), &pd, sizeof(pd));
+        if (st != HTP_STATUS_OK) {
+            status = st;
+            break;
+        }
+    }
+    // Ops that did not run: zeroed profile entries (a slot is reused).
+    if (done < r->n_ops) {
+        uint32_t first = done + 1;
+        memset(b->slot + b->layout.prof + (uint64_t)first * sizeof(struct htp_prof_desc), 0,
+               (uint64_t)(r->n_ops - first) * sizeof(struct htp_prof_desc));
+    }
+
+    uint32_t n_traces = 0;
+    if (trace) {
+        // Unused trace entries are zeroed (event 0 marks a thread's end).
+        for (uint32_t t = 0; t < nth; t++) {
+            uint32_t n = b->n_trace[t];
+            if (n > n_traces) {
+                n_traces = n;
+            }
+            memset(b->slot + b->layout.trace + ((uint64_t)t * r->n_traces + n) * sizeof(struct htp_trace_desc), 0,
+                   (uint64_t)(r->n_traces - n) * sizeof(struct htp_trace_desc));
+        }
+    }
+
+    memset(rsp, 0, sizeof(*rsp));
+    rsp->seq       = r->seq;
+    rsp->status    = (uint32_t)status;
+    rsp->n_bufs    = r->n_bufs;
+    rsp->n_tensors = r->n_tensors;
+    rsp->n_ops     = r->n_ops;
+    rsp->n_done    = done;
+    rsp->n_traces  = n_traces;
+    rsp->usecs     = htp_npu_now_us() - t0;
+    rsp->cycles    = htp_npu_cycles() - c0;
+    return status;
+}
+
+int htp_batch_process(struct htp_batch* b, const struct htp_batch_env* env, const struct htp_opbatch_req* req,
+                      struct htp_opbatch_rsp* rsp) {
+    uint64_t t0 = htp_npu_now_us();
+    uint64_t c0 = htp_npu_cycles();
+    int      st = htp_batch_validate(b, env, req);
+    if (st == HTP_STATUS_OK) {
+        htp_batch_execute(b, env, rsp);
+    } else {
+        memset(rsp, 0, sizeof(*rsp));
+        rsp->seq       = req->seq;
+        rsp->status    = (uint32_t)st;
+        rsp->n_bufs    = req->n_bufs;
+        rsp->n_tensors = req->n_tensors;
+        rsp->n_ops     = req->n_ops;
+        rsp->n_done    = 0;
+    }
+    rsp->usecs  = htp_npu_now_us() - t0;
+    rsp->cycles = htp_npu_cycles() - c0;
+    return (int)rsp->status;
+}

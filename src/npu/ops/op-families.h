@@ -1,0 +1,51 @@
+// op-families.h: the op dispatch table's row type and the op families of the
+// NPU core (control ops and CPY). Kernel families written elsewhere declare
+// theirs in kernels.h and splice their rows into the table in ops.c through
+// HTP_KERNEL_TABLE_ROWS.
+
+#ifndef HTP_OP_FAMILIES_H
+#define HTP_OP_FAMILIES_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "htp-ops.h"
+
+// One row of the dispatch table, indexed by op code. A code without a row (or
+// with NULL functions) is answered HTP_STATUS_NO_SUPPORT.
+struct htp_op_row {
+    const char* name;
+    int (*check)(const struct htp_op_ctx* ctx);  // operands and params, before anything runs
+    int (*run)(struct htp_op_ctx* ctx);          // the computation
+};
+
+// Control ops (control-ops.c).
+int htp_op_nop_check(const struct htp_op_ctx* ctx);
+int htp_op_nop_run(struct htp_op_ctx* ctx);
+int htp_op_fence_check(const struct htp_op_ctx* ctx);
+int htp_op_fence_run(struct htp_op_ctx* ctx);
+int htp_op_cpy_fence_check(const struct htp_op_ctx* ctx);
+int htp_op_cpy_fence_run(struct htp_op_ctx* ctx);
+int htp_op_mdev_group_check(const struct htp_op_ctx* ctx);
+int htp_op_mdev_group_run(struct htp_op_ctx* ctx);
+
+// CPY / CONT / DUP (cpy-ops.c).
+int htp_op_cpy_check(const struct htp_op_ctx* ctx);
+int htp_op_cpy_run(struct htp_op_ctx* ctx);
+
+// Fence waits (FENCE with params[1] == 0) give up after this many ms with
+// HTP_STATUS_INTERNAL_ERR. Default 30000; the server sets it from
+// GGML_HEXAGON_FENCE_TIMEOUT_MS at start.
+void htp_ops_set_fence_timeout_ms(uint64_t ms);
+
+// Per thread: a flag that, once non-zero, makes a fence wait on this thread
+// give up early with HTP_STATUS_INTERNAL_ERR (the session's queue is stopping).
+// NULL: none. The queue reader sets it to its stop flag at start.
+void htp_ops_set_cancel_flag(const _Atomic uint32_t* flag);
+
+// Check that v is a fence operand: flag HTP_TENSOR_FENCE, type I8, ne[0] ==
+// HTP_FENCE_SLOT_SIZE, contiguous slots of HTP_FENCE_SLOT_SIZE bytes, 4-byte
+// aligned (futex words), at least min_slots slots. Returns enum htp_status.
+int htp_op_fence_operand_check(const struct htp_tensor_view* v, int64_t min_slots);
+
+#endif  // HTP_OP_FAMILIES_H

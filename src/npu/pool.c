@@ -1,0 +1,195 @@
+// pool.c: worker pool with a generation counter. A job is published by
+// storing job/arg/nth and bumping `generation` with release order; workers
+// acquire-load it, run their slice and decrement `pending`. Idle workers spin
+// a short while (the next op usually follows within microseconds), then sleep
+// on the generation word with a futex. The caller does slice 0 itself, then
+// waits for `pending` to reach zero the same way.
+
+#include "pool.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define cpu_relax() _mm_pause()
+#else
+#define cpu_relax() ((void)0)
+#endif
+
+// Private futexes: the pool never leaves this process.
+static void futex_wait(_Atomic uint32_t *addr, uint32_t val) {
+#if defined(__linux__)
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+#else
+    (void)addr;
+    (void)val;
+    sched_yield();
+#endif
+}
+
+static void futex_wake_all(_Atomic uint32_t *addr) {
+#if defined(__linux__)
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+#else
+    (void)addr;
+#endif
+}
+
+struct worker_arg {
+    struct htp_pool *pool;
+    uint32_t         ith;
+    uint32_t         seen;  // generation when the thread was created
+};
+
+static void *worker_main(void *p) {
+    struct worker_arg *wa   = p;
+    struct htp_pool   *pool = wa->pool;
+    uint32_t           ith  = wa->ith;
+    // Not a load of generation here: a job may already have been published
+    // before this thread got to run, and it must not be skipped.
+    uint32_t seen = wa->seen;
+    free(wa);
+
+    for (;;) {
+        uint32_t gen;
+        uint32_t spins = 0;
+        // Acquire: pairs with the release bump in htp_pool_run and makes
+        // job/arg/nth (and stop) written before it visible.
+        while ((gen = atomic_load_explicit(&pool->generation, memory_order_acquire)) == seen) {
+            if (++spins < pool->spin_iters) {
+                cpu_relax();
+            } else {
+                // Announce the sleep, then re-check (Dekker with htp_pool_run's
+                // bump followed by its read of sleepers): one side sees the other.
+                atomic_fetch_add_explicit(&pool->sleepers, 1, memory_order_relaxed);
+                atomic_thread_fence(memory_order_seq_cst);
+                if (atomic_load_explicit(&pool->generation, memory_order_relaxed) == seen) {
+                    futex_wait(&pool->generation, seen);
+                }
+                atomic_fetch_sub_explicit(&pool->sleepers, 1, memory_order_relaxed);
+            }
+        }
+        seen = gen;
+        if (atomic_load_explicit(&pool->stop, memory_order_relaxed)) {
+            break;
+        }
+        if (ith < pool->nth) {
+            pool->job(pool->arg, ith, pool->nth);
+        }
+        // Release: our slice's writes happen-before the caller's acquire of pending == 0.
+        if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) == 1) {
+            // Full fence: order the decrement before reading caller_sleeping (Dekker
+            // with the caller's store of caller_sleeping and re-read of pending).
+            atomic_thread_fence(memory_order_seq_cst);
+            if (atomic_load_explicit(&pool->caller_sleeping, memory_order_relaxed)) {
+                futex_wake_all(&pool->pending);
+            }
+        }
+    }
+    return NULL;
+}
+
+int htp_pool_init(struct htp_pool *pool, uint32_t n_threads) {
+    if (n_threads == 0) {
+        n_threads = 1;
+    }
+    pool->n_threads = n_threads;
+    pool->job       = NULL;
+    pool->arg       = NULL;
+    pool->nth       = 0;
+    // About 20-50 us of pause instructions: covers the gap between ops of a
+    // batch without keeping idle cores busy between batches.
+    pool->spin_iters = 2000;
+    atomic_init(&pool->generation, 0);
+    atomic_init(&pool->pending, 0);
+    atomic_init(&pool->caller_sleeping, 0);
+    atomic_init(&pool->stop, 0);
+    atomic_init(&pool->sleepers, 0);
+    pool->threads = NULL;
+    if (n_threads == 1) {
+        return HTP_STATUS_OK;
+    }
+    pool->threads = calloc(n_threads - 1, sizeof(pthread_t));
+    if (pool->threads == NULL) {
+        return HTP_STATUS_NO_MEMORY;
+    }
+    for (uint32_t i = 1; i < n_threads; i++) {
+        struct worker_arg *wa = malloc(sizeof(*wa));
+        if (wa != NULL) {
+            wa->pool = pool;
+            wa->ith  = i;
+            wa->seen = 0;  // no job runs before init returns
+        }
+        if (wa == NULL || pthread_create(&pool->threads[i - 1], NULL, worker_main, wa) != 0) {
+            free(wa);
+            pool->n_threads = i;  // free() joins the ones started
+            htp_pool_free(pool);
+            return HTP_STATUS_NO_MEMORY;
+        }
+    }
+    return HTP_STATUS_OK;
+}
+
+void htp_pool_free(struct htp_pool *pool) {
+    if (pool->threads != NULL) {
+        atomic_store_explicit(&pool->stop, 1, memory_order_relaxed);
+        // Release: publishes stop with the new generation.
+        atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release);
+        futex_wake_all(&pool->generation);
+        for (uint32_t i = 1; i < pool->n_threads; i++) {
+            pthread_join(pool->threads[i - 1], NULL);
+        }
+        free(pool->threads);
+        pool->threads = NULL;
+    }
+}
+
+void htp_pool_run(struct htp_pool *pool, uint32_t nth, htp_job_fn job, void *arg) {
+    if (nth == 0) {
+        nth = 1;
+    }
+    if (nth > pool->n_threads) {
+        nth = pool->n_threads;
+    }
+    if (pool->n_threads == 1 || nth == 1) {
+        job(arg, 0, nth);
+        return;
+    }
+    pool->job = job;
+    pool->arg = arg;
+    pool->nth = nth;
+    // Relaxed: nobody reads pending until after the generation bump below.
+    atomic_store_explicit(&pool->pending, pool->n_threads - 1, memory_order_relaxed);
+    // Release: publishes job, arg, nth and pending to the workers' acquire load.
+    atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release);
+    // Only pay for the wake syscall when a worker sleeps (see worker_main).
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&pool->sleepers, memory_order_relaxed) != 0) {
+        futex_wake_all(&pool->generation);
+    }
+
+    job(arg, 0, nth);
+
+    uint32_t spins = 0;
+    uint32_t left;
+    // Acquire: pairs with each worker's release decrement; their slices' writes are visible.
+    while ((left = atomic_load_explicit(&pool->pending, memory_order_acquire)) != 0) {
+        if (++spins < pool->spin_iters) {
+            cpu_relax();
+            continue;
+        }
+        atomic_store_explicit(&pool->caller_sleeping, 1, memory_order_relaxed);
+        atomic_thread_fence(memory_order_seq_cst);  // Dekker with the last worker's decrement
+        if (atomic_load_explicit(&pool->pending, memory_order_relaxed) == left) {
+            futex_wait(&pool->pending, left);
+        }
+        atomic_store_explicit(&pool->caller_sleeping, 0, memory_order_relaxed);
+    }
+}

@@ -1,0 +1,46 @@
+// pool.h: the NPU's worker pool. n workers (the caller counts as worker 0);
+// htp_pool_run() hands one job to all of them and returns when all are done.
+// It runs once per op, so a dispatch costs a generation-counter bump and, for
+// workers that have gone to sleep, one futex wake.
+//
+// One pool per process, shared by all sessions; htp_pool_run() must not be
+// called concurrently (the session layer runs one batch at a time).
+
+#ifndef HTP_POOL_H
+#define HTP_POOL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "ops/htp-ops.h"
+
+struct htp_pool {
+    uint32_t   n_threads;  // workers including the caller
+    pthread_t* threads;    // n_threads - 1 helper threads
+
+    // Published by htp_pool_run before the generation bump (release).
+    htp_job_fn job;
+    void*      arg;
+    uint32_t   nth;  // workers that take part in this job (the rest skip it)
+
+    _Atomic uint32_t generation;  // bumped once per job; workers futex-wait on it
+    _Atomic uint32_t pending;     // helper threads still inside the current job
+    _Atomic uint32_t caller_sleeping;
+    _Atomic uint32_t stop;
+    _Atomic uint32_t sleepers;    // helpers inside (or about to enter) futex_wait on generation
+    uint32_t         spin_iters;  // busy-wait iterations before sleeping
+};
+
+// Start n_threads - 1 helper threads (n_threads >= 1). Returns HTP_STATUS_OK or
+// HTP_STATUS_NO_MEMORY.
+int htp_pool_init(struct htp_pool* pool, uint32_t n_threads);
+
+// Stop and join the helpers.
+void htp_pool_free(struct htp_pool* pool);
+
+// Run job(arg, ith, nth) for ith = 0 .. nth-1 (nth clamped to [1, n_threads]),
+// ith 0 on the calling thread; return when all have returned.
+void htp_pool_run(struct htp_pool* pool, uint32_t nth, htp_job_fn job, void* arg);
+
+#endif  // HTP_POOL_H

@@ -1,0 +1,485 @@
+// server.c: htp-npu's control server. Each connection is a host process (or a
+// debugging client); each request gets exactly one response of the same type.
+// Sessions belong to the connection that opened them and are closed when it
+// hangs up. Nothing a client sends may crash the server: wrong sizes, unknown
+// types or sessions, missing or extra fds are all answered with a status.
+//
+// Faults: a kernel that touches a guard page or an unmapped address raises
+// SIGSEGV/SIGBUS. We do not try to recover (a DSP does not either): the
+// handler writes one line naming the session whose batch was running and the
+// faulting address, then the default action kills the process and the host
+// sees its connection hang up.
+
+#include "server.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "npu-util.h"
+#include "ops/op-families.h"
+#include "session.h"
+
+#define MAX_FDS_PER_MSG 8
+
+struct server {
+    struct htp_device   dev;
+    uint32_t            phys;
+    pthread_mutex_t     lock;  // sessions[], owners[], next_id
+    struct htp_session *sessions[HTP_MAX_SESSIONS];
+    const void         *owners[HTP_MAX_SESSIONS];  // the connection that opened each
+    uint32_t            next_id;
+};
+
+static struct server srv;
+
+// ---------------------------------------------------------------------------
+// Hardware info and start-up
+// ---------------------------------------------------------------------------
+
+static uint32_t env_arch(void) {
+    const char *s = getenv("GGML_HEXAGON_ARCH");
+    if (s == NULL || *s == '\0') {
+        return 79;
+    }
+    const char *p = (*s == 'v' || *s == 'V') ? s + 1 : s;
+    char       *end;
+    errno           = 0;
+    unsigned long v = strtoul(p, &end, 10);
+    if (errno != 0 || end == p || *end != '\0' || v < 68 || v > 85) {
+        htp_npu_log("warning: GGML_HEXAGON_ARCH=\"%s\" is not an architecture in v68..v85; using 79", s);
+        return 79;
+    }
+    return (uint32_t)v;
+}
+
+void htp_server_hw_info(struct htp_hw_info *hw) {
+    memset(hw, 0, sizeof(*hw));
+    hw->arch  = env_arch();
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 1) {
+        cpus = 1;
+    }
+    uint32_t def_threads = cpus < HTP_MAX_NTHREADS ? (uint32_t)cpus : HTP_MAX_NTHREADS;
+    uint64_t nhvx        = htp_npu_env_u64("GGML_HEXAGON_NHVX", 0, 0, HTP_MAX_NTHREADS);
+    hw->n_threads        = nhvx ? (uint32_t)nhvx : def_threads;
+    hw->n_hvx            = hw->n_threads;
+    hw->n_hmx            = 1;
+    hw->vtcm_size        = htp_npu_env_size("GGML_HEXAGON_VTCM_SIZE", 8ull << 20, 1ull << 30);
+    // As ggml-hexagon: older architectures have a smaller default window.
+    uint64_t vmem_def = hw->arch >= 75 ? HTP_VMEM_DEFAULT : 3000ull << 20;
+    hw->vmem_size     = htp_npu_env_size("GGML_HEXAGON_VMEM", vmem_def, 1ull << 40);
+    snprintf(hw->name, sizeof(hw->name), "htp-npu");
+}
+
+// Async-signal-safe: only write() and our own formatting.
+static void fault_handler(int sig, siginfo_t *si, void *uc) {
+    (void)uc;
+    char        buf[160];
+    size_t      n   = 0;
+    const char *msg = sig == SIGBUS ? "htp-npu: SIGBUS at 0x" : "htp-npu: SIGSEGV at 0x";
+    while (*msg) {
+        buf[n++] = *msg++;
+    }
+    uintptr_t a = (uintptr_t)si->si_addr;
+    for (int shift = (int)sizeof(a) * 8 - 4; shift >= 0; shift -= 4) {
+        buf[n++] = "0123456789abcdef"[(a >> shift) & 0xf];
+    }
+    // Relaxed: a lock-free atomic load is async-signal-safe; the value is only printed.
+    uint32_t    sess = atomic_load_explicit(&htp_device_running_session, memory_order_relaxed);
+    const char *s2   = sess ? " in a batch of session " : " outside batch execution";
+    while (*s2) {
+        buf[n++] = *s2++;
+    }
+    if (sess) {
+        char d[12];
+        int  k = 0;
+        do {
+            d[k++] = (char)('0' + sess % 10);
+            sess /= 10;
+        } while (sess);
+        while (k) {
+            buf[n++] = d[--k];
+        }
+    }
+    buf[n++]  = '\n';
+    ssize_t w = write(2, buf, n);
+    (void)w;
+    // SA_RESETHAND restored the default action. Re-raise so that a signal
+    // sent with kill() terminates too (it becomes pending while this handler
+    // runs and is delivered on return); a real fault would also recur when
+    // the faulting access is re-executed.
+    raise(sig);
+}
+
+static int server_init(uint32_t phys) {
+    memset(&srv, 0, sizeof(srv));
+    srv.phys    = phys;
+    srv.next_id = 1;
+    pthread_mutex_init(&srv.lock, NULL);
+
+    const char *v   = getenv("GGML_HEXAGON_VERBOSE");
+    htp_npu_verbose = v != NULL && atoi(v) > 0;
+
+    htp_ops_set_fence_timeout_ms(htp_npu_env_u64("GGML_HEXAGON_FENCE_TIMEOUT_MS", 30000, 1, 24ull * 3600 * 1000));
+
+    struct htp_hw_info hw;
+    htp_server_hw_info(&hw);
+    if (htp_device_init(&srv.dev, &hw) != HTP_STATUS_OK) {
+        htp_npu_log("cannot start %u worker threads", hw.n_threads);
+        return -1;
+    }
+
+    // A host that hangs up mid-send must not kill us: send() reports EPIPE.
+    signal(SIGPIPE, SIG_IGN);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = fault_handler;
+    sa.sa_flags     = SA_SIGINFO | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+
+    HTP_NPU_VERBOSE("phys %u: arch v%u, %u threads, vtcm %llu, vmem %llu", phys, hw.arch, hw.n_threads,
+                    (unsigned long long)hw.vtcm_size, (unsigned long long)hw.vmem_size);
+    return 0;
+}
+
+// ---------------------------------------------------------------------------
+// Sessions by id, per connection
+// ---------------------------------------------------------------------------
+
+static struct htp_session *find_session(const void *owner, uint32_t id) {
+    struct htp_session *s = NULL;
+    pthread_mutex_lock(&srv.lock);
+    for (int i = 0; i < HTP_MAX_SESSIONS; i++) {
+        if (srv.sessions[i] && srv.owners[i] == owner && htp_session_id(srv.sessions[i]) == id) {
+            s = srv.sessions[i];
+        }
+    }
+    pthread_mutex_unlock(&srv.lock);
+    return s;
+}
+
+// Take the session out of the table (the caller closes it).
+static void remove_session(struct htp_session *s) {
+    pthread_mutex_lock(&srv.lock);
+    for (int i = 0; i < HTP_MAX_SESSIONS; i++) {
+        if (srv.sessions[i] == s) {
+            srv.sessions[i] = NULL;
+            srv.owners[i]   = NULL;
+        }
+    }
+    pthread_mutex_unlock(&srv.lock);
+}
+
+static int open_session(const void *owner, const struct htp_ctl_req *req, uint32_t *id) {
+    pthread_mutex_lock(&srv.lock);
+    int slot = -1;
+    for (int i = 0; i < HTP_MAX_SESSIONS && slot < 0; i++) {
+        if (srv.sessions[i] == NULL) {
+            slot = i;
+        }
+    }
+    if (slot < 0) {
+        pthread_mutex_unlock(&srv.lock);
+        return HTP_STATUS_NO_MEMORY;
+    }
+    // Ids are never reused while the process lives (0 is "no session").
+    uint32_t new_id = srv.next_id++;
+    if (srv.next_id == 0) {
+        srv.next_id = 1;
+    }
+    srv.owners[slot] = owner;  // reserve the slot while the session opens
+    pthread_mutex_unlock(&srv.lock);
+
+    struct htp_session_params p = {
+        .id        = new_id,
+        .virt_idx  = req->u.open.virt_idx,
+        .n_threads = req->u.open.n_threads,
+        .vtcm_size = req->u.open.vtcm_size,
+        .vmem_size = req->u.open.vmem_size,
+    };
+    struct htp_session *s  = NULL;
+    int                 rc = htp_session_open(&srv.dev, &p, &s);
+
+    pthread_mutex_lock(&srv.lock);
+    srv.sessions[slot] = rc == HTP_STATUS_OK ? s : NULL;
+    srv.owners[slot]   = rc == HTP_STATUS_OK ? owner : NULL;
+    pthread_mutex_unlock(&srv.lock);
+    *id = new_id;
+    return rc;
+}
+
+static void close_owned_sessions(const void *owner) {
+    for (;;) {
+        struct htp_session *s = NULL;
+        pthread_mutex_lock(&srv.lock);
+        for (int i = 0; i < HTP_MAX_SESSIONS && s == NULL; i++) {
+            if (srv.sessions[i] && srv.owners[i] == owner) {
+                s               = srv.sessions[i];
+                srv.sessions[i] = NULL;
+                srv.owners[i]   = NULL;
+            }
+        }
+        pthread_mutex_unlock(&srv.lock);
+        if (s == NULL) {
+            return;
+        }
+        HTP_NPU_VERBOSE("closing session %u (host hung up)", htp_session_id(s));
+        htp_session_close(s);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Requests
+// ---------------------------------------------------------------------------
+
+static const char *ctl_name(uint32_t type) {
+    static const char *const names[HTP_CTL_COUNT] = {
+        [HTP_CTL_HELLO]         = "HELLO",
+        [HTP_CTL_SESSION_OPEN]  = "SESSION_OPEN",
+        [HTP_CTL_SESSION_CLOSE] = "SESSION_CLOSE",
+        [HTP_CTL_MAP]           = "MAP",
+        [HTP_CTL_UNMAP]         = "UNMAP",
+        [HTP_CTL_QUEUE_START]   = "QUEUE_START",
+        [HTP_CTL_QUEUE_STOP]    = "QUEUE_STOP",
+        [HTP_CTL_PROFILER]      = "PROFILER",
+        [HTP_CTL_VMEM_INFO]     = "VMEM_INFO",
+    };
+    return type < HTP_CTL_COUNT && names[type] ? names[type] : "?";
+}
+
+// Handle one well-sized request. fd: the SCM_RIGHTS descriptor that came with
+// it (-1 if none); this function closes it.
+static void handle(const void *owner, const struct htp_ctl_req *req, int fd, struct htp_ctl_rsp *rsp) {
+    rsp->status            = HTP_STATUS_OK;
+    struct htp_session *s  = NULL;
+    int                 rc = HTP_STATUS_OK;
+
+    if (req->type != HTP_CTL_MAP && fd >= 0) {
+        close(fd);  // no request but MAP carries a descriptor
+        fd = -1;
+        if (req->type != HTP_CTL_HELLO) {
+            rsp->status = HTP_STATUS_INVAL_PARAMS;
+            return;
+        }
+    }
+    if (req->type >= HTP_CTL_SESSION_CLOSE && req->type < HTP_CTL_COUNT) {
+        s = find_session(owner, req->session);
+        if (s == NULL) {
+            if (fd >= 0) {
+                close(fd);
+            }
+            rsp->status = HTP_STATUS_NO_SESSION;
+            return;
+        }
+    }
+
+    switch (req->type) {
+        case HTP_CTL_HELLO:
+            rsp->u.hello.version = HTP_PROTO_VERSION;
+            rsp->u.hello.hw      = srv.dev.hw;
+            rc                   = req->u.hello.version == HTP_PROTO_VERSION ? HTP_STATUS_OK : HTP_STATUS_VERSION;
+            break;
+        case HTP_CTL_SESSION_OPEN: {
+            uint32_t id = 0;
+            rc          = open_session(owner, req, &id);
+            if (rc == HTP_STATUS_OK) {
+                rsp->u.open.session = id;
+            }
+            break;
+        }
+        case HTP_CTL_SESSION_CLOSE:
+            remove_session(s);
+            htp_session_close(s);
+            break;
+        case HTP_CTL_MAP:
+            if (fd < 0) {
+                rc = HTP_STATUS_INVAL_PARAMS;
+                htp_session_vmem_info(s, &rsp->u.vmem);
+                break;
+            }
+            rc = htp_session_map(s, req->u.map.fd, fd, req->u.map.size, req->u.map.flags, &rsp->u.vmem);
+            close(fd);  // the mapping keeps the memory; the descriptor is not needed
+            break;
+        case HTP_CTL_UNMAP:
+            rc = htp_session_unmap(s, req->u.map.fd, &rsp->u.vmem);
+            break;
+        case HTP_CTL_QUEUE_START:
+            rc = htp_session_queue_start(s, &req->u.queue);
+            break;
+        case HTP_CTL_QUEUE_STOP:
+            rc = htp_session_queue_stop(s);
+            break;
+        case HTP_CTL_PROFILER:
+            rc = htp_session_set_profiler(s, req->u.profiler.mode);
+            break;
+        case HTP_CTL_VMEM_INFO:
+            htp_session_vmem_info(s, &rsp->u.vmem);
+            break;
+        default:
+            rc = HTP_STATUS_INVAL_PARAMS;
+            break;
+    }
+    rsp->status = (uint32_t)rc;
+}
+
+// Receive one request with its descriptors. Returns the byte count (0: the
+// peer hung up, -1: error), fills fds[] / *n_fds.
+static ssize_t recv_req(int sock, struct htp_ctl_req *req, int *fds, int *n_fds, int *bad) {
+    // One byte more than a request, to tell an oversized message from a good one.
+    uint8_t      buf[sizeof(*req) + 1];
+    struct iovec iov = {buf, sizeof(buf)};
+    union {
+        struct cmsghdr h;
+        uint8_t        b[CMSG_SPACE(sizeof(int) * MAX_FDS_PER_MSG)];
+    } cbuf;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov        = &iov;
+    msg.msg_iovlen     = 1;
+    msg.msg_control    = cbuf.b;
+    msg.msg_controllen = sizeof(cbuf.b);
+
+    ssize_t n;
+    do {
+        n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    } while (n < 0 && errno == EINTR);
+
+    *n_fds = 0;
+    *bad   = 0;
+    if (n > 0) {
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+            if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
+                continue;
+            }
+            int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            for (int i = 0; i < k; i++) {
+                int f;
+                memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                if (*n_fds < MAX_FDS_PER_MSG) {
+                    fds[(*n_fds)++] = f;
+                } else {
+                    close(f);
+                }
+            }
+        }
+        if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || (size_t)n != sizeof(*req)) {
+            *bad = 1;
+        }
+        memset(req, 0, sizeof(*req));
+        memcpy(req, buf, (size_t)n < sizeof(*req) ? (size_t)n : sizeof(*req));
+    }
+    return n;
+}
+
+static int send_rsp(int sock, const struct htp_ctl_rsp *rsp) {
+    ssize_t n;
+    do {
+        n = send(sock, rsp, sizeof(*rsp), MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof(*rsp) ? 0 : -1;
+}
+
+// Serve one connection until it hangs up; close its sessions.
+static void serve(int sock) {
+    const void *owner = &sock;  // unique while this call runs
+    for (;;) {
+        struct htp_ctl_req req;
+        int                fds[MAX_FDS_PER_MSG];
+        int                n_fds, bad;
+        ssize_t            n = recv_req(sock, &req, fds, &n_fds, &bad);
+        if (n <= 0) {
+            break;  // hang-up or a broken socket: same outcome
+        }
+        struct htp_ctl_rsp rsp;
+        memset(&rsp, 0, sizeof(rsp));
+        rsp.type = req.type;  // a short message reads as zeros past its end
+
+        if (bad || n_fds > 1) {
+            for (int i = 0; i < n_fds; i++) {
+                close(fds[i]);
+            }
+            rsp.status = HTP_STATUS_INVAL_PARAMS;
+            HTP_NPU_VERBOSE("malformed request (%zd bytes, %d fds)", n, n_fds);
+        } else {
+            handle(owner, &req, n_fds ? fds[0] : -1, &rsp);
+            if (htp_npu_verbose) {
+                htp_npu_log("%s session %u -> status %u", ctl_name(req.type),
+                            req.type == HTP_CTL_SESSION_OPEN ? rsp.u.open.session : req.session, rsp.status);
+            }
+        }
+        if (send_rsp(sock, &rsp) != 0) {
+            break;
+        }
+    }
+    close_owned_sessions(owner);
+}
+
+int htp_server_run_fd(int fd, uint32_t phys) {
+    if (server_init(phys) != 0) {
+        return 1;
+    }
+    serve(fd);
+    close(fd);
+    htp_device_free(&srv.dev);
+    return 0;
+}
+
+static void *conn_main(void *arg) {
+    int sock = (int)(intptr_t)arg;
+    serve(sock);
+    close(sock);
+    return NULL;
+}
+
+int htp_server_run_listen(const char *path, uint32_t phys) {
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof(addr));
+    addr.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof(addr.sun_path)) {
+        htp_npu_log("socket path too long: %s", path);
+        return 1;
+    }
+    strcpy(addr.sun_path, path);
+    if (server_init(phys) != 0) {
+        return 1;
+    }
+    int ls = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (ls < 0) {
+        htp_npu_log("socket: %s", strerror(errno));
+        return 1;
+    }
+    unlink(path);
+    if (bind(ls, (struct sockaddr *)&addr, sizeof(addr)) != 0 || listen(ls, 16) != 0) {
+        htp_npu_log("cannot listen on %s: %s", path, strerror(errno));
+        close(ls);
+        return 1;
+    }
+    htp_npu_log("phys %u listening on %s", phys, path);
+    for (;;) {
+        int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+        if (c < 0) {
+            if (errno == EINTR || errno == ECONNABORTED) {
+                continue;
+            }
+            htp_npu_log("accept: %s", strerror(errno));
+            break;
+        }
+        pthread_t t;
+        if (pthread_create(&t, NULL, conn_main, (void *)(intptr_t)c) != 0) {
+            close(c);
+            continue;
+        }
+        pthread_detach(t);
+    }
+    close(ls);
+    return 1;
+}

@@ -1,0 +1,427 @@
+// session.c: sessions of the software NPU: map table over the VA window,
+// scratch area, and the queue reader that executes batches from the request
+// ring in device-wide FIFO order. See session.h for the locking.
+
+#include "session.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../proto/htp-ring.h"
+#include "batch.h"
+#include "npu-util.h"
+#include "ops/op-families.h"
+#include "vmem.h"
+
+#define QUEUE_WAIT_US 100000  // bounded ring waits: re-check the stop flag this often
+#define QUEUE_SPIN_US 50      // futex mode: spin this long before sleeping
+#define VTCM_MAX (1ull << 31)
+#define VMEM_MAX (1ull << 40)
+
+_Atomic uint32_t htp_device_running_session;
+
+struct htp_map {
+    struct htp_map_entry e;
+};
+
+struct htp_session {
+    struct htp_device *dev;
+    uint32_t           id;
+    uint32_t           virt_idx;
+    uint32_t           n_threads;
+
+    pthread_mutex_t  lock;  // map table and window
+    pthread_rwlock_t busy;  // read: a batch runs; write: an unmap
+    struct htp_vmem  vmem;
+    struct htp_map  *maps;
+    uint32_t         n_maps;
+    uint32_t         cap_maps;
+
+    uint8_t *vtcm;
+    size_t   vtcm_size;
+
+    _Atomic uint32_t prof_mode;  // relaxed: a setting read at each batch start
+
+    // Queue (valid while running).
+    int                   running;
+    pthread_t             reader;
+    _Atomic uint32_t      stop;
+    struct htp_queue_desc q;
+    uint8_t              *pinned;
+    struct htp_ring      *req_ring;
+    struct htp_ring      *rsp_ring;
+    struct htp_batch      batch;
+};
+
+// ---------------------------------------------------------------------------
+// Device
+// ---------------------------------------------------------------------------
+
+int htp_device_init(struct htp_device *dev, const struct htp_hw_info *hw) {
+    memset(dev, 0, sizeof(*dev));
+    dev->hw = *hw;
+    int rc  = htp_pool_init(&dev->pool, hw->n_threads);
+    if (rc != HTP_STATUS_OK) {
+        return rc;
+    }
+    pthread_mutex_init(&dev->exec_mutex, NULL);
+    pthread_cond_init(&dev->exec_cv, NULL);
+    return HTP_STATUS_OK;
+}
+
+void htp_device_free(struct htp_device *dev) {
+    htp_pool_free(&dev->pool);
+    pthread_mutex_destroy(&dev->exec_mutex);
+    pthread_cond_destroy(&dev->exec_cv);
+}
+
+static uint64_t exec_enter(struct htp_device *dev) {
+    pthread_mutex_lock(&dev->exec_mutex);
+    uint64_t ticket = dev->exec_next++;
+    while (dev->exec_serving != ticket) {
+        pthread_cond_wait(&dev->exec_cv, &dev->exec_mutex);
+    }
+    pthread_mutex_unlock(&dev->exec_mutex);
+    return ticket;
+}
+
+static void exec_leave(struct htp_device *dev) {
+    pthread_mutex_lock(&dev->exec_mutex);
+    dev->exec_serving++;
+    pthread_cond_broadcast(&dev->exec_cv);
+    pthread_mutex_unlock(&dev->exec_mutex);
+}
+
+// ---------------------------------------------------------------------------
+// Open / close
+// ---------------------------------------------------------------------------
+
+int htp_session_open(struct htp_device *dev, const struct htp_session_params *p, struct htp_session **out) {
+    uint64_t vtcm_size = p->vtcm_size ? p->vtcm_size : dev->hw.vtcm_size;
+    uint64_t vmem_size = p->vmem_size ? p->vmem_size : dev->hw.vmem_size;
+    if (p->id == 0 || vtcm_size > VTCM_MAX || vmem_size > VMEM_MAX) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    struct htp_session *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        return HTP_STATUS_NO_MEMORY;
+    }
+    s->dev       = dev;
+    s->id        = p->id;
+    s->virt_idx  = p->virt_idx;
+    s->n_threads = p->n_threads == 0 || p->n_threads > dev->hw.n_threads ? dev->hw.n_threads : p->n_threads;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_rwlock_init(&s->busy, NULL);
+    atomic_init(&s->prof_mode, 0);
+    atomic_init(&s->stop, 0);
+
+    int rc = htp_vmem_init(&s->vmem, vmem_size);
+    if (rc != HTP_STATUS_OK) {
+        goto fail;
+    }
+    // Anonymous pages: only what kernels touch becomes resident.
+    s->vtcm_size = (size_t)vtcm_size;
+    s->vtcm = mmap(NULL, s->vtcm_size ? s->vtcm_size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (s->vtcm == MAP_FAILED) {
+        s->vtcm = NULL;
+        rc      = HTP_STATUS_NO_MEMORY;
+        goto fail;
+    }
+    *out = s;
+    return HTP_STATUS_OK;
+
+fail:
+    htp_vmem_free(&s->vmem);
+    pthread_mutex_destroy(&s->lock);
+    pthread_rwlock_destroy(&s->busy);
+    free(s);
+    return rc;
+}
+
+void htp_session_close(struct htp_session *s) {
+    htp_session_queue_stop(s);
+    for (uint32_t i = 0; i < s->n_maps; i++) {
+        struct htp_map_entry *e = &s->maps[i].e;
+        htp_vmem_unmap(&s->vmem, e->addr, e->size, e->flags);
+    }
+    free(s->maps);
+    htp_vmem_free(&s->vmem);
+    if (s->vtcm != NULL) {
+        munmap(s->vtcm, s->vtcm_size ? s->vtcm_size : 1);
+    }
+    pthread_mutex_destroy(&s->lock);
+    pthread_rwlock_destroy(&s->busy);
+    free(s);
+}
+
+uint32_t htp_session_id(const struct htp_session *s) {
+    return s->id;
+}
+
+// ---------------------------------------------------------------------------
+// Map table
+// ---------------------------------------------------------------------------
+
+// Index of key in the table, or -1. Caller holds s->lock.
+static int64_t find_map(const struct htp_session *s, int32_t key) {
+    for (uint32_t i = 0; i < s->n_maps; i++) {
+        if (s->maps[i].e.fd == key) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static int lookup_map(void *arg, int32_t fd, struct htp_map_entry *out) {
+    struct htp_session *s = arg;
+    pthread_mutex_lock(&s->lock);
+    int64_t i = find_map(s, fd);
+    if (i >= 0) {
+        *out = s->maps[i].e;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return i >= 0 ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
+}
+
+int htp_session_map(struct htp_session *s, int32_t key, int fd, uint64_t size, uint32_t flags,
+                    struct htp_vmem_info *info) {
+    int rc = HTP_STATUS_OK;
+    pthread_mutex_lock(&s->lock);
+    if ((flags & ~(uint32_t)(HTP_BUF_EXTENDED | HTP_BUF_PINNED)) != 0 || find_map(s, key) >= 0) {
+        rc = HTP_STATUS_INVAL_PARAMS;  // unknown flag, or the key is already mapped
+        goto done;
+    }
+    if (s->n_maps == s->cap_maps) {
+        uint32_t        cap = s->cap_maps ? s->cap_maps * 2 : 16;
+        struct htp_map *m   = realloc(s->maps, cap * sizeof(*m));
+        if (m == NULL) {
+            rc = HTP_STATUS_NO_MEMORY;
+            goto done;
+        }
+        s->maps     = m;
+        s->cap_maps = cap;
+    }
+    uint8_t *addr = NULL;
+    rc            = htp_vmem_map(&s->vmem, fd, size, flags, &addr);
+    if (rc == HTP_STATUS_OK) {
+        s->maps[s->n_maps++].e = (struct htp_map_entry){.fd = key, .flags = flags, .size = size, .addr = addr};
+    }
+done:
+    htp_vmem_get_info(&s->vmem, info);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int htp_session_unmap(struct htp_session *s, int32_t key, struct htp_vmem_info *info) {
+    int rc = HTP_STATUS_OK;
+    // Wait for a running batch to finish: it may use this buffer.
+    pthread_rwlock_wrlock(&s->busy);
+    pthread_mutex_lock(&s->lock);
+    int64_t i = find_map(s, key);
+    if (i < 0 || (s->running && key == s->q.fd)) {
+        rc = HTP_STATUS_INVAL_PARAMS;
+        goto done;
+    }
+    struct htp_map_entry e = s->maps[i].e;
+    rc                     = htp_vmem_unmap(&s->vmem, e.addr, e.size, e.flags);
+    if (rc == HTP_STATUS_OK) {
+        s->maps[i] = s->maps[--s->n_maps];
+    }
+done:
+    htp_vmem_get_info(&s->vmem, info);
+    pthread_mutex_unlock(&s->lock);
+    pthread_rwlock_unlock(&s->busy);
+    return rc;
+}
+
+void htp_session_vmem_info(struct htp_session *s, struct htp_vmem_info *info) {
+    pthread_mutex_lock(&s->lock);
+    htp_vmem_get_info(&s->vmem, info);
+    pthread_mutex_unlock(&s->lock);
+}
+
+int htp_session_set_profiler(struct htp_session *s, uint32_t mode) {
+    if (mode > 3) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    atomic_store_explicit(&s->prof_mode, mode, memory_order_relaxed);
+    return HTP_STATUS_OK;
+}
+
+// ---------------------------------------------------------------------------
+// Queue
+// ---------------------------------------------------------------------------
+
+// [off, off + len) lies in [0, limit), without overflow.
+static int range_ok(uint64_t off, uint64_t len, uint64_t limit) {
+    return off <= limit && len <= limit - off;
+}
+
+static int overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen) {
+    return a < b + blen && b < a + alen;
+}
+
+int htp_queue_desc_check(const struct htp_queue_desc *q, uint64_t pinned_size) {
+    if (pinned_size < HTP_PAGE_SIZE) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    uint64_t usable = pinned_size - HTP_PAGE_SIZE;  // the guard page is not usable
+    uint32_t d      = q->depth;
+    if (d == 0 || d > HTP_QUEUE_MAX_DEPTH || (d & (d - 1)) != 0 || q->poll > 1) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    // Rings hold atomics and cache-line separated indices: 64-byte aligned.
+    // Slots hold 8-byte fields: 8-byte aligned, and a slot must at least hold
+    // an empty batch's buffer table entry.
+    if (q->req_ring_off % 64 != 0 || q->rsp_ring_off % 64 != 0 || q->slots_off % 8 != 0 || q->slot_size % 8 != 0 ||
+        q->slot_size < sizeof(struct htp_buf_desc)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    uint64_t req_len = htp_ring_sizeof(d, sizeof(struct htp_opbatch_req));
+    uint64_t rsp_len = htp_ring_sizeof(d, sizeof(struct htp_opbatch_rsp));
+    uint64_t slots_len;
+    if (__builtin_mul_overflow(q->slot_size, (uint64_t)d, &slots_len)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (!range_ok(q->req_ring_off, req_len, usable) || !range_ok(q->rsp_ring_off, rsp_len, usable) ||
+        !range_ok(q->slots_off, slots_len, usable)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (overlap(q->req_ring_off, req_len, q->rsp_ring_off, rsp_len) ||
+        overlap(q->req_ring_off, req_len, q->slots_off, slots_len) ||
+        overlap(q->rsp_ring_off, rsp_len, q->slots_off, slots_len)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    return HTP_STATUS_OK;
+}
+
+// Push a response, waiting (bounded, stop-aware) while the host has not
+// consumed earlier ones. Returns 0 when pushed, -1 when the queue must stop.
+static int push_rsp(struct htp_session *s, const struct htp_opbatch_rsp *rsp) {
+    uint32_t d = s->q.depth;
+    for (;;) {
+        // Relaxed: our own index. Acquire: the host is done with older entries.
+        uint32_t head = atomic_load_explicit(&s->rsp_ring->head, memory_order_relaxed);
+        uint32_t tail = atomic_load_explicit(&s->rsp_ring->tail, memory_order_acquire);
+        if (head - tail > d) {
+            htp_npu_log("session %u: response ring indices corrupt (head %u tail %u); stopping its queue", s->id, head,
+                        tail);
+            return -1;
+        }
+        if (htp_ring_push(s->rsp_ring, d, sizeof(*rsp), rsp) == HTP_RING_OK) {
+            return 0;
+        }
+        // Relaxed: the stop flag only needs to be seen eventually.
+        if (atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+            return -1;
+        }
+        htp_ring_wait_nonfull(s->rsp_ring, d, QUEUE_WAIT_US, QUEUE_SPIN_US, (int)s->q.poll);
+    }
+}
+
+static void *queue_reader(void *arg) {
+    struct htp_session *s = arg;
+    htp_ops_set_cancel_flag(&s->stop);
+
+    struct htp_batch_env env = {
+        .lookup     = lookup_map,
+        .lookup_arg = s,
+        .slots      = s->pinned + s->q.slots_off,
+        .depth      = s->q.depth,
+        .slot_size  = s->q.slot_size,
+        .n_threads  = s->n_threads,
+        .vtcm       = s->vtcm,
+        .vtcm_size  = s->vtcm_size,
+        .pool       = &s->dev->pool,
+    };
+
+    while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+        int rc = htp_ring_wait_nonempty(s->req_ring, QUEUE_WAIT_US, QUEUE_SPIN_US, (int)s->q.poll);
+        if (rc != HTP_RING_OK) {
+            continue;
+        }
+        struct htp_opbatch_req req;
+        struct htp_opbatch_rsp rsp;
+        rc = htp_ring_pop(s->req_ring, s->q.depth, sizeof(req), &req);
+        if (rc == HTP_RING_EMPTY) {
+            continue;
+        }
+        if (rc == HTP_RING_CORRUPT) {
+            htp_npu_log("session %u: request ring indices corrupt; stopping its queue", s->id);
+            memset(&rsp, 0, sizeof(rsp));
+            rsp.status = HTP_STATUS_INVAL_PARAMS;
+            push_rsp(s, &rsp);
+            break;
+        }
+
+        env.prof_mode = atomic_load_explicit(&s->prof_mode, memory_order_relaxed);
+        exec_enter(s->dev);
+        pthread_rwlock_rdlock(&s->busy);
+        // Relaxed: read by the fault handler on this or a worker thread of
+        // this process; it only names the session in a message.
+        atomic_store_explicit(&htp_device_running_session, s->id, memory_order_relaxed);
+        htp_batch_process(&s->batch, &env, &req, &rsp);
+        atomic_store_explicit(&htp_device_running_session, 0, memory_order_relaxed);
+        pthread_rwlock_unlock(&s->busy);
+        exec_leave(s->dev);
+
+        if (rsp.status != HTP_STATUS_OK) {
+            HTP_NPU_VERBOSE("session %u: batch %llu: status %u after %u of %u ops", s->id, (unsigned long long)rsp.seq,
+                            rsp.status, rsp.n_done, rsp.n_ops);
+        }
+        if (push_rsp(s, &rsp) != 0) {
+            break;
+        }
+    }
+    htp_ops_set_cancel_flag(NULL);
+    return NULL;
+}
+
+int htp_session_queue_start(struct htp_session *s, const struct htp_queue_desc *q) {
+    if (s->running) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    struct htp_map_entry e;
+    if (lookup_map(s, q->fd, &e) != HTP_STATUS_OK || !(e.flags & HTP_BUF_PINNED) ||
+        htp_queue_desc_check(q, e.size) != HTP_STATUS_OK) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    int rc = htp_batch_init(&s->batch);
+    if (rc != HTP_STATUS_OK) {
+        return rc;
+    }
+    s->q        = *q;
+    s->pinned   = e.addr;
+    s->req_ring = (struct htp_ring *)(void *)(e.addr + q->req_ring_off);
+    s->rsp_ring = (struct htp_ring *)(void *)(e.addr + q->rsp_ring_off);
+    atomic_store_explicit(&s->stop, 0, memory_order_relaxed);
+    // The fields above are published to the reader by pthread_create.
+    if (pthread_create(&s->reader, NULL, queue_reader, s) != 0) {
+        htp_batch_free(&s->batch);
+        return HTP_STATUS_NO_MEMORY;
+    }
+    pthread_mutex_lock(&s->lock);
+    s->running = 1;  // under the lock: unmap reads it
+    pthread_mutex_unlock(&s->lock);
+    return HTP_STATUS_OK;
+}
+
+int htp_session_queue_stop(struct htp_session *s) {
+    if (!s->running) {
+        return HTP_STATUS_OK;
+    }
+    // Relaxed: the reader polls it at least every QUEUE_WAIT_US, and fence
+    // waits every few ms; the join below is the synchronisation.
+    atomic_store_explicit(&s->stop, 1, memory_order_relaxed);
+    // Wake a reader sleeping on either ring's futex.
+    htp_futex_wake(&s->req_ring->head);
+    htp_futex_wake(&s->rsp_ring->tail);
+    pthread_join(s->reader, NULL);
+    pthread_mutex_lock(&s->lock);
+    s->running = 0;
+    pthread_mutex_unlock(&s->lock);
+    htp_batch_free(&s->batch);
+    return HTP_STATUS_OK;
+}

@@ -1,0 +1,90 @@
+// session.h: NPU sessions and the device they share.
+//
+// A device (one per htp-npu process, i.e. per physical NPU) owns the worker
+// pool and the execution order: batches of all its sessions run one at a time,
+// in the order their queue readers picked them up (a ticket lock), as on a
+// DSP where sessions of one physical NPU run sequentially.
+//
+// A session owns a VA window (vmem.h), a map table (host fd -> NPU address), a
+// scratch area ("VTCM") and, once started, a queue reader thread serving the
+// request ring of its pinned buffer.
+//
+// Threads: control calls for a session come from one thread (the connection
+// that opened it); the queue reader runs beside it. The map table is guarded by
+// a mutex; a batch holds the session's `busy` lock for reading while it runs,
+// and UNMAP takes it for writing, so a buffer never disappears under a running
+// batch (an UNMAP waits for the batch in progress, fence waits included).
+
+#ifndef HTP_SESSION_H
+#define HTP_SESSION_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "../proto/htp-proto.h"
+#include "pool.h"
+
+struct htp_device {
+    struct htp_hw_info hw;
+    struct htp_pool    pool;
+
+    // Ticket lock over batch execution: FIFO across sessions.
+    pthread_mutex_t exec_mutex;
+    pthread_cond_t  exec_cv;
+    uint64_t        exec_next;     // next ticket to hand out
+    uint64_t        exec_serving;  // ticket allowed to run
+};
+
+// Id of the session whose batch is executing (0: none); read by the fault
+// handler, so it is a lock-free atomic.
+extern _Atomic uint32_t htp_device_running_session;
+
+// Start the pool (hw->n_threads workers). HTP_STATUS_OK or HTP_STATUS_NO_MEMORY.
+int  htp_device_init(struct htp_device* dev, const struct htp_hw_info* hw);
+void htp_device_free(struct htp_device* dev);
+
+struct htp_session;
+
+struct htp_session_params {
+    uint32_t id;         // session id (non-zero), chosen by the server
+    uint32_t virt_idx;   // HTP<p>:<virt_idx>, for logs
+    uint32_t n_threads;  // 0 = all of the device's
+    uint64_t vtcm_size;  // 0 = the device's default
+    uint64_t vmem_size;  // 0 = the device's default
+};
+
+// Open a session: reserve its window, allocate its scratch. Returns
+// HTP_STATUS_OK with *out, HTP_STATUS_INVAL_PARAMS or HTP_STATUS_NO_MEMORY.
+int htp_session_open(struct htp_device* dev, const struct htp_session_params* p, struct htp_session** out);
+
+// Stop the queue, unmap everything, free the window and scratch. s is freed.
+void htp_session_close(struct htp_session* s);
+
+uint32_t htp_session_id(const struct htp_session* s);
+
+// Map `size` bytes of memfd fd under key `key` (the host's fd number). fd is
+// not kept (the caller closes it). Fills *info with the window state either way.
+int htp_session_map(struct htp_session* s, int32_t key, int fd, uint64_t size, uint32_t flags,
+                    struct htp_vmem_info* info);
+
+// Unmap key. Refused (HTP_STATUS_INVAL_PARAMS) for an unknown key and for the
+// pinned buffer of a running queue.
+int htp_session_unmap(struct htp_session* s, int32_t key, struct htp_vmem_info* info);
+
+void htp_session_vmem_info(struct htp_session* s, struct htp_vmem_info* info);
+
+// Validate q against the mapped pinned buffer and start the queue reader.
+int htp_session_queue_start(struct htp_session* s, const struct htp_queue_desc* q);
+
+// Stop and join the queue reader (no-op if none). HTP_STATUS_OK.
+int htp_session_queue_stop(struct htp_session* s);
+
+// Profiler mode 0..3 for the following batches.
+int htp_session_set_profiler(struct htp_session* s, uint32_t mode);
+
+// Validate a queue descriptor against the pinned buffer's mapped size (exposed
+// for tests). Returns HTP_STATUS_OK or HTP_STATUS_INVAL_PARAMS.
+int htp_queue_desc_check(const struct htp_queue_desc* q, uint64_t pinned_size);
+
+#endif  // HTP_SESSION_H
