@@ -1,0 +1,297 @@
+// matmul-ops.c: MUL_MAT with F32 or F16 weights and F32 activations, batched
+// over dims 2-3 with ggml's broadcasting of the weights:
+//
+//   src0 weights [K, M, ne02, ne03]        F32/F16, rows packed (nb[0] = type size)
+//   src1 acts    [K, N, ne12, ne13]        F32 (also F16/BF16), any strides
+//   dst          [M, N, ne12, ne13]        F32, any strides
+//   dst[m, n, i2, i3] = sum_k src0[k, m, i2 / (ne12/ne02), i3 / (ne13/ne03)] * src1[k, n, i2, i3]
+//
+// The output is cut into tiles of MM_RB weight rows x cb columns (a column is
+// one src1 row, i.e. one (n, i2, i3)); tiles are numbered column block by
+// column block and each worker takes a contiguous run of them, so decode
+// (one column) splits over weight rows and prefill over both. Within a tile a
+// micro-kernel computes 2 weight rows x up to 4 columns at once: 8
+// register-width accumulators (htp_vr, see vec.h), each weight vector loaded
+// (and widened from fp16) once for 4 columns. Accumulation is fp32 with FMA.
+//
+// Activations that are not packed, aligned F32 rows are first converted into
+// the worker's slice of the scratch area ("VTCM"), one column block at a
+// time: cb * K floats per worker. If even one column per worker does not fit,
+// the op answers HTP_STATUS_VTCM_TOO_SMALL.
+
+#include "kernels.h"
+#include "kernel-util.h"
+#include "vec.h"
+
+#define MM_RB 32  // weight rows per tile
+#define MM_CB 16  // columns per tile (at most; less when staging does not fit)
+
+struct mm_args {
+    const struct htp_tensor_view *src0;
+    const struct htp_tensor_view *src1;
+    const struct htp_tensor_view *dst;
+    int64_t                       r2, r3;      // broadcast ratios ne12/ne02, ne13/ne03
+    int64_t                       ncols;       // N * ne12 * ne13
+    int64_t                       cb;          // columns per tile
+    int64_t                       n_rb, n_cb;  // tiles along rows, along columns
+    int                           stage;       // 1: convert src1 columns into scratch first
+    uint8_t                      *scratch;
+    size_t                        slice;  // scratch bytes per worker
+};
+
+// src1 needs staging unless its rows can be read in place as float arrays.
+static int mm_needs_staging(const struct htp_tensor_view *src1) {
+    return !htp_view_is_f32_packed(src1);
+}
+
+// Columns per tile given the scratch available (0: staging cannot fit).
+static int64_t mm_cols_per_tile(const struct htp_tensor_view *src1, uint32_t n_threads, size_t vtcm_size,
+                                size_t *slice) {
+    const int64_t K = src1->ne[0];
+    if (!mm_needs_staging(src1)) {
+        *slice = 0;
+        return MM_CB;
+    }
+    const size_t col_bytes = ((size_t)(K > 0 ? K : 1) * sizeof(float) + HTP_VEC_BYTES - 1) / HTP_VEC_BYTES *
+                             HTP_VEC_BYTES;  // each staged column starts on a vector boundary
+    const size_t per = vtcm_size / (n_threads ? n_threads : 1);
+    int64_t      cb  = (int64_t)(per / col_bytes);
+    cb               = cb > MM_CB ? MM_CB : cb;
+    *slice           = (size_t)cb * col_bytes;
+    return cb;
+}
+
+int htp_op_mul_mat_check(const struct htp_op_ctx *ctx) {
+    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
+    if (!src0 || !src1 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) || !htp_view_shape_ok(dst)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (src0->ne[0] != src1->ne[0] || dst->ne[0] != src0->ne[1] || dst->ne[1] != src1->ne[1] ||
+        dst->ne[2] != src1->ne[2] || dst->ne[3] != src1->ne[3]) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (htp_view_nelements(dst) > 0 &&
+        (src0->ne[2] <= 0 || src0->ne[3] <= 0 || src1->ne[2] % src0->ne[2] != 0 || src1->ne[3] % src0->ne[3] != 0)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if ((src0->type != HTP_TYPE_F32 && src0->type != HTP_TYPE_F16) || !htp_type_is_float(src1->type) ||
+        dst->type != HTP_TYPE_F32) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    if (src0->nb[0] != htp_float_type_size(src0->type)) {
+        return HTP_STATUS_NO_SUPPORT;  // weight rows must be packed
+    }
+    size_t slice;
+    if (mm_cols_per_tile(src1, ctx->n_threads, ctx->vtcm_size, &slice) < 1) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    return HTP_STATUS_OK;
+}
+
+// The micro-kernel: nr (1 or 2) weight rows w[] times nc (1..4) columns y[]
+// of K elements; out[r][c] receives the dot products. Always inlined into the
+// switch below so that each (nr, nc) becomes straight-line code with its
+// accumulators in registers.
+static inline __attribute__((always_inline)) htp_vr mm_load_w(int f16, const uint8_t *w, int64_t k, int64_t n) {
+    if (f16) {
+        return n >= HTP_VR_N ? htp_vr_load_f16(w + 2 * k) : htp_vr_load_f16_n(w + 2 * k, n);
+    }
+    const float *wf = (const float *)(const void *)w + k;
+    return n >= HTP_VR_N ? htp_vr_load(wf) : htp_vr_load_n(wf, n);
+}
+
+static inline __attribute__((always_inline)) void mm_micro(int nr, int nc, int f16, int64_t K, const uint8_t *const *w,
+                                                           const float *const *y, float out[2][4]) {
+    // Register-width accumulators (see vec.h), all in registers. With one or
+    // two columns, a second set takes every other vector of K so that four
+    // FMA chains stay in flight.
+    const int ks = nc <= 2 ? 2 : 1;
+    htp_vr    acc[2][4];
+    for (int r = 0; r < nr; r++) {
+        for (int c = 0; c < 4; c++) {
+            acc[r][c] = htp_vr_splat(0.0f);
+        }
+    }
+    int64_t k = 0;
+    for (; k + ks * HTP_VR_N <= K; k += ks * HTP_VR_N) {
+        for (int s = 0; s < ks; s++) {
+            htp_vr yv[4];
+            for (int c = 0; c < nc; c++) {
+                yv[c] = htp_vr_load(y[c] + k + s * HTP_VR_N);
+            }
+            for (int r = 0; r < nr; r++) {
+                const htp_vr wv = mm_load_w(f16, w[r], k + s * HTP_VR_N, HTP_VR_N);
+                for (int c = 0; c < nc; c++) {
+                    acc[r][c + 2 * s] = htp_vr_fma(wv, yv[c], acc[r][c + 2 * s]);
+                }
+            }
+        }
+    }
+    for (; k < K; k += HTP_VR_N) {  // the rest, the last vector possibly partial
+        const int64_t n = K - k;
+        htp_vr        yv[4];
+        for (int c = 0; c < nc; c++) {
+            yv[c] = n >= HTP_VR_N ? htp_vr_load(y[c] + k) : htp_vr_load_n(y[c] + k, n);
+        }
+        for (int r = 0; r < nr; r++) {
+            const htp_vr wv = mm_load_w(f16, w[r], k, n);
+            for (int c = 0; c < nc; c++) {
+                acc[r][c] = htp_vr_fma(wv, yv[c], acc[r][c]);
+            }
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        for (int c = 0; c < nc; c++) {
+            out[r][c] = htp_vr_hsum(ks == 2 ? acc[r][c] + acc[r][c + 2] : acc[r][c]);
+        }
+    }
+}
+
+// Picks the straight-line micro-kernel for (nr, nc) and the weight type.
+static void mm_dispatch(int nr, int nc, int f16, int64_t K, const uint8_t *const *w, const float *const *y,
+                        float out[2][4]) {
+    const int shape = nr * 8 + nc;
+    if (f16) {
+        switch (shape) {
+            case 9:
+                mm_micro(1, 1, 1, K, w, y, out);
+                break;
+            case 10:
+                mm_micro(1, 2, 1, K, w, y, out);
+                break;
+            case 11:
+                mm_micro(1, 3, 1, K, w, y, out);
+                break;
+            case 12:
+                mm_micro(1, 4, 1, K, w, y, out);
+                break;
+            case 17:
+                mm_micro(2, 1, 1, K, w, y, out);
+                break;
+            case 18:
+                mm_micro(2, 2, 1, K, w, y, out);
+                break;
+            case 19:
+                mm_micro(2, 3, 1, K, w, y, out);
+                break;
+            default:
+                mm_micro(2, 4, 1, K, w, y, out);
+                break;
+        }
+    } else {
+        switch (shape) {
+            case 9:
+                mm_micro(1, 1, 0, K, w, y, out);
+                break;
+            case 10:
+                mm_micro(1, 2, 0, K, w, y, out);
+                break;
+            case 11:
+                mm_micro(1, 3, 0, K, w, y, out);
+                break;
+            case 12:
+                mm_micro(1, 4, 0, K, w, y, out);
+                break;
+            case 17:
+                mm_micro(2, 1, 0, K, w, y, out);
+                break;
+            case 18:
+                mm_micro(2, 2, 0, K, w, y, out);
+                break;
+            case 19:
+                mm_micro(2, 3, 0, K, w, y, out);
+                break;
+            default:
+                mm_micro(2, 4, 0, K, w, y, out);
+                break;
+        }
+    }
+}
+
+// Column j -> (n, i2, i3) of src1 / dst.
+static void mm_col_index(const struct mm_args *a, int64_t j, int64_t *n, int64_t *i2, int64_t *i3) {
+    htp_row_index(a->src1->ne, j, n, i2, i3);
+}
+
+static void mm_job(void *arg, uint32_t ith, uint32_t nth) {
+    const struct mm_args         *a    = arg;
+    const struct htp_tensor_view *src0 = a->src0, *src1 = a->src1, *dst = a->dst;
+    const int64_t                 K = src0->ne[0], M = src0->ne[1];
+    const int                     f16        = src0->type == HTP_TYPE_F16;
+    uint8_t                      *stage      = a->scratch + a->slice * ith;
+    const size_t                  col_stride = a->cb > 0 ? a->slice / (size_t)a->cb : 0;  // bytes per staged column
+
+    int64_t t0, t1;
+    htp_split(a->n_rb * a->n_cb, ith, nth, &t0, &t1);
+    int64_t staged_cb = -1;
+    for (int64_t t = t0; t < t1; t++) {
+        const int64_t cbi = t / a->n_rb, rbi = t % a->n_rb;
+        const int64_t j0 = cbi * a->cb, j1 = htp_min64(a->ncols, j0 + a->cb);
+        const int64_t m0 = rbi * MM_RB, m1 = htp_min64(M, m0 + MM_RB);
+
+        if (a->stage && staged_cb != cbi) {
+            for (int64_t j = j0; j < j1; j++) {
+                int64_t n, i2, i3;
+                mm_col_index(a, j, &n, &i2, &i3);
+                htp_row_load_f32((float *)(void *)(stage + (size_t)(j - j0) * col_stride),
+                                 htp_view_row(src1, n, i2, i3), src1->nb[0], src1->type, K);
+            }
+            staged_cb = cbi;
+        }
+
+        // Columns in groups of up to 4 that share a batch (and so weight rows).
+        for (int64_t j = j0; j < j1;) {
+            int64_t      n, i2, i3;
+            const float *y[4];
+            uint8_t     *d[4];
+            mm_col_index(a, j, &n, &i2, &i3);
+            int nc = 0;
+            for (; nc < 4 && j + nc < j1; nc++) {
+                int64_t cn, c2, c3;
+                mm_col_index(a, j + nc, &cn, &c2, &c3);
+                if (c2 != i2 || c3 != i3) {
+                    break;
+                }
+                y[nc] = a->stage ? (const float *)(const void *)(stage + (size_t)(j + nc - j0) * col_stride)
+                                 : (const float *)(const void *)htp_view_row(src1, cn, c2, c3);
+                d[nc] = htp_view_row(dst, cn, c2, c3);
+            }
+            const uint8_t *wbase = src0->data + (i2 / a->r2) * src0->nb[2] + (i3 / a->r3) * src0->nb[3];
+            for (int64_t m = m0; m < m1; m += 2) {
+                const int      nr   = m + 1 < m1 ? 2 : 1;
+                const uint8_t *w[2] = {wbase + m * src0->nb[1], wbase + (m + nr - 1) * src0->nb[1]};
+                float          out[2][4];
+                mm_dispatch(nr, nc, f16, K, w, y, out);
+                for (int r = 0; r < nr; r++) {
+                    for (int c = 0; c < nc; c++) {
+                        memcpy(d[c] + (m + r) * dst->nb[0], &out[r][c], sizeof(float));
+                    }
+                }
+            }
+            j += nc;
+        }
+    }
+}
+
+int htp_op_mul_mat_run(struct htp_op_ctx *ctx) {
+    struct mm_args a = {0};
+    a.src0           = ctx->src[0];
+    a.src1           = ctx->src[1];
+    a.dst            = ctx->dst[0];
+    if (htp_view_nelements(a.dst) == 0) {
+        return HTP_STATUS_OK;
+    }
+    a.cb = mm_cols_per_tile(a.src1, ctx->n_threads, ctx->vtcm_size, &a.slice);
+    if (a.cb < 1) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    a.stage   = mm_needs_staging(a.src1);
+    a.scratch = ctx->vtcm;
+    a.r2      = a.src1->ne[2] / a.src0->ne[2];
+    a.r3      = a.src1->ne[3] / a.src0->ne[3];
+    a.ncols   = htp_view_nrows(a.src1);
+    a.n_rb    = (a.src0->ne[1] + MM_RB - 1) / MM_RB;
+    a.n_cb    = (a.ncols + a.cb - 1) / a.cb;
+    ctx->run(ctx->pool, mm_job, &a);
+    return HTP_STATUS_OK;
+}

@@ -1,0 +1,227 @@
+// rope-ops.c: ROPE, rotary position embedding, modes normal (0) and neox (2),
+// with ggml's YaRN frequency correction and optional per-pair frequency factors.
+//
+//   src0 [ne0 = head dim, ne1 = heads, ne2 = tokens, ne3]  F32/F16/BF16, any strides
+//   src1 positions [>= ne2]  I32
+//   src2 freq factors [>= n_dims/2]  F32, optional
+//   dst  src0's shape
+//   params (ggml_rope_ext's op_params): [1] n_dims, [2] mode, [4] n_ctx_orig,
+//          [5] freq_base, [6] freq_scale, [7] ext_factor, [8] attn_factor,
+//          [9] beta_fast, [10] beta_slow (floats bit-cast)
+//
+// Pair k (k < n_dims/2) of a row at position p turns by theta_k, where
+// theta_k = p * freq_base^(-2k/n_dims) / ff[k] blended by YaRN between the
+// interpolated (* freq_scale) and extrapolated angle. Normal mode pairs
+// elements (2k, 2k+1); neox pairs (k, k + n_dims/2). Elements from n_dims on
+// are copied. The angles depend only on the token (i2), so each worker keeps
+// its current token's cos/sin table in its slice of the scratch area
+// (n_dims floats per worker) and rebuilds it when the token changes.
+
+#include <math.h>
+
+#include "kernels.h"
+#include "kernel-util.h"
+#include "vec.h"
+
+#define ROPE_MODE_NORMAL 0
+#define ROPE_MODE_NEOX 2
+
+struct rope_args {
+    const struct htp_tensor_view *src0;
+    const struct htp_tensor_view *pos;
+    const struct htp_tensor_view *ff;  // NULL: no frequency factors
+    const struct htp_tensor_view *dst;
+    int32_t                       n_dims;
+    int32_t                       mode;
+    float                         freq_scale, ext_factor, attn_factor;
+    float                         theta_scale;
+    float                         corr_lo, corr_hi;  // YaRN correction range, in pairs
+    uint8_t                      *scratch;           // n_dims floats per worker
+};
+
+struct rope_params {
+    int32_t n_dims, mode, n_ctx_orig;
+    float   freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow;
+};
+
+static struct rope_params rope_params_read(const struct htp_op_desc *desc) {
+    struct rope_params p;
+    p.n_dims      = desc->params[1];
+    p.mode        = desc->params[2];
+    p.n_ctx_orig  = desc->params[4];
+    p.freq_base   = htp_param_f32(desc, 5);
+    p.freq_scale  = htp_param_f32(desc, 6);
+    p.ext_factor  = htp_param_f32(desc, 7);
+    p.attn_factor = htp_param_f32(desc, 8);
+    p.beta_fast   = htp_param_f32(desc, 9);
+    p.beta_slow   = htp_param_f32(desc, 10);
+    return p;
+}
+
+static size_t rope_scratch_size(int32_t n_dims, uint32_t n_threads) {
+    return (size_t)n_dims * sizeof(float) * n_threads;
+}
+
+int htp_op_rope_check(const struct htp_op_ctx *ctx) {
+    const struct htp_tensor_view *src0 = ctx->src[0], *pos = ctx->src[1], *ff = ctx->src[2], *dst = ctx->dst[0];
+    if (!src0 || !pos || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(pos) ||
+        !htp_view_same_shape(src0, dst)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    const struct rope_params p = rope_params_read(ctx->desc);
+    if (p.mode != ROPE_MODE_NORMAL && p.mode != ROPE_MODE_NEOX) {
+        return HTP_STATUS_NO_SUPPORT;  // mrope, imrope, vision
+    }
+    if (p.n_dims <= 0 || p.n_dims % 2 != 0 || p.n_dims > src0->ne[0] || src0->ne[0] % 2 != 0) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (!(p.freq_base > 0.0f) || !isfinite(p.freq_base) || !(p.freq_scale > 0.0f) || !isfinite(p.freq_scale) ||
+        !isfinite(p.ext_factor) || !isfinite(p.attn_factor) || !isfinite(p.beta_fast) || !isfinite(p.beta_slow)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (pos->type != HTP_TYPE_I32 || pos->ne[0] < src0->ne[2]) {
+        return pos->type != HTP_TYPE_I32 ? HTP_STATUS_NO_SUPPORT : HTP_STATUS_INVAL_PARAMS;
+    }
+    if (ff) {
+        if (!htp_view_shape_ok(ff) || ff->ne[0] < p.n_dims / 2) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+        if (ff->type != HTP_TYPE_F32) {
+            return HTP_STATUS_NO_SUPPORT;
+        }
+    }
+    if (!htp_type_is_float(src0->type) || !htp_type_is_float(dst->type)) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    if (rope_scratch_size(p.n_dims, ctx->n_threads) > ctx->vtcm_size) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    return HTP_STATUS_OK;
+}
+
+// Where YaRN's blend starts and ends, in pairs: the pair whose wavelength
+// turns n_rot times over the original context, for n_rot = beta_fast / beta_slow.
+static float rope_corr_dim(int32_t n_dims, int32_t n_ctx_orig, float n_rot, float base) {
+    return (float)n_dims * logf((float)n_ctx_orig / (n_rot * 2.0f * (float)M_PI)) / (2.0f * logf(base));
+}
+
+// cos/sin of every pair's angle at position p: c[k], s[k] for k < n_dims/2.
+static void rope_table(const struct rope_args *a, float p, float *c, float *s) {
+    const int32_t half   = a->n_dims / 2;
+    float         mscale = a->attn_factor;
+    if (a->ext_factor != 0.0f) {
+        mscale *= 1.0f + 0.1f * logf(1.0f / a->freq_scale);
+    }
+    float theta = p;  // p * theta_scale^k, accumulated as ggml does
+    for (int32_t k = 0; k < half; k++) {
+        float ffk = 1.0f;
+        if (a->ff) {
+            memcpy(&ffk, a->ff->data + k * a->ff->nb[0], sizeof ffk);
+        }
+        const float extrap = theta / ffk;
+        const float interp = a->freq_scale * extrap;
+        float       t      = interp;
+        if (a->ext_factor != 0.0f) {
+            const float span = a->corr_hi - a->corr_lo > 0.001f ? a->corr_hi - a->corr_lo : 0.001f;
+            float       y    = ((float)k - a->corr_lo) / span;
+            y                = y < 0.0f ? 0.0f : y;
+            y                = y > 1.0f ? 1.0f : y;
+            const float mix  = (1.0f - y) * a->ext_factor;
+            t                = interp * (1.0f - mix) + extrap * mix;
+        }
+        c[k] = cosf(t) * mscale;
+        s[k] = sinf(t) * mscale;
+        theta *= a->theta_scale;
+    }
+}
+
+static void rope_row(const struct rope_args *a, uint8_t *yr, const uint8_t *xr, const float *c, const float *s) {
+    const struct htp_tensor_view *src0 = a->src0, *dst = a->dst;
+    const int64_t                 nbx = src0->nb[0], nby = dst->nb[0], ne0 = src0->ne[0];
+    const int32_t                 n_dims = a->n_dims, half = n_dims / 2;
+    float                         u[HTP_CHUNK], v[HTP_CHUNK];
+
+    if (a->mode == ROPE_MODE_NEOX) {
+        for (int64_t k0 = 0; k0 < half; k0 += HTP_CHUNK) {
+            const int64_t n = htp_min64(HTP_CHUNK, half - k0);
+            htp_row_load_f32(u, xr + k0 * nbx, nbx, src0->type, n);
+            htp_row_load_f32(v, xr + (k0 + half) * nbx, nbx, src0->type, n);
+            for (int64_t j = 0; j < n; j++) {
+                const float x0 = u[j], x1 = v[j], cj = c[k0 + j], sj = s[k0 + j];
+                u[j] = x0 * cj - x1 * sj;
+                v[j] = x0 * sj + x1 * cj;
+            }
+            htp_row_store_f32(yr + k0 * nby, nby, dst->type, u, n);
+            htp_row_store_f32(yr + (k0 + half) * nby, nby, dst->type, v, n);
+        }
+    } else {
+        for (int64_t i0 = 0; i0 < n_dims; i0 += HTP_CHUNK) {  // HTP_CHUNK is even: chunks hold whole pairs
+            const int64_t n = htp_min64(HTP_CHUNK, n_dims - i0);
+            htp_row_load_f32(u, xr + i0 * nbx, nbx, src0->type, n);
+            for (int64_t j = 0; j < n; j += 2) {
+                const int64_t k  = (i0 + j) / 2;
+                const float   x0 = u[j], x1 = u[j + 1];
+                u[j]     = x0 * c[k] - x1 * s[k];
+                u[j + 1] = x0 * s[k] + x1 * c[k];
+            }
+            htp_row_store_f32(yr + i0 * nby, nby, dst->type, u, n);
+        }
+    }
+    // Dimensions past n_dims pass through.
+    for (int64_t i0 = n_dims; i0 < ne0; i0 += HTP_CHUNK) {
+        const int64_t n = htp_min64(HTP_CHUNK, ne0 - i0);
+        htp_row_load_f32(u, xr + i0 * nbx, nbx, src0->type, n);
+        htp_row_store_f32(yr + i0 * nby, nby, dst->type, u, n);
+    }
+}
+
+static void rope_job(void *arg, uint32_t ith, uint32_t nth) {
+    const struct rope_args       *a    = arg;
+    const struct htp_tensor_view *src0 = a->src0, *dst = a->dst;
+    float                        *c = (float *)(void *)(a->scratch + (size_t)ith * a->n_dims * sizeof(float));
+    float                        *s = c + a->n_dims / 2;
+
+    int64_t r0, r1;
+    htp_split(htp_view_nrows(src0), ith, nth, &r0, &r1);
+    int64_t table_i2 = -1;
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        htp_row_index(src0->ne, ir, &i1, &i2, &i3);
+        if (i2 != table_i2) {
+            int32_t p;
+            memcpy(&p, a->pos->data + i2 * a->pos->nb[0], sizeof p);
+            rope_table(a, (float)p, c, s);
+            table_i2 = i2;
+        }
+        rope_row(a, htp_view_row(dst, i1, i2, i3), htp_view_row(src0, i1, i2, i3), c, s);
+    }
+}
+
+int htp_op_rope_run(struct htp_op_ctx *ctx) {
+    const struct rope_params p = rope_params_read(ctx->desc);
+    if (rope_scratch_size(p.n_dims, ctx->n_threads) > ctx->vtcm_size) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    struct rope_args a = {0};
+    a.src0             = ctx->src[0];
+    a.pos              = ctx->src[1];
+    a.ff               = ctx->src[2];
+    a.dst              = ctx->dst[0];
+    a.n_dims           = p.n_dims;
+    a.mode             = p.mode;
+    a.freq_scale       = p.freq_scale;
+    a.ext_factor       = p.ext_factor;
+    a.attn_factor      = p.attn_factor;
+    a.theta_scale      = powf(p.freq_base, -2.0f / (float)p.n_dims);
+    a.scratch          = ctx->vtcm;
+    if (htp_view_nelements(a.dst) == 0) {
+        return HTP_STATUS_OK;
+    }
+    // YaRN range (ggml_rope_yarn_corr_dims): [floor(lo) clamped to >= 0, ceil(hi) clamped to <= n_dims - 1].
+    const float lo = floorf(rope_corr_dim(p.n_dims, p.n_ctx_orig, p.beta_fast, p.freq_base));
+    const float hi = ceilf(rope_corr_dim(p.n_dims, p.n_ctx_orig, p.beta_slow, p.freq_base));
+    a.corr_lo      = 0.0f > lo ? 0.0f : lo;
+    a.corr_hi      = (float)(p.n_dims - 1) < hi ? (float)(p.n_dims - 1) : hi;
+    ctx->run(ctx->pool, rope_job, &a);
+    return HTP_STATUS_OK;
+}

@@ -1,0 +1,150 @@
+// rows-ops.c: GET_ROWS (gather rows by index) and SET_ROWS (scatter rows by
+// index). Indices come from shared memory, so every one is checked against the
+// row count as it is read; an index out of range stops that row, and the op
+// answers HTP_STATUS_INVAL_PARAMS (rows with good indices may have been
+// written, as when a DSP kernel stops mid-op).
+//
+//   GET_ROWS  src0 [ne0, n, ne2, ne3] F32/F16/BF16; src1 I32 [m, ne2, ne3]
+//             dst [ne0, m, ne2, ne3]:  dst[:, i, j, k] = src0[:, src1[i, j, k], j, k]
+//   SET_ROWS  src0 values [ne0, m, ne2, ne3] F32/F16/BF16; src1 I64 or I32 [m, b2 | ne2, b3 | ne3]
+//             dst [ne0, n, ne2, ne3] (the tensor ggml_set_rows writes into, also src2):
+//             dst[:, src1[i, j % b2, k % b3], j, k] = src0[:, i, j, k]
+
+#include <stdatomic.h>
+
+#include "kernels.h"
+#include "kernel-util.h"
+#include "vec.h"
+
+struct rows_args {
+    const struct htp_tensor_view *src;  // rows read from
+    const struct htp_tensor_view *idx;
+    const struct htp_tensor_view *dst;  // rows written to
+    // Set by any worker that meets a bad index. Relaxed: nothing else is
+    // published through it, and ctx->run returning orders it before the read.
+    atomic_int bad_index;
+};
+
+// One row of n elements from (x, type/stride of src) to (y, type/stride of dst).
+static void rows_copy(const struct htp_tensor_view *src, const struct htp_tensor_view *dst, uint8_t *y,
+                      const uint8_t *x, int64_t n) {
+    if (src->type == dst->type && htp_view_rows_packed(src) && htp_view_rows_packed(dst)) {
+        memcpy(y, x, (size_t)(n * src->nb[0]));
+        return;
+    }
+    float buf[HTP_CHUNK];
+    for (int64_t c = 0; c < n; c += HTP_CHUNK) {
+        const int64_t k = htp_min64(HTP_CHUNK, n - c);
+        htp_row_load_f32(buf, x + c * src->nb[0], src->nb[0], src->type, k);
+        htp_row_store_f32(y + c * dst->nb[0], dst->nb[0], dst->type, buf, k);
+    }
+}
+
+static int64_t rows_read_index(const struct htp_tensor_view *idx, int64_t i0, int64_t i1, int64_t i2) {
+    const uint8_t *p = idx->data + i0 * idx->nb[0] + i1 * idx->nb[1] + i2 * idx->nb[2];
+    if (idx->type == HTP_TYPE_I64) {
+        int64_t v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// ---------------------------------------------------------------------------
+// GET_ROWS
+// ---------------------------------------------------------------------------
+
+int htp_op_get_rows_check(const struct htp_op_ctx *ctx) {
+    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
+    if (!src0 || !src1 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) || !htp_view_shape_ok(dst)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (src1->ne[1] != src0->ne[2] || src1->ne[2] != src0->ne[3] || src1->ne[3] != 1 || dst->ne[0] != src0->ne[0] ||
+        dst->ne[1] != src1->ne[0] || dst->ne[2] != src1->ne[1] || dst->ne[3] != src1->ne[2]) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (src1->type != HTP_TYPE_I32 || !htp_type_is_float(src0->type) || !htp_type_is_float(dst->type)) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    return HTP_STATUS_OK;
+}
+
+static void get_rows_job(void *arg, uint32_t ith, uint32_t nth) {
+    struct rows_args             *a   = arg;
+    const struct htp_tensor_view *src = a->src, *idx = a->idx, *dst = a->dst;
+
+    int64_t r0, r1;
+    htp_split(htp_view_nrows(dst), ith, nth, &r0, &r1);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;  // dst row (i1, i2, i3) <- src row (idx[i1, i2, i3], i2, i3)
+        htp_row_index(dst->ne, ir, &i1, &i2, &i3);
+        const int64_t r = rows_read_index(idx, i1, i2, i3);
+        if (r < 0 || r >= src->ne[1]) {
+            atomic_store_explicit(&a->bad_index, 1, memory_order_relaxed);
+            continue;
+        }
+        rows_copy(src, dst, htp_view_row(dst, i1, i2, i3), htp_view_row(src, r, i2, i3), dst->ne[0]);
+    }
+}
+
+int htp_op_get_rows_run(struct htp_op_ctx *ctx) {
+    struct rows_args a = {ctx->src[0], ctx->src[1], ctx->dst[0], 0};
+    if (htp_view_nelements(a.dst) == 0) {
+        return HTP_STATUS_OK;
+    }
+    ctx->run(ctx->pool, get_rows_job, &a);
+    return atomic_load_explicit(&a.bad_index, memory_order_relaxed) ? HTP_STATUS_INVAL_PARAMS : HTP_STATUS_OK;
+}
+
+// ---------------------------------------------------------------------------
+// SET_ROWS
+// ---------------------------------------------------------------------------
+
+int htp_op_set_rows_check(const struct htp_op_ctx *ctx) {
+    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
+    if (!src0 || !src1 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) || !htp_view_shape_ok(dst)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (dst->ne[0] != src0->ne[0] || dst->ne[2] != src0->ne[2] || dst->ne[3] != src0->ne[3] ||
+        src1->ne[0] != src0->ne[1] || src1->ne[3] != 1) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (htp_view_nelements(src0) > 0 &&
+        (src1->ne[1] <= 0 || src1->ne[2] <= 0 || src0->ne[2] % src1->ne[1] != 0 || src0->ne[3] % src1->ne[2] != 0)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if ((src1->type != HTP_TYPE_I64 && src1->type != HTP_TYPE_I32) || !htp_type_is_float(src0->type) ||
+        !htp_type_is_float(dst->type)) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    return HTP_STATUS_OK;
+}
+
+static void set_rows_job(void *arg, uint32_t ith, uint32_t nth) {
+    struct rows_args             *a   = arg;
+    const struct htp_tensor_view *src = a->src, *idx = a->idx, *dst = a->dst;
+
+    int64_t r0, r1;
+    htp_split(htp_view_nrows(src), ith, nth, &r0, &r1);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;  // src row (i1, i2, i3) -> dst row (idx[i1, i2 % b2, i3 % b3], i2, i3)
+        htp_row_index(src->ne, ir, &i1, &i2, &i3);
+        const int64_t r = rows_read_index(idx, i1, i2 % idx->ne[1], i3 % idx->ne[2]);
+        if (r < 0 || r >= dst->ne[1]) {
+            atomic_store_explicit(&a->bad_index, 1, memory_order_relaxed);
+            continue;
+        }
+        rows_copy(src, dst, htp_view_row(dst, r, i2, i3), htp_view_row(src, i1, i2, i3), src->ne[0]);
+    }
+}
+
+int htp_op_set_rows_run(struct htp_op_ctx *ctx) {
+    struct rows_args a = {ctx->src[0], ctx->src[1], ctx->dst[0], 0};
+    if (htp_view_nelements(a.src) == 0) {
+        return HTP_STATUS_OK;
+    }
+    ctx->run(ctx->pool, set_rows_job, &a);
+    return atomic_load_explicit(&a.bad_index, memory_order_relaxed) ? HTP_STATUS_INVAL_PARAMS : HTP_STATUS_OK;
+}
