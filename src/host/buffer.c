@@ -1,0 +1,346 @@
+// buffer.c: memfd buffers and their per-session mappings (see buffer.h).
+//
+// Every live buffer sits on one global list, each with a small table of
+// (session, mapped, flags) records. Session teardown walks the list instead of
+// keeping a second index per session, so there is one source of truth and no
+// back-pointers to keep consistent. One lock (htp_buffer_lock) guards the
+// list, the records and the control calls made on their behalf; its order is
+// before an NPU's call lock and it is never taken while holding one.
+
+#include "buffer.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "npu-proc.h"
+#include "session.h"
+
+struct htp_buffer_map {
+    struct htp_session * sess;
+    bool                 mapped;
+};
+
+struct htp_buffer {
+    uint8_t *            base;    // host mapping of the whole memfd
+    int                  fd;      // memfd (CLOEXEC)
+    size_t               size;    // usable + HTP_PAGE_SIZE guard
+    size_t               usable;  // requested size rounded up to HTP_PAGE_SIZE
+    uint32_t             flags;   // HTP_BUFFER_*
+    struct htp_session * owner;
+    _Atomic int          refs;
+
+    // Guarded by htp_buffer_lock.
+    struct htp_buffer *   prev, *next;  // global list of live buffers
+    uint32_t              n_maps;
+    struct htp_buffer_map maps[HTP_BUFFER_MAX_MAPS];
+};
+
+static pthread_mutex_t     htp_buffer_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct htp_buffer * htp_buffer_list;
+static size_t              htp_buffer_count, htp_buffer_bytes;
+
+int htp_buffer_alloc(struct htp_session * owner, size_t size, uint32_t flags, struct htp_buffer ** out) {
+    if (size == 0 || size > ((size_t) 1 << 46)) {
+        HTP_LOG_ERROR("ggml-htp: buffer size %zu out of range\n", size);
+        return HTP_STATUS_HOST_ERR;
+    }
+    if ((flags & HTP_BUFFER_PINNED) && (flags & HTP_BUFFER_EXTENDED)) {
+        return HTP_STATUS_HOST_ERR;
+    }
+    struct htp_buffer * buf = calloc(1, sizeof *buf);
+    if (!buf) {
+        return HTP_STATUS_HOST_ERR;
+    }
+    buf->fd     = -1;
+    buf->base   = MAP_FAILED;
+    buf->usable = (size + HTP_PAGE_SIZE - 1) & ~(size_t) (HTP_PAGE_SIZE - 1);
+    buf->size   = buf->usable + HTP_PAGE_SIZE;
+    buf->flags  = flags;
+    buf->owner  = owner;
+    atomic_init(&buf->refs, 1);
+
+    int rc = HTP_STATUS_HOST_ERR;
+    buf->fd = memfd_create("ggml-htp", MFD_CLOEXEC);
+    if (buf->fd < 0) {
+        HTP_LOG_ERROR("ggml-htp: memfd_create: %s\n", strerror(errno));
+        goto fail;
+    }
+    if (ftruncate(buf->fd, (off_t) buf->size) != 0) {
+        HTP_LOG_ERROR("ggml-htp: ftruncate(%zu): %s\n", buf->size, strerror(errno));
+        rc = HTP_STATUS_NO_MEMORY;
+        goto fail;
+    }
+    buf->base = mmap(NULL, buf->size, PROT_READ | PROT_WRITE, MAP_SHARED, buf->fd, 0);
+    if (buf->base == MAP_FAILED) {
+        HTP_LOG_ERROR("ggml-htp: mmap(%zu): %s\n", buf->size, strerror(errno));
+        rc = HTP_STATUS_NO_MEMORY;
+        goto fail;
+    }
+    // The guard page faults on the host too: an overrun shows up on whichever side makes it.
+    if (mprotect(buf->base + buf->usable, HTP_PAGE_SIZE, PROT_NONE) != 0) {
+        HTP_LOG_ERROR("ggml-htp: mprotect guard page: %s\n", strerror(errno));
+        goto fail;
+    }
+
+    pthread_mutex_lock(&htp_buffer_lock);
+    buf->next = htp_buffer_list;
+    if (htp_buffer_list) {
+        htp_buffer_list->prev = buf;
+    }
+    htp_buffer_list = buf;
+    htp_buffer_count++;
+    htp_buffer_bytes += buf->size;
+    pthread_mutex_unlock(&htp_buffer_lock);
+
+    HTP_VERBOSE("ggml-htp: %s allocated buffer: base %p size %zu fd %d flags 0x%x\n",
+                owner ? htp_session_name(owner) : "-", (void *) buf->base, buf->size, buf->fd, flags);
+    *out = buf;
+    return 0;
+fail:
+    if (buf->base != MAP_FAILED) {
+        munmap(buf->base, buf->size);
+    }
+    if (buf->fd >= 0) {
+        close(buf->fd);
+    }
+    free(buf);
+    return rc;
+}
+
+void htp_buffer_ref(struct htp_buffer * buf) {
+    // Relaxed: taking a reference needs one already held; nothing to publish.
+    atomic_fetch_add_explicit(&buf->refs, 1, memory_order_relaxed);
+}
+
+// Find sess's record in buf; -1 if none. Lock held.
+static int find_map(const struct htp_buffer * buf, const struct htp_session * sess) {
+    for (uint32_t i = 0; i < buf->n_maps; i++) {
+        if (buf->maps[i].sess == sess) {
+            return (int) i;
+        }
+    }
+    return -1;
+}
+
+// Send HTP_CTL_UNMAP for buf in sess and drop record i. Lock held.
+static int unmap_locked(struct htp_buffer * buf, uint32_t i, bool send) {
+    struct htp_session * sess = buf->maps[i].sess;
+    int                  rc   = 0;
+    if (buf->maps[i].mapped && send) {
+        struct htp_ctl_req req = { .type = HTP_CTL_UNMAP, .session = htp_session_id(sess) };
+        struct htp_ctl_rsp rsp;
+        req.u.map.fd = buf->fd;
+        rc           = htp_npu_call(htp_session_npu(sess), &req, -1, &rsp);
+        if (rc == 0 && rsp.status != HTP_STATUS_OK) {
+            rc = (int) rsp.status;
+        }
+        if (rc != 0 && rc != HTP_STATUS_NPU_DEAD) {
+            HTP_LOG_ERROR("ggml-htp: %s unmap of buffer fd %d failed: %s\n", htp_session_name(sess), buf->fd,
+                          htp_status_str(rc));
+        }
+        HTP_VERBOSE("ggml-htp: %s unmapped buffer: base %p size %zu fd %d\n", htp_session_name(sess),
+                    (void *) buf->base, buf->size, buf->fd);
+    }
+    buf->maps[i] = buf->maps[--buf->n_maps];
+    return rc;
+}
+
+void htp_buffer_unref(struct htp_buffer * buf) {
+    if (!buf) {
+        return;
+    }
+    // Acq-rel: the last owner must see every write other owners made before dropping theirs.
+    if (atomic_fetch_sub_explicit(&buf->refs, 1, memory_order_acq_rel) != 1) {
+        return;
+    }
+    pthread_mutex_lock(&htp_buffer_lock);
+    while (buf->n_maps > 0) {
+        unmap_locked(buf, buf->n_maps - 1, true);
+    }
+    if (buf->prev) {
+        buf->prev->next = buf->next;
+    } else {
+        htp_buffer_list = buf->next;
+    }
+    if (buf->next) {
+        buf->next->prev = buf->prev;
+    }
+    htp_buffer_count--;
+    htp_buffer_bytes -= buf->size;
+    pthread_mutex_unlock(&htp_buffer_lock);
+
+    HTP_VERBOSE("ggml-htp: freed buffer: base %p size %zu fd %d\n", (void *) buf->base, buf->size, buf->fd);
+    munmap(buf->base, buf->size);
+    close(buf->fd);
+    free(buf);
+}
+
+uint8_t * htp_buffer_base(const struct htp_buffer * buf) {
+    return buf->base;
+}
+
+size_t htp_buffer_size(const struct htp_buffer * buf) {
+    return buf->size;
+}
+
+size_t htp_buffer_usable(const struct htp_buffer * buf) {
+    return buf->usable;
+}
+
+int htp_buffer_fd(const struct htp_buffer * buf) {
+    return buf->fd;
+}
+
+uint32_t htp_buffer_flags(const struct htp_buffer * buf) {
+    return buf->flags;
+}
+
+struct htp_session * htp_buffer_owner(const struct htp_buffer * buf) {
+    return buf->owner;
+}
+
+int htp_buffer_set_extended(struct htp_buffer * buf, bool extended) {
+    int rc = 0;
+    pthread_mutex_lock(&htp_buffer_lock);
+    bool mapped = false;
+    for (uint32_t i = 0; i < buf->n_maps; i++) {
+        mapped |= buf->maps[i].mapped;
+    }
+    if (mapped || (buf->flags & HTP_BUFFER_PINNED)) {
+        rc = HTP_STATUS_HOST_ERR;
+    } else if (extended) {
+        buf->flags |= HTP_BUFFER_EXTENDED;
+    } else {
+        buf->flags &= ~(uint32_t) HTP_BUFFER_EXTENDED;
+    }
+    pthread_mutex_unlock(&htp_buffer_lock);
+    return rc;
+}
+
+uint32_t htp_buffer_desc_flags(const struct htp_buffer * buf, const struct htp_session * sess) {
+    // Only the owner maps its pinned buffer as pinned; in other sessions it is
+    // an ordinary clone (the reference clears pinned in its clone constructor).
+    if ((buf->flags & HTP_BUFFER_PINNED) && buf->owner == sess) {
+        return HTP_BUF_PINNED;
+    }
+    return (buf->flags & HTP_BUFFER_EXTENDED) ? HTP_BUF_EXTENDED : 0;
+}
+
+// Register sess with buf; returns the record index or -1. Lock held.
+static int use_locked(struct htp_buffer * buf, struct htp_session * sess) {
+    int i = find_map(buf, sess);
+    if (i >= 0) {
+        return i;
+    }
+    if (buf->n_maps >= HTP_BUFFER_MAX_MAPS) {
+        HTP_LOG_ERROR("ggml-htp: %s buffer fd %d is registered with too many sessions\n", htp_session_name(sess),
+                      buf->fd);
+        return -1;
+    }
+    i                   = (int) buf->n_maps++;
+    buf->maps[i].sess   = sess;
+    buf->maps[i].mapped = false;
+    if (buf->owner != sess) {
+        HTP_VERBOSE("ggml-htp: %s clone-buffer: owner %s base %p size %zu fd %d\n", htp_session_name(sess),
+                    buf->owner ? htp_session_name(buf->owner) : "-", (void *) buf->base, buf->size, buf->fd);
+    }
+    return i;
+}
+
+int htp_buffer_use(struct htp_buffer * buf, struct htp_session * sess) {
+    pthread_mutex_lock(&htp_buffer_lock);
+    int i = use_locked(buf, sess);
+    pthread_mutex_unlock(&htp_buffer_lock);
+    return i < 0 ? HTP_STATUS_HOST_ERR : 0;
+}
+
+static int map_call(struct htp_buffer * buf, struct htp_session * sess, uint32_t flags) {
+    struct htp_ctl_req req = { .type = HTP_CTL_MAP, .session = htp_session_id(sess) };
+    struct htp_ctl_rsp rsp;
+    req.u.map.fd    = buf->fd;
+    req.u.map.flags = flags;
+    req.u.map.size  = buf->size;
+    int rc          = htp_npu_call(htp_session_npu(sess), &req, buf->fd, &rsp);
+    if (rc == 0 && rsp.status != HTP_STATUS_OK) {
+        rc = (int) rsp.status;
+    }
+    return rc;
+}
+
+int htp_buffer_map(struct htp_buffer * buf, struct htp_session * sess) {
+    int rc = 0;
+    pthread_mutex_lock(&htp_buffer_lock);
+    int i = use_locked(buf, sess);
+    if (i < 0) {
+        rc = HTP_STATUS_HOST_ERR;
+    } else if (!buf->maps[i].mapped) {
+        uint32_t flags = htp_buffer_desc_flags(buf, sess);
+        rc             = map_call(buf, sess, flags);
+        if (rc != 0 && rc != HTP_STATUS_NPU_DEAD && rc != HTP_STATUS_PROTOCOL) {
+            HTP_VERBOSE("ggml-htp: %s map of fd %d failed (%s), retrying in 100 ms\n", htp_session_name(sess),
+                        buf->fd, htp_status_str(rc));
+            usleep(100 * 1000);
+            rc = map_call(buf, sess, flags);
+        }
+        if (rc == 0) {
+            buf->maps[i].mapped = true;
+            HTP_VERBOSE("ggml-htp: %s mapped buffer: base %p size %zu fd %d flags 0x%x\n", htp_session_name(sess),
+                        (void *) buf->base, buf->size, buf->fd, flags);
+        } else {
+            HTP_LOG_ERROR("ggml-htp: %s buffer mapping failed: size %zu fd %d: %s\n", htp_session_name(sess),
+                          buf->size, buf->fd, htp_status_str(rc));
+        }
+    }
+    pthread_mutex_unlock(&htp_buffer_lock);
+    return rc;
+}
+
+int htp_buffer_unmap(struct htp_buffer * buf, struct htp_session * sess) {
+    int rc = 0;
+    pthread_mutex_lock(&htp_buffer_lock);
+    int i = find_map(buf, sess);
+    if (i >= 0) {
+        rc = unmap_locked(buf, (uint32_t) i, true);
+    }
+    pthread_mutex_unlock(&htp_buffer_lock);
+    return rc;
+}
+
+bool htp_buffer_is_mapped(struct htp_buffer * buf, const struct htp_session * sess) {
+    pthread_mutex_lock(&htp_buffer_lock);
+    int  i      = find_map(buf, sess);
+    bool mapped = i >= 0 && buf->maps[i].mapped;
+    pthread_mutex_unlock(&htp_buffer_lock);
+    return mapped;
+}
+
+void htp_buffer_forget_session(struct htp_session * sess, bool send_unmap) {
+    pthread_mutex_lock(&htp_buffer_lock);
+    for (struct htp_buffer * b = htp_buffer_list; b; b = b->next) {
+        int i = find_map(b, sess);
+        if (i >= 0) {
+            unmap_locked(b, (uint32_t) i, send_unmap);
+        }
+        if (b->owner == sess) {
+            b->owner = NULL;  // outlives its session: from now on every user clones it
+        }
+    }
+    pthread_mutex_unlock(&htp_buffer_lock);
+}
+
+void htp_buffer_stats(size_t * n_buffers, size_t * n_bytes) {
+    pthread_mutex_lock(&htp_buffer_lock);
+    if (n_buffers) {
+        *n_buffers = htp_buffer_count;
+    }
+    if (n_bytes) {
+        *n_bytes = htp_buffer_bytes;
+    }
+    pthread_mutex_unlock(&htp_buffer_lock);
+}

@@ -1,0 +1,73 @@
+// npu-proc.h: the htp-npu processes of this host process, one per physical
+// NPU index, and their control channel.
+//
+// A process is started on first use (htp_npu_get) and ended when its last user
+// lets go (htp_npu_put), as FastRPC opens and closes a protection domain. The
+// program is $GGML_HEXAGON_NPU, else `htp-npu` next to libggml-htp.so. It gets
+// one end of a SOCK_SEQPACKET socketpair as `--fd N`; over it travel the
+// synchronous control requests of htp-proto.h, one at a time (a mutex), each
+// with a bounded wait. An NPU is declared dead when its socket hangs up, when
+// the child exits, or when a request goes unanswered for HTP_NPU_CALL_TIMEOUT_MS
+// (then it is killed). Once dead, every call fails at once with
+// HTP_STATUS_NPU_DEAD; the sessions on it fail their calls and can still close.
+
+#ifndef HTP_NPU_PROC_H
+#define HTP_NPU_PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proto/htp-proto.h"
+
+// Host-side statuses, beyond the enum htp_status codes an NPU answers with.
+// Every fallible host call returns 0 (HTP_STATUS_OK) or one of either set.
+enum htp_host_status {
+    HTP_STATUS_NPU_DEAD = 100,  // the NPU process died, hung or cannot be started
+    HTP_STATUS_HOST_ERR = 101,  // a host-side failure (allocation, system call, bad argument)
+    HTP_STATUS_PROTOCOL = 102,  // the NPU broke the protocol (wrong answer type, sequence, size)
+    HTP_STATUS_TIMEOUT  = 103,  // a bounded wait ran out (the NPU lives but has not answered yet)
+};
+
+// Short name of a status of either set ("ok", "inval-params", "npu-dead", ...).
+const char * htp_status_str(int status);
+
+#define HTP_NPU_MAX_PHYS        16    // physical NPU indices this host can start
+#define HTP_NPU_CALL_TIMEOUT_MS 5000  // a control request unanswered this long kills the NPU
+#define HTP_NPU_POLL_SLICE_MS   20    // waits are cut into slices this long to check liveness
+
+struct htp_npu;
+
+// Get the NPU process for physical index phys_idx, starting it (and saying
+// hello: protocol version, hardware info) if this host has none running.
+// Each successful get holds one reference; give it back with htp_npu_put.
+// Returns 0, HTP_STATUS_NPU_DEAD (cannot start / no hello), HTP_STATUS_VERSION
+// or HTP_STATUS_HOST_ERR.
+int htp_npu_get(uint32_t phys_idx, struct htp_npu ** out);
+
+// Drop a reference. The last one closes the control socket (the NPU exits on
+// hang-up), reaps the child (killing it if it does not exit within 2 s) and
+// frees npu, which is no longer valid afterwards.
+void htp_npu_put(struct htp_npu * npu);
+
+// One control request, one response (rsp->type checked against req->type).
+// send_fd >= 0 travels with the request as SCM_RIGHTS (HTP_CTL_MAP). Returns 0
+// when a response arrived, whatever rsp->status says; HTP_STATUS_NPU_DEAD when
+// the NPU is or becomes dead; HTP_STATUS_PROTOCOL for a malformed answer
+// (the NPU is then declared dead too: the channel can no longer be trusted).
+// Thread-safe: calls are serialised.
+int htp_npu_call(struct htp_npu * npu, const struct htp_ctl_req * req, int send_fd, struct htp_ctl_rsp * rsp);
+
+// Check that the NPU lives: not declared dead, socket not hung up, child not
+// exited. Cheap (one poll and one waitpid, both non-blocking); thread-safe.
+// A death found here is recorded, so later calls fail at once.
+bool htp_npu_alive(struct htp_npu * npu);
+
+// Why the NPU is dead ("exited with status 3", "killed by signal 9", ...), or "".
+const char * htp_npu_death(const struct htp_npu * npu);
+
+const struct htp_hw_info * htp_npu_hw_info(const struct htp_npu * npu);
+pid_t                      htp_npu_pid(const struct htp_npu * npu);
+uint32_t                   htp_npu_phys_idx(const struct htp_npu * npu);
+
+#endif  // HTP_NPU_PROC_H

@@ -1,0 +1,185 @@
+// opqueue.c: pushing batches into op-queue slots and popping their answers
+// (see opqueue.h). A slot holds, in this order (htp-proto.h):
+//
+//   struct htp_buf_desc   bufs[n_bufs];                -- we write
+//   struct htp_tensor     tensors[n_tensors];          -- we write
+//   struct htp_op_desc    ops[n_ops];                  -- we write
+//   struct htp_prof_desc  prof[n_ops];                 -- the NPU writes
+//   struct htp_trace_desc trace[n_threads * n_traces]; -- the NPU writes
+//
+// The tables are published by the release store of the request ring's head
+// (htp_ring_push) and the NPU's writes by that of the response ring's head, so
+// the slot itself needs no atomics.
+
+#include "opqueue.h"
+
+#include <string.h>
+
+#include "log.h"
+#include "npu-proc.h"
+
+uint64_t htp_opqueue_ring_size(uint32_t depth, uint32_t entry_size) {
+    return htp_ring_sizeof(depth, entry_size);
+}
+
+int htp_opqueue_init(struct htp_opqueue * q, void * req_ring, void * rsp_ring, void * slots, uint64_t slot_size,
+                     uint32_t depth, uint32_t n_threads, uint32_t n_traces, int poll) {
+    memset(q, 0, sizeof *q);
+    if (depth == 0 || depth > HTP_QUEUE_MAX_DEPTH || (depth & (depth - 1)) != 0) {
+        return HTP_STATUS_HOST_ERR;
+    }
+    q->req       = htp_ring_init(req_ring);
+    q->rsp       = htp_ring_init(rsp_ring);
+    q->slots     = slots;
+    q->slot_size = slot_size;
+    q->depth     = depth;
+    q->n_threads = n_threads;
+    q->n_traces  = n_traces;
+    q->poll      = poll;
+    return 0;
+}
+
+static int publish(struct htp_opqueue * q, const struct htp_opqueue_counts * c) {
+    uint64_t               seq  = q->req_seq + 1;
+    uint32_t               slot = (uint32_t) ((seq - 1) & (q->depth - 1));
+    struct htp_opbatch_req req  = {
+         .seq       = seq,
+         .slot      = slot,
+         .n_bufs    = c->n_bufs,
+         .n_tensors = c->n_tensors,
+         .n_ops     = c->n_ops,
+         .n_traces  = c->n_traces,
+    };
+    // The ring has depth entries and at most depth - 1 batches are in flight
+    // here, so it has room; FULL would mean the NPU corrupted the tail.
+    if (htp_ring_push(q->req, q->depth, HTP_OPQUEUE_REQ_SIZE, &req) != HTP_RING_OK) {
+        return HTP_STATUS_PROTOCOL;
+    }
+    q->pushed[slot] = *c;
+    q->req_seq      = seq;
+    return 0;
+}
+
+int htp_opqueue_push(struct htp_opqueue * q, const struct htp_buf_desc * bufs, uint32_t n_bufs,
+                     const struct htp_tensor * tensors, uint32_t n_tensors, const struct htp_op_desc * ops,
+                     uint32_t n_ops) {
+    if (htp_opqueue_in_flight(q) >= q->depth) {
+        return HTP_OPQUEUE_BUSY;
+    }
+    struct htp_slot_layout l = htp_slot_layout(n_bufs, n_tensors, n_ops, q->n_threads, q->n_traces);
+    if (l.end > q->slot_size) {
+        HTP_LOG_ERROR("ggml-htp: batch of %u bufs %u tensors %u ops needs %llu bytes, slot has %llu\n", n_bufs,
+                      n_tensors, n_ops, (unsigned long long) l.end, (unsigned long long) q->slot_size);
+        return HTP_STATUS_HOST_ERR;
+    }
+    uint32_t  slot = (uint32_t) (q->req_seq & (q->depth - 1));  // slot of seq req_seq + 1
+    uint8_t * m    = q->slots + (uint64_t) slot * q->slot_size;
+    memcpy(m + l.bufs, bufs, sizeof *bufs * n_bufs);
+    memcpy(m + l.tensors, tensors, sizeof *tensors * n_tensors);
+    memcpy(m + l.ops, ops, sizeof *ops * n_ops);
+    // Profile and trace areas start zeroed: an op the NPU did not run reads as status 0, 0 us.
+    memset(m + l.prof, 0, l.end - l.prof);
+
+    struct htp_opqueue_counts c = { n_bufs, n_tensors, n_ops, q->n_traces };
+    return publish(q, &c);
+}
+
+int htp_opqueue_push_raw(struct htp_opqueue * q, const void * bytes, uint64_t n,
+                         const struct htp_opqueue_counts * counts) {
+    if (htp_opqueue_in_flight(q) >= q->depth) {
+        return HTP_OPQUEUE_BUSY;
+    }
+    if (n > q->slot_size) {
+        return HTP_STATUS_HOST_ERR;
+    }
+    uint32_t  slot = (uint32_t) (q->req_seq & (q->depth - 1));
+    uint8_t * m    = q->slots + (uint64_t) slot * q->slot_size;
+    memcpy(m, bytes, n);
+    memset(m + n, 0, q->slot_size - n);
+    return publish(q, counts);
+}
+
+int htp_opqueue_wait(struct htp_opqueue * q, int64_t timeout_us) {
+    return htp_ring_wait_nonempty(q->rsp, timeout_us, 0, q->poll) == HTP_RING_OK ? 0 : HTP_STATUS_TIMEOUT;
+}
+
+int htp_opqueue_pop(struct htp_opqueue * q, struct htp_opbatch_rsp * rsp, struct htp_opqueue_prof * prof) {
+    int rc = htp_ring_pop(q->rsp, q->depth, HTP_OPQUEUE_RSP_SIZE, rsp);
+    if (rc == HTP_RING_EMPTY) {
+        return HTP_OPQUEUE_EMPTY;
+    }
+    if (rc != HTP_RING_OK) {
+        HTP_LOG_ERROR("ggml-htp: response ring corrupt\n");
+        return HTP_STATUS_PROTOCOL;
+    }
+    if (q->rsp_seq == q->req_seq || rsp->seq != q->rsp_seq + 1) {
+        HTP_LOG_ERROR("ggml-htp: response for batch %llu, expected %llu\n", (unsigned long long) rsp->seq,
+                      (unsigned long long) (q->rsp_seq + 1));
+        return HTP_STATUS_PROTOCOL;
+    }
+    q->rsp_seq++;
+    uint32_t                        slot = (uint32_t) ((rsp->seq - 1) & (q->depth - 1));
+    const struct htp_opqueue_counts c    = q->pushed[slot];
+    struct htp_slot_layout          l    = htp_slot_layout(c.n_bufs, c.n_tensors, c.n_ops, q->n_threads, c.n_traces);
+    memset(prof, 0, sizeof *prof);
+    if (l.end <= q->slot_size) {  // else a raw push with counts larger than the slot
+        const uint8_t * m = q->slots + (uint64_t) slot * q->slot_size;
+        if (c.n_ops > 0) {
+            prof->prof   = (const struct htp_prof_desc *) (m + l.prof);
+            prof->n_prof = c.n_ops;
+        }
+        if (c.n_traces > 0) {
+            prof->trace     = (const struct htp_trace_desc *) (m + l.trace);
+            prof->n_threads = q->n_threads;
+            prof->n_traces  = c.n_traces;
+        }
+    }
+    return 0;
+}
+
+const char * htp_opqueue_op_name(uint32_t opcode) {
+    static const char * names[HTP_OP_COUNT] = {
+        [HTP_OP_INVALID] = "INVALID",
+        [HTP_OP_NOP] = "NOP",
+        [HTP_OP_MDEV_GROUP] = "MDEV_GROUP",
+        [HTP_OP_FENCE] = "FENCE",
+        [HTP_OP_CPY_FENCE] = "CPY_FENCE",
+        [HTP_OP_ALLREDUCE] = "ALLREDUCE",
+        [HTP_OP_CPY] = "CPY",
+        [HTP_OP_ADD] = "ADD",
+        [HTP_OP_SUB] = "SUB",
+        [HTP_OP_MUL] = "MUL",
+        [HTP_OP_DIV] = "DIV",
+        [HTP_OP_ADD_ID] = "ADD_ID",
+        [HTP_OP_SCALE] = "SCALE",
+        [HTP_OP_CLAMP] = "CLAMP",
+        [HTP_OP_SQR] = "SQR",
+        [HTP_OP_SQRT] = "SQRT",
+        [HTP_OP_SUM_ROWS] = "SUM_ROWS",
+        [HTP_OP_NORM] = "NORM",
+        [HTP_OP_L2_NORM] = "L2_NORM",
+        [HTP_OP_RMS_NORM] = "RMS_NORM",
+        [HTP_OP_SOFT_MAX] = "SOFT_MAX",
+        [HTP_OP_ROPE] = "ROPE",
+        [HTP_OP_MUL_MAT] = "MUL_MAT",
+        [HTP_OP_MUL_MAT_ID] = "MUL_MAT_ID",
+        [HTP_OP_GET_ROWS] = "GET_ROWS",
+        [HTP_OP_SET_ROWS] = "SET_ROWS",
+        [HTP_OP_UNARY] = "UNARY",
+        [HTP_OP_GLU] = "GLU",
+        [HTP_OP_FLASH_ATTN_EXT] = "FLASH_ATTN_EXT",
+        [HTP_OP_REPEAT] = "REPEAT",
+        [HTP_OP_ARGSORT] = "ARGSORT",
+        [HTP_OP_SSM_CONV] = "SSM_CONV",
+        [HTP_OP_GATED_DELTA_NET] = "GATED_DELTA_NET",
+        [HTP_OP_CUMSUM] = "CUMSUM",
+        [HTP_OP_CONCAT] = "CONCAT",
+        [HTP_OP_FILL] = "FILL",
+        [HTP_OP_DIAG] = "DIAG",
+        [HTP_OP_SOLVE_TRI] = "SOLVE_TRI",
+        [HTP_OP_TRI] = "TRI",
+        [HTP_OP_PAD] = "PAD",
+        [HTP_OP_IM2COL] = "IM2COL",
+    };
+    return opcode < HTP_OP_COUNT && names[opcode] ? names[opcode] : "?";
+}
