@@ -1,0 +1,157 @@
+// config.h: the host library's configuration, read once from the GGML_HEXAGON_*
+// environment variables (DESIGN.md §7).
+//
+// The variables keep the names, grammar and defaults of ggml-hexagon so that
+// scripts written for it work unchanged. Nothing here can fail hard: a value
+// that cannot be read is reported with a warning naming the variable, the bad
+// value and the value used instead, and the option keeps a usable value.
+//
+// Devices (GGML_HEXAGON_DEVICES, or the deprecated GGML_HEXAGON_NDEV):
+//
+//   N                      N devices HTP0..HTP{N-1}, all on physical NPU 0,
+//                          device i being virtual session i (1 <= N <= 16)
+//   HTP<p>[:<v>], ...      one device per item: physical NPU p, virtual
+//                          session v (default 0); HTP0 and HTP0:1 share NPU 0
+//   Name[<plist>[:<v>]]    one device backed by a session on each physical
+//                          NPU of plist ("0-1", "0,2-3"), all with virtual
+//                          session v; the first listed NPU leads the group
+//
+// Items are separated by commas outside brackets; at most 16 devices.
+
+#ifndef HTP_CONFIG_H
+#define HTP_CONFIG_H
+
+#include <regex.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define HTP_CONFIG_MAX_DEVICES 16    // devices in total (the reference's GGML_HEXAGON_MAX_SESSIONS)
+#define HTP_CONFIG_MAX_PHYS    16    // physical NPU indices 0..15
+#define HTP_CONFIG_MAX_VIRT    16    // virtual session indices 0..15 (HTP_MAX_SESSIONS per NPU)
+#define HTP_CONFIG_NAME_MAX    64    // device name bytes, NUL included
+#define HTP_CONFIG_PATH_MAX    4096  // GGML_HEXAGON_NPU bytes, NUL included
+#define HTP_CONFIG_N_PMU       8     // PMU events of profiling mode 2
+
+// Arch assumed until the NPU reports its own at hello (the software NPU says 79).
+#define HTP_CONFIG_ARCH_DEFAULT 79
+#define HTP_CONFIG_ARCH_MIN     73
+#define HTP_CONFIG_ARCH_MAX     85
+
+// DCVS / HMX power profile requested at session start (GGML_HEXAGON_POWER_MODE).
+enum htp_power_mode {
+    HTP_POWER_MODE_LOW_POWER_SAVER = 0,
+    HTP_POWER_MODE_POWER_SAVER,
+    HTP_POWER_MODE_HIGH_POWER_SAVER,
+    HTP_POWER_MODE_LOW_BALANCED,
+    HTP_POWER_MODE_BALANCED,
+    HTP_POWER_MODE_HIGH_PERFORMANCE,
+    HTP_POWER_MODE_SUSTAINED_HIGH_PERFORMANCE,
+    HTP_POWER_MODE_BURST,
+};
+
+// One ggml device. A plain device has one member; a multi-NPU group has one
+// member per physical NPU, all using the same virtual session index.
+struct htp_device_config {
+    char     name[HTP_CONFIG_NAME_MAX];  // ggml device name ("HTP0", "HTP1:2", "G"), NUL terminated
+    uint32_t n_members;                  // sessions backing the device, 1..HTP_CONFIG_MAX_PHYS
+    uint32_t phys[HTP_CONFIG_MAX_PHYS];  // physical NPU of each member, distinct; phys[0] leads
+    uint32_t virt;                       // virtual session index on every member's NPU
+};
+
+struct htp_config {
+    // devices
+    struct htp_device_config devices[HTP_CONFIG_MAX_DEVICES];
+    int                      n_devices;  // 0 when a device list named no valid device
+
+    // hardware
+    int      arch;            // Hexagon version (73..85); derived defaults below follow it
+    int      arch_auto;       // 1: not set by the user, htp_config_set_arch() may replace it
+    uint32_t nhvx;            // NPU worker threads, 0 = all (at most HTP_MAX_NTHREADS)
+    int      nhmx;            // 0: HVX only; otherwise use HMX
+    uint64_t vtcm_size;       // scratch bytes per session, 0 = the NPU's own size
+    uint64_t vmem;            // VA window bytes per session, 0 = measure; default from arch
+    int      vmem_set;        // 1: vmem given by the user (arch no longer changes it)
+    int      dma64;           // extended (outside-window) weight mappings; only when arch > 79
+    int      dma64_disabled;  // 1: GGML_HEXAGON_DMA64=0 (arch no longer enables it)
+    int      power_mode;      // enum htp_power_mode
+
+    // buffers
+    uint64_t mbuf_dyn;     // max dynamic (compute) buffer bytes
+    uint64_t mbuf_static;  // max static (weight / KV) buffer bytes, 0 = unlimited
+    uint64_t mbuf_total;   // total buffer space reported to ggml, 0 = unconstrained
+    int      hostbuf;      // offer the host buffer type
+
+    // queue and batches
+    uint32_t opbatch;    // max ops per batch, 1..HTP_OP_MAX_OPS
+    uint32_t opqueue;    // max batches in flight per session, 1..HTP_QUEUE_MAX_DEPTH
+    int      oppoll;     // poll for batch completions instead of sleeping
+    int      opfusion;   // fuse ops
+    int      rt_repack;  // runtime weight repack: 0 off, 1 quantized only, 2 always
+
+    // op filter: ops whose description matches (whole string, case-insensitive) are not claimed
+    int     has_opfilter;
+    regex_t opfilter;
+    char    opfilter_src[256];  // the pattern, for htp_config_print (truncated if longer)
+
+    // kernel selection
+    int mm_select;   // 2 HMX -> HVX -> CPU, 1 HVX -> CPU, 0 CPU
+    int fa_select;   // 2 HMX -> HVX -> CPU, 1 HVX -> CPU, 0 CPU
+    int fa_split;    // 1 head-split + team-split of FLASH_ATTN_EXT when few KV heads
+    int gdn_select;  // 2 HMX -> HVX, 1 HVX, 0 CPU
+    int ar_select;   // 2 fused ALLREDUCE+ADD, 1 unfused ALLREDUCE, 0 CPY+FENCE
+    int ar_scatter;  // 1 reduce-scatter the fused ALLREDUCE+ADD, 0 full reduction
+
+    // diagnostics
+    int      verbose;       // 0 quiet, 1 verbose, 2 per descriptor (also sets htp_log_verbose)
+    int      profile;       // 0 off, 1 basic, 2 PMU, 3 trace
+    uint32_t n_pmu_events;  // 0 or HTP_CONFIG_N_PMU
+    uint32_t pmu_events[HTP_CONFIG_N_PMU];
+    uint32_t optrace;  // trace events per thread per batch, at most HTP_MAX_TRACES
+    int      etm;      // embedded trace macrocell (real DSP only)
+
+    // ours
+    char npu_path[HTP_CONFIG_PATH_MAX];  // GGML_HEXAGON_NPU, "" = htp-npu next to the library
+};
+
+// Fill *cfg from the environment. Always leaves a usable configuration in *cfg
+// and sets htp_log_verbose. Returns 0 when every variable was well formed,
+// otherwise the number of problems warned about. Pair with htp_config_free().
+int htp_config_load(struct htp_config * cfg);
+
+// Release what htp_config_load() allocated (the compiled op filter). *cfg may be
+// loaded again afterwards.
+void htp_config_free(struct htp_config * cfg);
+
+// The NPU reported its arch at hello: when the user did not set one, take it
+// (capped to 73..85 with a warning, as ggml-hexagon does with the detected
+// version) and re-derive the defaults that follow it (vmem, dma64).
+void htp_config_set_arch(struct htp_config * cfg, int arch);
+
+// Parse a GGML_HEXAGON_DEVICES string into at most `max` (and at most
+// HTP_CONFIG_MAX_DEVICES) devices. NULL or "" gives the default device HTP0.
+// Malformed items are warned about and skipped or repaired the way
+// ggml-hexagon does; a list with no valid item gives no device. Reads s only up
+// to its NUL. Returns 0 when s was well formed, the number of problems warned
+// about otherwise, or -1 when out / n_out is NULL or max < 1.
+int htp_config_parse_devices(const char * s, struct htp_device_config * out, int max, int * n_out);
+
+// Name of member i of a device: the device name for the leader (i = 0), else
+// "HTP<p>:<v>", as ggml-hexagon names the sessions of a group.
+void htp_config_member_name(const struct htp_device_config * dev, uint32_t i, char * buf, size_t size);
+
+// Parse a size the way GGML_HEXAGON_VMEM / _VTCM_SIZE / _MBUF are read: a
+// number (fractions allowed) in MiB, or with a k / m / g suffix (KiB, MiB, GiB;
+// "MiB", "MB" spellings accepted). Returns 0 and *out in bytes, or -1 when s is
+// not such a size (not a number, negative, too large, trailing junk).
+int htp_config_parse_size(const char * s, uint64_t * out);
+
+// 1 when ops described as op_desc (ggml_op_desc()) must not be claimed.
+int htp_config_op_filtered(const struct htp_config * cfg, const char * op_desc);
+
+const char * htp_config_power_mode_name(int mode);
+
+// Print the configuration in force, one option per line (htp-info).
+void htp_config_print(const struct htp_config * cfg, FILE * f);
+
+#endif  // HTP_CONFIG_H
