@@ -1,0 +1,43 @@
+// ggml-htp.h: public API of the HTP backend (ggml's Hexagon NPU backend in C).
+//
+// Load it like any ggml backend: link it and call ggml_backend_htp_reg(), or
+// load it at run time with ggml_backend_load("libggml-htp.so"). Its registry
+// is named "HTP"; its devices are HTP0, HTP1, ... as GGML_HEXAGON_DEVICES says.
+// Extension entry points are reached with ggml_backend_reg_get_proc_address().
+
+#ifndef GGML_HTP_H
+#define GGML_HTP_H
+
+#include "ggml-backend.h"
+#include "ggml.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// The backend registry "HTP".
+GGML_BACKEND_API ggml_backend_reg_t ggml_backend_htp_reg(void);
+
+// True when backend is an HTP backend (a stream on an HTP device).
+GGML_BACKEND_API bool ggml_backend_is_htp(ggml_backend_t backend);
+
+// Counters of an HTP device (all its streams), since it was created.
+struct ggml_backend_htp_stats {
+    uint64_t graphs;      // graph_compute calls
+    uint64_t cache_hits;  // ... whose node translation came from the cache (same graph uid)
+    uint64_t ops;         // ops enqueued to the NPU
+    uint64_t host_usecs;  // time spent in graph_compute on the host (translation, batching, pushing)
+    uint64_t copies;      // async copies from another HTP device done on the NPUs
+    uint64_t events;      // events recorded on this device's streams
+};
+
+// Also reachable as get_proc_address("ggml_backend_htp_get_stats") when the
+// library is loaded with ggml_backend_load().
+typedef void (*ggml_backend_htp_get_stats_t)(ggml_backend_t backend, struct ggml_backend_htp_stats * stats);
+GGML_BACKEND_API void ggml_backend_htp_get_stats(ggml_backend_t backend, struct ggml_backend_htp_stats * stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // GGML_HTP_H

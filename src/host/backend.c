@@ -1,0 +1,241 @@
+// backend.c: a ggml backend (stream) on an HTP device: graph compute,
+// synchronize, async tensor access and async copies between HTP devices.
+//
+// graph_compute is asynchronous: it translates the graph (or takes the cached
+// translation), enqueues its ops into the session's batch and pushes the batch;
+// the NPU runs it while the host goes on. synchronize waits for everything.
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend-impl.h"
+#include "ggml-htp.h"
+#include "ggml-internal.h"
+#include "graph-order.h"
+#include "log.h"
+
+static struct htp_device * backend_device(ggml_backend_t backend) {
+    return (struct htp_device *) backend->context;
+}
+
+static const char * backend_get_name(ggml_backend_t backend) {
+    return backend_device(backend)->cfg.name;
+}
+
+static void backend_free(ggml_backend_t backend) {
+    // The session belongs to the device and outlives its streams.
+    struct htp_device * d = backend_device(backend);
+    htp_device_flush_sync(d);
+    free(backend);
+}
+
+// A failure on the NPU leaves the stream unusable; ggml's synchronous calls
+// have no way to report it, so they stop the program, as the reference does.
+static void fail_if_error(struct htp_device * d, const char * what, int rc) {
+    if (rc != 0) {
+        GGML_ABORT("ggml-htp: %s %s failed: %s", d->cfg.name, what,
+                   d->sess ? htp_session_error(d->sess) : htp_status_str(rc));
+    }
+}
+
+static void backend_synchronize(ggml_backend_t backend) {
+    struct htp_device * d = backend_device(backend);
+    fail_if_error(d, "synchronize", htp_device_flush_sync(d));
+}
+
+static void backend_set_tensor_async(ggml_backend_t backend, struct ggml_tensor * tensor, const void * data,
+                                     size_t offset, size_t size) {
+    // The NPU may still read the old bytes: wait for the queued work first.
+    struct htp_device * d = backend_device(backend);
+    fail_if_error(d, "set_tensor_async", htp_device_flush_sync(d));
+    ggml_backend_tensor_set(tensor, data, offset, size);
+}
+
+static void backend_get_tensor_async(ggml_backend_t backend, const struct ggml_tensor * tensor, void * data,
+                                     size_t offset, size_t size) {
+    struct htp_device * d = backend_device(backend);
+    fail_if_error(d, "get_tensor_async", htp_device_flush_sync(d));
+    ggml_backend_tensor_get(tensor, data, offset, size);
+}
+
+static int64_t now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static enum ggml_status graph_compute(struct htp_device * d, struct ggml_cgraph * graph) {
+    struct htp_session * sess = d->sess;
+    if (!sess || htp_session_last_error(sess) != 0) {
+        return GGML_STATUS_FAILED;
+    }
+    uint64_t hits = d->cache.hits;
+    if (htp_graph_translate(&d->cache, graph) != 0) {
+        return GGML_STATUS_FAILED;
+    }
+    d->stats.cache_hits += d->cache.hits - hits;
+    if (d->n_peers > 0) {
+        // Push what this graph's inputs wait for before our first batch.
+        if (htp_device_flush_async(d) != 0) {
+            return GGML_STATUS_FAILED;
+        }
+    }
+    for (int i = 0; i < d->cache.n_nodes; i++) {
+        int rc = htp_session_enqueue(sess, &d->cache.nodes[i].op);
+        if (rc != 0) {
+            HTP_LOG_ERROR("ggml-htp: %s: enqueue failed: %s\n", d->cfg.name, htp_session_error(sess));
+            return GGML_STATUS_FAILED;
+        }
+    }
+    d->stats.ops += (uint64_t) d->cache.n_nodes;
+    // Start the NPU now rather than at synchronize.
+    if (htp_device_flush_async(d) != 0) {
+        return GGML_STATUS_FAILED;
+    }
+    return GGML_STATUS_SUCCESS;
+}
+
+static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph * graph) {
+    struct htp_device * d     = backend_device(backend);
+    int64_t             start = now_us();
+    enum ggml_status    st    = graph_compute(d, graph);
+    d->stats.graphs++;
+    d->stats.host_usecs += (uint64_t) (now_us() - start);
+    return st;
+}
+
+void ggml_backend_htp_get_stats(ggml_backend_t backend, struct ggml_backend_htp_stats * stats) {
+    memset(stats, 0, sizeof *stats);
+    if (ggml_backend_is_htp(backend)) {
+        *stats = backend_device(backend)->stats;
+    }
+}
+
+static void backend_graph_optimize(ggml_backend_t backend, struct ggml_cgraph * graph) {
+    struct htp_device * d     = backend_device(backend);
+    int                 moved = htp_graph_order(graph);
+    HTP_VERBOSE("ggml-htp: %s graph-optimize: %d of %d nodes moved\n", d->cfg.name, moved, graph->n_nodes);
+}
+
+// --- async copies between HTP devices ---
+
+static int enqueue_cpy(struct htp_session * sess, const struct ggml_tensor * src, struct ggml_tensor * dst,
+                       const struct htp_op_tensor * fence, uint32_t seq) {
+    struct htp_op_tensor s, t;
+    if (!htp_tensor_describe(src, &s) || !htp_tensor_describe(dst, &t)) {
+        return HTP_STATUS_HOST_ERR;
+    }
+    struct htp_opnode op = { 0 };
+    op.opcode        = fence ? HTP_OP_CPY_FENCE : HTP_OP_CPY;
+    op.src[0]        = &s;
+    op.src[1]        = fence;
+    op.dst[0]        = &t;
+    op.params[0]     = (int32_t) seq;
+    return htp_session_enqueue(sess, &op);
+}
+
+static int enqueue_fence(struct htp_session * sess, const struct htp_op_tensor * fence, uint32_t seq, bool signal) {
+    struct htp_opnode op = { 0 };
+    op.opcode        = HTP_OP_FENCE;
+    op.src[0]        = fence;
+    op.params[0]     = (int32_t) seq;
+    op.params[1]     = signal ? 1 : 0;
+    return htp_session_enqueue(sess, &op);
+}
+
+// Per (source device, destination device): the fence slot in the
+// destination's pinned buffer that the source signals after its copy.
+static struct htp_fence_slot * g_cpy_fence[HTP_CONFIG_MAX_DEVICES][HTP_CONFIG_MAX_DEVICES];
+
+static bool cpy_tensor_async(ggml_backend_t backend_src, ggml_backend_t backend_dst, const struct ggml_tensor * src,
+                             struct ggml_tensor * dst) {
+    if (!ggml_backend_is_htp(backend_src) || !ggml_backend_is_htp(backend_dst) || !src->buffer ||
+        !dst->buffer || !htp_ggml_buffer_is_htp(src->buffer) || !htp_ggml_buffer_is_htp(dst->buffer)) {
+        return false;
+    }
+    if (src->type != dst->type || !ggml_are_same_shape(src, dst) || !ggml_are_same_stride(src, dst)) {
+        return false;
+    }
+    struct htp_device * ds = backend_device(backend_src);
+    struct htp_device * dd = backend_device(backend_dst);
+    struct htp_session *ss = ds->sess, *sd = dd->sess;
+    if (!ss || !sd) {
+        return false;
+    }
+
+    dd->stats.copies++;
+    if (ds == dd) {
+        return enqueue_cpy(sd, src, dst, NULL, 0) == 0;
+    }
+    if (ds->cfg.phys[0] == dd->cfg.phys[0]) {
+        // Same NPU: the destination stream copies (its session maps the
+        // source buffer too); the source's queued work is pushed first, and
+        // the NPU runs the two sessions' batches in order.
+        if (htp_session_use_buffer(sd, htp_ggml_buffer_get(src->buffer)) != 0) {
+            return false;
+        }
+        htp_device_add_peer(dd, ds);
+        return enqueue_cpy(sd, src, dst, NULL, 0) == 0;
+    }
+
+    // Another NPU: the source stream copies into the destination's buffer and
+    // signals a fence the destination stream waits on.
+    struct htp_fence_slot ** slot = &g_cpy_fence[ds->index][dd->index];
+    if (!*slot) {
+        *slot = htp_session_fence_alloc(sd, 1);
+        if (!*slot) {
+            return false;
+        }
+    }
+    struct htp_op_tensor fence;
+    htp_session_fence_tensor(sd, *slot, 1, &fence);
+    if (htp_session_use_buffer(ss, htp_ggml_buffer_get(dst->buffer)) != 0 ||
+        htp_session_use_buffer(ss, htp_session_pinned(sd)) != 0) {
+        return false;
+    }
+    uint32_t seq = htp_session_next_fence_seq(sd);
+    if (enqueue_cpy(ss, src, dst, &fence, seq) != 0 || enqueue_fence(sd, &fence, seq, false) != 0) {
+        return false;
+    }
+    htp_device_add_peer(dd, ds);
+    return true;
+}
+
+static const struct ggml_backend_i htp_backend_iface = {
+    /* .get_name            = */ backend_get_name,
+    /* .free                = */ backend_free,
+    /* .set_tensor_async    = */ backend_set_tensor_async,
+    /* .get_tensor_async    = */ backend_get_tensor_async,
+    /* .set_tensor_2d_async = */ NULL,
+    /* .get_tensor_2d_async = */ NULL,
+    /* .cpy_tensor_async    = */ cpy_tensor_async,
+    /* .synchronize         = */ backend_synchronize,
+    /* .graph_plan_create   = */ NULL,
+    /* .graph_plan_free     = */ NULL,
+    /* .graph_plan_update   = */ NULL,
+    /* .graph_plan_compute  = */ NULL,
+    /* .graph_compute       = */ backend_graph_compute,
+    /* .event_record        = */ htp_event_record,
+    /* .event_wait          = */ htp_event_wait,
+    /* .graph_optimize      = */ backend_graph_optimize,
+};
+
+static ggml_guid_t htp_guid(void) {
+    static ggml_guid guid = { 0x68, 0x74, 0x70, 0x2d, 0x6e, 0x70, 0x75, 0x2d,
+                              0x67, 0x67, 0x6d, 0x6c, 0x2d, 0x68, 0x74, 0x70 };
+    return &guid;
+}
+
+ggml_backend_t htp_backend_init(struct htp_device * d) {
+    ggml_backend_t backend = malloc(sizeof *backend);
+    if (!backend) {
+        return NULL;
+    }
+    *backend = (struct ggml_backend){ htp_guid(), htp_backend_iface, &d->dev, d };
+    return backend;
+}
+
+bool ggml_backend_is_htp(ggml_backend_t backend) {
+    return backend && ggml_guid_matches(backend->guid, htp_guid());
+}

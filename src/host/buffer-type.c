@@ -1,0 +1,176 @@
+// buffer-type.c: ggml buffer types and buffers of an HTP device.
+//
+// A ggml buffer of an HTP device is one struct htp_buffer: a memfd the host
+// maps and the NPU maps into its VA window when a batch first uses it. Tensor
+// data is plain host memory for the host, so set/get/memset are memcpy and
+// memset; the caller (ggml-backend) synchronizes the stream first, as for any
+// asynchronous backend.
+//
+// The host buffer type (GGML_HEXAGON_HOSTBUF) hands out the same kind of
+// memory but tells ggml it is host memory, so the CPU backend can work in it
+// too and nothing is copied between the two.
+
+#include <string.h>
+
+#include "backend-impl.h"
+#include "log.h"
+
+#define HTP_BUFFER_ALIGNMENT 128  // one HVX vector
+
+static struct htp_device * buft_device(ggml_backend_buffer_type_t buft) {
+    return (struct htp_device *) buft->context;
+}
+
+// --- buffer ---
+
+static void buffer_free(ggml_backend_buffer_t buffer) {
+    // Drops the memory; unmaps it from every session that mapped it.
+    htp_buffer_unref((struct htp_buffer *) buffer->context);
+}
+
+static void * buffer_get_base(ggml_backend_buffer_t buffer) {
+    return htp_buffer_base((struct htp_buffer *) buffer->context);
+}
+
+static void buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, uint8_t value,
+                                 size_t offset, size_t size) {
+    (void) buffer;
+    memset((uint8_t *) tensor->data + offset, value, size);
+}
+
+static void buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, const void * data,
+                              size_t offset, size_t size) {
+    (void) buffer;
+    memcpy((uint8_t *) tensor->data + offset, data, size);
+}
+
+static void buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * tensor, void * data,
+                              size_t offset, size_t size) {
+    (void) buffer;
+    memcpy(data, (const uint8_t *) tensor->data + offset, size);
+}
+
+static void buffer_set_tensor_2d(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, const void * data,
+                                 size_t offset, size_t size, size_t n_copies, size_t stride_tensor,
+                                 size_t stride_data) {
+    (void) buffer;
+    for (size_t i = 0; i < n_copies; i++) {
+        memcpy((uint8_t *) tensor->data + offset + i * stride_tensor, (const uint8_t *) data + i * stride_data, size);
+    }
+}
+
+static void buffer_get_tensor_2d(ggml_backend_buffer_t buffer, const struct ggml_tensor * tensor, void * data,
+                                 size_t offset, size_t size, size_t n_copies, size_t stride_tensor,
+                                 size_t stride_data) {
+    (void) buffer;
+    for (size_t i = 0; i < n_copies; i++) {
+        memcpy((uint8_t *) data + i * stride_data, (const uint8_t *) tensor->data + offset + i * stride_tensor, size);
+    }
+}
+
+static bool buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * src,
+                              struct ggml_tensor * dst) {
+    (void) buffer;
+    // Host memory on both sides: a plain copy. Anything else takes ggml's
+    // staged path (get from src, set into dst).
+    if (src->buffer && (ggml_backend_buffer_is_host(src->buffer) || htp_ggml_buffer_is_htp(src->buffer))) {
+        memcpy(dst->data, src->data, ggml_nbytes(src));
+        return true;
+    }
+    return false;
+}
+
+static void buffer_clear(ggml_backend_buffer_t buffer, uint8_t value) {
+    struct htp_buffer * buf = (struct htp_buffer *) buffer->context;
+    memset(htp_buffer_base(buf), value, htp_buffer_usable(buf));
+}
+
+static const struct ggml_backend_buffer_i htp_buffer_iface = {
+    /* .free_buffer   = */ buffer_free,
+    /* .get_base      = */ buffer_get_base,
+    /* .init_tensor   = */ NULL,
+    /* .memset_tensor = */ buffer_memset_tensor,
+    /* .set_tensor    = */ buffer_set_tensor,
+    /* .get_tensor    = */ buffer_get_tensor,
+    /* .set_tensor_2d = */ buffer_set_tensor_2d,
+    /* .get_tensor_2d = */ buffer_get_tensor_2d,
+    /* .cpy_tensor    = */ buffer_cpy_tensor,
+    /* .clear         = */ buffer_clear,
+    /* .reset         = */ NULL,
+};
+
+// --- buffer type ---
+
+static const char * buft_get_name(ggml_backend_buffer_type_t buft) {
+    struct htp_device * d = buft_device(buft);
+    return buft == &d->host_buft ? d->host_buft_name : d->buft_name;
+}
+
+static ggml_backend_buffer_t buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size) {
+    struct htp_device *  d    = buft_device(buft);
+    struct htp_session * sess = htp_device_session(d);
+    if (!sess) {
+        return NULL;
+    }
+    uint64_t max_vmem = htp_session_max_vmem(sess);
+    if (max_vmem && size > max_vmem) {
+        HTP_LOG_ERROR("ggml-htp: %s: buffer of %zu bytes exceeds the VA window budget of %llu\n", d->cfg.name,
+                      size, (unsigned long long) max_vmem);
+        return NULL;
+    }
+    struct htp_buffer * buf = NULL;
+    int                 rc  = htp_buffer_alloc(sess, size, 0, &buf);
+    if (rc != 0) {
+        HTP_LOG_ERROR("ggml-htp: %s: cannot allocate a buffer of %zu bytes: %s\n", d->cfg.name, size,
+                      htp_status_str(rc));
+        return NULL;
+    }
+    ggml_backend_buffer_t buffer = ggml_backend_buffer_init(buft, htp_buffer_iface, buf, size);
+    if (!buffer) {
+        htp_buffer_unref(buf);
+    }
+    return buffer;
+}
+
+static size_t buft_get_alignment(ggml_backend_buffer_type_t buft) {
+    (void) buft;
+    return HTP_BUFFER_ALIGNMENT;
+}
+
+static size_t buft_get_max_size(ggml_backend_buffer_type_t buft) {
+    (void) buft;
+    return (size_t) htp_backend_config->mbuf_dyn;
+}
+
+static bool buft_is_host(ggml_backend_buffer_type_t buft) {
+    struct htp_device * d = buft_device(buft);
+    return buft == &d->host_buft;
+}
+
+static const struct ggml_backend_buffer_type_i htp_buft_iface = {
+    /* .get_name       = */ buft_get_name,
+    /* .alloc_buffer   = */ buft_alloc_buffer,
+    /* .get_alignment  = */ buft_get_alignment,
+    /* .get_max_size   = */ buft_get_max_size,
+    /* .get_alloc_size = */ NULL,  // ggml_nbytes
+    /* .is_host        = */ buft_is_host,
+};
+
+void htp_buffer_types_init(struct htp_device * d) {
+    snprintf(d->buft_name, sizeof d->buft_name, "%s", d->cfg.name);
+    snprintf(d->host_buft_name, sizeof d->host_buft_name, "%s-HOST", d->cfg.name);
+    d->buft      = (struct ggml_backend_buffer_type){ htp_buft_iface, &d->dev, d };
+    d->host_buft = (struct ggml_backend_buffer_type){ htp_buft_iface, &d->dev, d };
+}
+
+bool htp_buft_is_htp(ggml_backend_buffer_type_t buft) {
+    return buft && buft->iface.alloc_buffer == buft_alloc_buffer;
+}
+
+bool htp_ggml_buffer_is_htp(ggml_backend_buffer_t buffer) {
+    return buffer && htp_buft_is_htp(buffer->buft) && buffer->iface.get_base == buffer_get_base;
+}
+
+struct htp_buffer * htp_ggml_buffer_get(ggml_backend_buffer_t buffer) {
+    return (struct htp_buffer *) buffer->context;
+}

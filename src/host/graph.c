@@ -1,0 +1,194 @@
+// graph.c: graph_compute's first half: turn ggml nodes into HTP ops.
+//
+// A node becomes one struct htp_op: its op code, its sources and destination
+// as operands (buffer, offset, shape, strides, type), and its op_params
+// verbatim. Views cost nothing: a view is an operand with its own offset and
+// strides into the buffer of the tensor it views. The translation of a graph
+// is kept per device and reused while ggml hands in the same graph (same uid).
+
+#include "graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend-impl.h"
+#include "ggml-internal.h"
+#include "log.h"
+#include "npu/ops/htp-ops.h"
+
+uint32_t htp_graph_opcode(const struct ggml_tensor * node) {
+    switch (node->op) {
+        case GGML_OP_CPY:
+        case GGML_OP_CONT:
+        case GGML_OP_DUP:       return HTP_OP_CPY;
+        case GGML_OP_ADD:       return HTP_OP_ADD;
+        case GGML_OP_SUB:       return HTP_OP_SUB;
+        case GGML_OP_MUL:       return HTP_OP_MUL;
+        case GGML_OP_DIV:       return HTP_OP_DIV;
+        case GGML_OP_SCALE:     return HTP_OP_SCALE;
+        case GGML_OP_RMS_NORM:  return HTP_OP_RMS_NORM;
+        case GGML_OP_SOFT_MAX:  return HTP_OP_SOFT_MAX;
+        case GGML_OP_ROPE:      return HTP_OP_ROPE;
+        case GGML_OP_MUL_MAT:   return HTP_OP_MUL_MAT;
+        case GGML_OP_GET_ROWS:  return HTP_OP_GET_ROWS;
+        case GGML_OP_SET_ROWS:  return HTP_OP_SET_ROWS;
+        case GGML_OP_UNARY:     return HTP_OP_UNARY;
+        case GGML_OP_GLU:       return HTP_OP_GLU;
+        default:                return HTP_OP_INVALID;
+    }
+}
+
+bool htp_graph_node_is_free(const struct ggml_tensor * node) {
+    return ggml_op_is_empty(node->op) || ggml_is_empty(node) || !(node->flags & GGML_TENSOR_FLAG_COMPUTE);
+}
+
+// The sources an op reads, in the order its kernel expects. For CPY the
+// destination is the node itself (a view of src[1]), so only src[0] is read.
+static int node_sources(const struct ggml_tensor * node, const struct ggml_tensor ** src) {
+    int n = 0;
+    if (node->op == GGML_OP_CPY) {
+        src[0] = node->src[0];
+        return 1;
+    }
+    for (int i = 0; i < GGML_MAX_SRC && i < HTP_OP_MAX_INPUTS; i++) {
+        src[i] = node->src[i];
+        if (src[i]) {
+            n = i + 1;
+        }
+    }
+    return n;
+}
+
+static void describe_shape(const struct ggml_tensor * t, struct htp_op_tensor * out) {
+    out->key  = t;
+    out->type = (uint32_t) t->type;
+    for (int d = 0; d < HTP_OP_MAX_DIMS; d++) {
+        out->ne[d] = t->ne[d];
+        out->nb[d] = (int64_t) t->nb[d];
+    }
+    out->size  = ggml_nbytes(t);
+    out->flags = 0;
+    if (t->buffer && ggml_backend_buffer_get_usage(t->buffer) == GGML_BACKEND_BUFFER_USAGE_WEIGHTS) {
+        out->flags |= HTP_TENSOR_WEIGHT;
+    }
+}
+
+bool htp_tensor_describe(const struct ggml_tensor * t, struct htp_op_tensor * out) {
+    if (!t->buffer || !htp_ggml_buffer_is_htp(t->buffer) || !t->data) {
+        return false;
+    }
+    struct htp_buffer * buf = htp_ggml_buffer_get(t->buffer);
+    describe_shape(t, out);
+    out->buf    = buf;
+    out->offset = (uint64_t) ((const uint8_t *) t->data - htp_buffer_base(buf));
+    return true;
+}
+
+static void view_of(const struct ggml_tensor * t, struct htp_tensor_view * v) {
+    memset(v, 0, sizeof *v);
+    for (int d = 0; d < HTP_OP_MAX_DIMS; d++) {
+        v->ne[d] = t->ne[d];
+        v->nb[d] = (int64_t) t->nb[d];
+    }
+    v->type   = (uint32_t) t->type;
+    v->extent = ggml_nbytes(t);
+}
+
+bool htp_graph_supports(const struct ggml_tensor * node, uint64_t vtcm_size) {
+    uint32_t opcode = htp_graph_opcode(node);
+    if (opcode == HTP_OP_INVALID) {
+        return false;
+    }
+
+    const struct ggml_tensor * src[HTP_OP_MAX_INPUTS] = { 0 };
+    int                        n_src                  = node_sources(node, src);
+
+    struct htp_op_desc     desc = { 0 };
+    struct htp_tensor_view views[HTP_OP_MAX_INPUTS + 1];
+    struct htp_op_ctx      ctx = { 0 };
+    desc.opcode                = opcode;
+    memcpy(desc.params, node->op_params, sizeof desc.params);
+    ctx.desc = &desc;
+    for (int i = 0; i < n_src; i++) {
+        if (src[i]) {
+            if (src[i]->type >= GGML_TYPE_COUNT) {
+                return false;
+            }
+            view_of(src[i], &views[i]);
+            ctx.src[i] = &views[i];
+        }
+    }
+    view_of(node, &views[HTP_OP_MAX_INPUTS]);
+    ctx.dst[0]    = &views[HTP_OP_MAX_INPUTS];
+    ctx.n_threads = 1;
+    ctx.vtcm_size = vtcm_size;
+    return htp_ops_check(&ctx) == HTP_STATUS_OK;
+}
+
+// Translate one node into n; its op's operand pointers point into n itself.
+static int translate_node(const struct ggml_tensor * node, struct htp_graph_node * n) {
+    memset(&n->op, 0, sizeof n->op);
+    n->op.opcode = htp_graph_opcode(node);
+    memcpy(n->op.params, node->op_params, sizeof n->op.params);
+
+    const struct ggml_tensor * src[HTP_OP_MAX_INPUTS] = { 0 };
+    int                        n_src                  = node_sources(node, src);
+    for (int i = 0; i < n_src; i++) {
+        if (!src[i]) {
+            continue;
+        }
+        if (!htp_tensor_describe(src[i], &n->operands[i])) {
+            HTP_LOG_ERROR("ggml-htp: %s (%s): source %d (%s) is not in an HTP buffer\n", node->name,
+                          ggml_op_desc(node), i, src[i]->name);
+            return -1;
+        }
+        n->op.src[i] = &n->operands[i];
+    }
+    if (!htp_tensor_describe(node, &n->operands[HTP_OP_MAX_INPUTS])) {
+        HTP_LOG_ERROR("ggml-htp: %s (%s) is not in an HTP buffer\n", node->name, ggml_op_desc(node));
+        return -1;
+    }
+    n->op.dst[0] = &n->operands[HTP_OP_MAX_INPUTS];
+    return 0;
+}
+
+int htp_graph_translate(struct htp_graph_cache * cache, const struct ggml_cgraph * graph) {
+    if (graph->uid != 0 && graph->uid == cache->uid) {
+        cache->hits++;
+        return 0;
+    }
+    cache->misses++;
+    cache->uid     = 0;
+    cache->n_nodes = 0;
+    if (graph->n_nodes > cache->capacity) {
+        // Sized once per graph, before any node points into the array.
+        struct htp_graph_node * nodes = realloc(cache->nodes, sizeof(*nodes) * (size_t) graph->n_nodes);
+        if (!nodes) {
+            HTP_LOG_ERROR("ggml-htp: out of memory translating a graph of %d nodes\n", graph->n_nodes);
+            return -1;
+        }
+        cache->nodes    = nodes;
+        cache->capacity = graph->n_nodes;
+    }
+    for (int i = 0; i < graph->n_nodes; i++) {
+        const struct ggml_tensor * node = graph->nodes[i];
+        if (htp_graph_node_is_free(node)) {
+            continue;
+        }
+        if (htp_graph_opcode(node) == HTP_OP_INVALID) {
+            HTP_LOG_ERROR("ggml-htp: graph holds %s (%s), which HTP does not run\n", node->name, ggml_op_desc(node));
+            return -1;
+        }
+        if (translate_node(node, &cache->nodes[cache->n_nodes]) != 0) {
+            return -1;
+        }
+        cache->n_nodes++;
+    }
+    cache->uid = graph->uid;
+    return 0;
+}
+
+void htp_graph_cache_free(struct htp_graph_cache * cache) {
+    free(cache->nodes);
+    memset(cache, 0, sizeof *cache);
+}

@@ -1,0 +1,49 @@
+// graph.h: from ggml graph nodes to HTP ops (see graph.c).
+
+#ifndef HTP_GRAPH_H
+#define HTP_GRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ggml.h"
+#include "opbatch.h"
+
+// One compute node translated: the op and the operand descriptions its src /
+// dst pointers point into.
+struct htp_graph_node {
+    struct htp_opnode    op;
+    struct htp_op_tensor operands[HTP_OP_MAX_INPUTS + HTP_OP_MAX_OUTPUTS];
+};
+
+// The translated nodes of the last graph a device computed. ggml gives a graph
+// a uid that stays the same while the graph does, so a repeated graph (every
+// generated token) skips the translation.
+struct htp_graph_cache {
+    uint64_t          uid;      // graph->uid the nodes belong to; 0 = none
+    struct htp_graph_node * nodes;    // [n_nodes]
+    int               n_nodes;
+    int               capacity;
+    uint64_t          hits;     // computes served from the cache (tests, htp-bench)
+    uint64_t          misses;
+};
+
+void htp_graph_cache_free(struct htp_graph_cache * cache);
+
+// The HTP op code of a ggml node, or HTP_OP_INVALID if the NPU has no such op.
+uint32_t htp_graph_opcode(const struct ggml_tensor * node);
+
+// True for nodes that need no NPU work: views, reshapes, empty tensors, nodes
+// not flagged for compute.
+bool htp_graph_node_is_free(const struct ggml_tensor * node);
+
+// Would the NPU run this node? Builds the op descriptor the node would get and
+// asks the NPU's own kernel checks, so the host claims exactly what the
+// kernels accept. vtcm_size: the session's scratch size.
+bool htp_graph_supports(const struct ggml_tensor * node, uint64_t vtcm_size);
+
+// Translate the compute nodes of graph into cache (unless cache already holds
+// graph->uid). Returns 0, or -1 if a node cannot be described (logged).
+int htp_graph_translate(struct htp_graph_cache * cache, const struct ggml_cgraph * graph);
+
+#endif  // HTP_GRAPH_H
