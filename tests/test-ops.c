@@ -1,0 +1,1659 @@
+// test-ops: op conformance suite. Every op case the device under test claims
+// (ggml_backend_dev_supports_op) is computed on it and on ggml-cpu from the same
+// input bytes, and the outputs are compared with ggml's normalised error,
+// NMSE = sum (cpu - dev)^2 / sum cpu^2, against the op's threshold (the values
+// ggml's test-backend-ops uses). A case the device refuses counts as skipped.
+//
+// One idea to hold: a case is a family (how to build, describe, initialise and
+// judge one kind of graph) plus a parameter struct. The graph is built twice
+// from the same parameters, once per backend, so both graphs are identical and
+// their tensors pair up in creation order; inputs are filled from a per-case
+// RNG and written to both. Every tensor is followed by a "sentinel" tensor whose
+// bytes must survive the computation, which catches writes past an output.
+//
+// Adding an op: write a params struct, build/desc (and init or max_err if the
+// defaults don't fit), a generator that enumerates the cases, and a line in
+// `generators` below.
+//
+// Usage: test-ops [-b DEVICE] [-o OPNAME[,OPNAME...]] [-s SEED] [-v] [--inject-error]
+//   -b  device to test (default HTP0); "-b CPU" checks the harness against a
+//       second CPU backend, where every case must pass with zero error
+//   -o  only cases whose op (ggml_op_desc of the output) is OPNAME; a
+//       comma-separated list selects several
+//   --inject-error  perturb the device's result so every case must fail
+// Prints each failure with its parameters, then exactly one summary line
+// "N passed, M failed, K skipped". Exit 0 pass, 1 fail, 77 device missing.
+
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+#include "ggml-htp.h"
+#include "ggml.h"
+
+// ---------------------------------------------------------------------------
+// Random numbers: splitmix64, seeded per case so a filtered run (-o) sees the
+// same inputs as a full one.
+
+struct rng {
+    uint64_t s;
+};
+
+static uint64_t rng_next(struct rng * r) {
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+    z          = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z          = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static float rng_uniform(struct rng * r, float lo, float hi) {  // [lo, hi)
+    return lo + (hi - lo) * (float) (rng_next(r) >> 40) * (1.0f / 16777216.0f);
+}
+
+static int64_t rng_below(struct rng * r, int64_t n) {  // [0, n)
+    return (int64_t) (rng_next(r) % (uint64_t) n);
+}
+
+// ---------------------------------------------------------------------------
+// Building a case graph. Builders create their inputs with tb_new(), which puts
+// a sentinel after each one; the runner adds one after the output too.
+
+enum { SENTINEL_ELEMS = 1024, CTX_TENSORS = 256 };
+
+struct tb {
+    struct ggml_context * ctx;
+    int                   n_sent;
+};
+
+static void tb_sentinel(struct tb * b) {
+    struct ggml_tensor * t = ggml_new_tensor_1d(b->ctx, GGML_TYPE_F32, SENTINEL_ELEMS);
+    ggml_format_name(t, "sent%d", b->n_sent++);
+}
+
+static int is_sentinel(const struct ggml_tensor * t) {
+    return strncmp(t->name, "sent", 4) == 0;
+}
+
+static struct ggml_tensor * tb_new(struct tb * b, enum ggml_type type, int64_t ne0, int64_t ne1, int64_t ne2,
+                                   int64_t ne3, const char * name) {
+    struct ggml_tensor * t = ggml_new_tensor_4d(b->ctx, type, ne0, ne1, ne2, ne3);
+    ggml_set_name(t, name);
+    tb_sentinel(b);
+    return t;
+}
+
+// A view of the first ne0..ne3 elements of t, keeping t's strides.
+static struct ggml_tensor * tb_view(struct tb * b, struct ggml_tensor * t, int64_t ne0, int64_t ne1, int64_t ne2,
+                                    int64_t ne3, size_t offset) {
+    return ggml_view_4d(b->ctx, t, ne0, ne1, ne2, ne3, t->nb[1], t->nb[2], t->nb[3], offset);
+}
+
+// ---------------------------------------------------------------------------
+// Op families.
+
+struct op_family {
+    struct ggml_tensor * (*build)(struct tb * b, const void * p);
+    void (*desc)(const void * p, char * s, size_t n);
+    // Optional: fill v (ggml_nelements(t) values, converted to t's type by the
+    // caller) for a tensor that needs special values; return 1 if it did.
+    int (*init)(const void * p, const struct ggml_tensor * t, struct rng * r, float * v);
+    // Optional: the NMSE threshold; NULL means test-backend-ops' default 1e-7.
+    double (*max_err)(const void * p);
+    float lo, hi;  // default uniform range of the inputs
+};
+
+static const char * tname(enum ggml_type t) {
+    return ggml_type_name(t);
+}
+
+// snprintf that appends to s and never overflows.
+static void cat(char * s, size_t n, const char * fmt, ...) {
+    size_t len = strlen(s);
+    if (len + 1 >= n) {
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s + len, n - len, fmt, ap);
+    va_end(ap);
+}
+
+static void cat_ne(char * s, size_t n, const char * key, const int64_t * ne, int count) {
+    cat(s, n, "%s=[", key);
+    for (int i = 0; i < count; i++) {
+        cat(s, n, i ? ",%" PRId64 : "%" PRId64, ne[i]);
+    }
+    cat(s, n, "]");
+}
+
+static void cat_ni(char * s, size_t n, const char * key, const int * v, int count) {
+    cat(s, n, "%s=[", key);
+    for (int i = 0; i < count; i++) {
+        cat(s, n, i ? ",%d" : "%d", v[i]);
+    }
+    cat(s, n, "]");
+}
+
+// ---- MUL_MAT: C^T = A B^T, a [k, m, bs0, bs1], b [k, n, bs0*nr0, bs1*nr1] --
+
+struct p_mul_mat {
+    enum ggml_type ta;
+    int64_t        m, n, k;
+    int64_t        bs[2];  // batch of a in dims 2, 3
+    int64_t        nr[2];  // b repeats a's batch nr times (broadcast)
+    int            per[4]; // both operands created permuted, then permuted back
+    int64_t        k_v;    // rows k_v long in memory (non-contiguous view), 0 = none
+};
+
+static struct ggml_tensor * build_mul_mat(struct tb * b, const void * pv) {
+    const struct p_mul_mat * p = pv;
+    struct ggml_tensor *     a, *x;
+    int permuted = p->per[0] != 0 || p->per[1] != 1 || p->per[2] != 2 || p->per[3] != 3;
+    if (permuted) {
+        const int64_t nea[4] = { p->k, p->m, p->bs[0], p->bs[1] };
+        const int64_t neb[4] = { p->k, p->n, p->bs[0] * p->nr[0], p->bs[1] * p->nr[1] };
+        const int *   q      = p->per;
+        a = tb_new(b, p->ta, nea[q[0]], nea[q[1]], nea[q[2]], nea[q[3]], "a");
+        x = tb_new(b, GGML_TYPE_F32, neb[q[0]], neb[q[1]], neb[q[2]], neb[q[3]], "b");
+        a = ggml_permute(b->ctx, a, q[0], q[1], q[2], q[3]);
+        x = ggml_permute(b->ctx, x, q[0], q[1], q[2], q[3]);
+    } else {
+        int64_t kp = p->k_v ? p->k_v : p->k;
+        a = tb_new(b, p->ta, kp, p->m, p->bs[0], p->bs[1], "a");
+        x = tb_new(b, GGML_TYPE_F32, kp, p->n, p->bs[0] * p->nr[0], p->bs[1] * p->nr[1], "b");
+        if (p->k_v) {
+            a = tb_view(b, a, p->k, p->m, p->bs[0], p->bs[1], 0);
+            x = tb_view(b, x, p->k, p->n, p->bs[0] * p->nr[0], p->bs[1] * p->nr[1], 0);
+        }
+    }
+    return ggml_mul_mat(b->ctx, a, x);
+}
+
+static void desc_mul_mat(const void * pv, char * s, size_t n) {
+    const struct p_mul_mat * p = pv;
+    cat(s, n, "type_a=%s,type_b=f32,m=%" PRId64 ",n=%" PRId64 ",k=%" PRId64 ",", tname(p->ta), p->m, p->n, p->k);
+    cat_ne(s, n, "bs", p->bs, 2);
+    cat_ne(s, n, ",nr", p->nr, 2);
+    cat_ni(s, n, ",per", p->per, 4);
+    cat(s, n, ",k_v=%" PRId64, p->k_v);
+}
+
+static double max_err_mul_mat(const void * p) {
+    (void) p;
+    return 5e-4;
+}
+
+static const struct op_family fam_mul_mat = {
+    build_mul_mat, desc_mul_mat, NULL, max_err_mul_mat, -1.0f, 1.0f,
+};
+
+// ---- ADD, SUB, MUL, DIV with src1 broadcast --------------------------------
+
+struct p_bin {
+    enum ggml_op   op;
+    enum ggml_type type;
+    int64_t        ne[4];  // src1 shape
+    int            nr[4];  // src0 = src1 repeated nr times per dim
+    int            perm1;  // src1 created permuted (1,2,0,3), non-contiguous
+    int            overlap;  // src0 and src1 overlapping views of one tensor
+    int            v0;     // src0 a view with padded rows
+};
+
+static struct ggml_tensor * build_bin(struct tb * b, const void * pv) {
+    const struct p_bin * p = pv;
+    const int64_t *      ne = p->ne;
+    int64_t na[4] = { ne[0] * p->nr[0], ne[1] * p->nr[1], ne[2] * p->nr[2], ne[3] * p->nr[3] };
+    struct ggml_tensor * a, *x;
+    if (p->v0) {
+        a = tb_new(b, p->type, na[0] + 3, na[1], na[2], na[3], "a");
+        a = tb_view(b, a, na[0], na[1], na[2], na[3], 0);
+    } else {
+        a = tb_new(b, p->type, na[0], na[1], na[2], na[3], "a");
+    }
+    if (p->perm1) {
+        x = tb_new(b, p->type, ne[1], ne[2], ne[0], ne[3], "b");
+        x = ggml_permute(b->ctx, x, 1, 2, 0, 3);
+    } else if (p->overlap) {
+        // b = last two thirds of a along dim 3, a' = first two thirds
+        int64_t n3 = 2 * (ne[3] / 3);
+        x          = tb_view(b, a, ne[0], ne[1], ne[2], n3, (size_t) (ne[3] / 3) * a->nb[3]);
+        a          = tb_view(b, a, ne[0], ne[1], ne[2], n3, 0);
+    } else {
+        x = tb_new(b, p->type, ne[0], ne[1], ne[2], ne[3], "b");
+    }
+    switch (p->op) {
+        case GGML_OP_ADD: return ggml_add(b->ctx, a, x);
+        case GGML_OP_SUB: return ggml_sub(b->ctx, a, x);
+        case GGML_OP_MUL: return ggml_mul(b->ctx, a, x);
+        default:          return ggml_div(b->ctx, a, x);
+    }
+}
+
+static void desc_bin(const void * pv, char * s, size_t n) {
+    const struct p_bin * p = pv;
+    cat(s, n, "type=%s,", tname(p->type));
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat_ni(s, n, ",nr", p->nr, 4);
+    cat(s, n, ",perm1=%d,src_overlap=%d,v0=%d", p->perm1, p->overlap, p->v0);
+}
+
+// MUL and DIV are ill-conditioned near zero: keep their inputs near 1, as ggml does.
+static int init_bin(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
+    const struct p_bin * p = pv;
+    if (is_sentinel(t) || (p->op != GGML_OP_MUL && p->op != GGML_OP_DIV)) {
+        return 0;
+    }
+    for (int64_t i = 0; i < ggml_nelements(t); i++) {
+        v[i] = rng_uniform(r, 0.9f, 1.1f);
+    }
+    return 1;
+}
+
+static const struct op_family fam_bin = { build_bin, desc_bin, init_bin, NULL, -1.0f, 1.0f };
+
+// ---- SCALE: a * s + bias -----------------------------------------------------
+
+struct p_scale {
+    int64_t ne[4];
+    float   s, bias;
+};
+
+static struct ggml_tensor * build_scale(struct tb * b, const void * pv) {
+    const struct p_scale * p = pv;
+    struct ggml_tensor *   a = tb_new(b, GGML_TYPE_F32, p->ne[0], p->ne[1], p->ne[2], p->ne[3], "a");
+    return ggml_scale_bias(b->ctx, a, p->s, p->bias);
+}
+
+static void desc_scale(const void * pv, char * s, size_t n) {
+    const struct p_scale * p = pv;
+    cat(s, n, "type=f32,");
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat(s, n, ",scale=%g,bias=%g", p->s, p->bias);
+}
+
+static const struct op_family fam_scale = { build_scale, desc_scale, NULL, NULL, -1.0f, 1.0f };
+
+// ---- CPY: src (maybe permuted / transposed) into dst (maybe permuted, strided
+// or of another shape with the same element count) ---------------------------
+
+struct p_cpy {
+    enum ggml_type ts, td;
+    int64_t        ne[4];      // src shape as created
+    int64_t        ne_dst[4];  // dst shape, ne_dst[0] == 0: same as (permuted) src
+    int            per_src[4]; // all 0: none
+    int            per_dst[4];
+    int            transpose;  // src transposed after the permute
+    int64_t        alloc[4];   // dst a view into a tensor this big, alloc[0] == 0: none
+};
+
+static int has_perm(const int * per) {
+    return per[0] + per[1] + per[2] + per[3] > 0;
+}
+
+static struct ggml_tensor * build_cpy(struct tb * b, const void * pv) {
+    const struct p_cpy * p   = pv;
+    struct ggml_tensor * src = tb_new(b, p->ts, p->ne[0], p->ne[1], p->ne[2], p->ne[3], "src");
+    if (has_perm(p->per_src)) {
+        src = ggml_permute(b->ctx, src, p->per_src[0], p->per_src[1], p->per_src[2], p->per_src[3]);
+    }
+    if (p->transpose) {
+        src = ggml_transpose(b->ctx, src);
+    }
+    int64_t nd[4];
+    for (int i = 0; i < 4; i++) {
+        nd[i] = p->ne_dst[0] ? p->ne_dst[i] : src->ne[i];
+    }
+    struct ggml_tensor * dst;
+    if (p->alloc[0]) {
+        dst = tb_new(b, p->td, p->alloc[0], p->alloc[1], p->alloc[2], p->alloc[3], "dst");
+        dst = tb_view(b, dst, nd[0], nd[1], nd[2], nd[3], 0);
+    } else if (has_perm(p->per_dst)) {
+        // created so that after the permute it has the shape nd
+        int64_t c[4];
+        for (int i = 0; i < 4; i++) {
+            c[i] = nd[p->per_dst[i]];
+        }
+        dst = tb_new(b, p->td, c[0], c[1], c[2], c[3], "dst");
+        dst = ggml_permute(b->ctx, dst, p->per_dst[0], p->per_dst[1], p->per_dst[2], p->per_dst[3]);
+    } else {
+        dst = tb_new(b, p->td, nd[0], nd[1], nd[2], nd[3], "dst");
+    }
+    return ggml_cpy(b->ctx, src, dst);
+}
+
+static void desc_cpy(const void * pv, char * s, size_t n) {
+    const struct p_cpy * p = pv;
+    cat(s, n, "type_src=%s,type_dst=%s,", tname(p->ts), tname(p->td));
+    cat_ne(s, n, "ne_src", p->ne, 4);
+    if (p->ne_dst[0]) {
+        cat_ne(s, n, ",ne_dst", p->ne_dst, 4);
+    }
+    cat_ni(s, n, ",permute_src", p->per_src, 4);
+    cat_ni(s, n, ",permute_dst", p->per_dst, 4);
+    cat(s, n, ",transpose=%d", p->transpose);
+    if (p->alloc[0]) {
+        cat_ne(s, n, ",dst_alloc", p->alloc, 4);
+    }
+}
+
+// Same type: a copy, exact. Across F32/F16: one rounding, 1e-6 as in ggml.
+static double max_err_cpy(const void * pv) {
+    const struct p_cpy * p = pv;
+    return p->ts == p->td ? 0.0 : 1e-6;
+}
+
+static const struct op_family fam_cpy = { build_cpy, desc_cpy, NULL, max_err_cpy, -150.0f, 150.0f };
+
+// ---- CONT and DUP of non-contiguous views --------------------------------------
+
+struct p_cont {
+    enum ggml_op   op;  // GGML_OP_CONT or GGML_OP_DUP
+    enum ggml_type type;
+    int64_t        ne[4];
+    int            view;  // 0: transpose, 1: slice (row ne1-1 of each matrix), 2: permute by per
+    int            per[4];
+};
+
+static struct ggml_tensor * build_cont(struct tb * b, const void * pv) {
+    const struct p_cont * p   = pv;
+    struct ggml_tensor *  src = tb_new(b, p->type, p->ne[0], p->ne[1], p->ne[2], p->ne[3], "src");
+    if (p->view == 0) {
+        src = ggml_transpose(b->ctx, src);
+    } else if (p->view == 1) {
+        src = ggml_view_4d(b->ctx, src, src->ne[0], 1, src->ne[2], src->ne[3], src->nb[1], src->nb[2], src->nb[3],
+                           src->nb[1] * (size_t) (src->ne[1] - 1));
+    } else if (has_perm(p->per)) {
+        src = ggml_permute(b->ctx, src, p->per[0], p->per[1], p->per[2], p->per[3]);
+    }
+    return p->op == GGML_OP_DUP ? ggml_dup(b->ctx, src) : ggml_cont(b->ctx, src);
+}
+
+static void desc_cont(const void * pv, char * s, size_t n) {
+    const struct p_cont * p = pv;
+    static const char *   views[] = { "transpose", "slice", "permute" };
+    cat(s, n, "type=%s,", tname(p->type));
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat(s, n, ",view=%s", views[p->view]);
+    if (p->view == 2) {
+        cat_ni(s, n, ",permute", p->per, 4);
+    }
+}
+
+static const struct op_family fam_cont = { build_cont, desc_cont, NULL, NULL, -1.0f, 1.0f };
+
+// ---- GET_ROWS: out[:, i, b1, b2] = src[:, rows[i, b1, b2], b1, b2] ---------------
+
+struct p_get_rows {
+    enum ggml_type type;
+    int64_t        n, m, r;   // row length, rows in src, rows taken
+    int64_t        be1, be2;  // batch
+    int            v;         // rows index is a view of the first r/2 of each batch
+};
+
+static struct ggml_tensor * build_get_rows(struct tb * b, const void * pv) {
+    const struct p_get_rows * p    = pv;
+    struct ggml_tensor *      src  = tb_new(b, p->type, p->n, p->m, p->be1, p->be2, "src");
+    struct ggml_tensor *      rows = tb_new(b, GGML_TYPE_I32, p->r, p->be1, p->be2, 1, "rows");
+    if (p->v) {
+        rows = ggml_view_3d(b->ctx, rows, p->r / 2, p->be1, p->be2, rows->nb[1], rows->nb[2], 0);
+    }
+    return ggml_get_rows(b->ctx, src, rows);
+}
+
+static void desc_get_rows(const void * pv, char * s, size_t n) {
+    const struct p_get_rows * p = pv;
+    cat(s, n, "type=%s,n=%" PRId64 ",m=%" PRId64 ",r=%" PRId64 ",be1=%" PRId64 ",be2=%" PRId64 ",v=%d", tname(p->type),
+        p->n, p->m, p->r, p->be1, p->be2, p->v);
+}
+
+static int init_get_rows(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
+    const struct p_get_rows * p = pv;
+    if (strcmp(t->name, "rows") != 0) {
+        return 0;
+    }
+    for (int64_t i = 0; i < ggml_nelements(t); i++) {
+        v[i] = (float) rng_below(r, p->m);
+    }
+    return 1;
+}
+
+static const struct op_family fam_get_rows = { build_get_rows, desc_get_rows, init_get_rows, NULL, -1.0f, 1.0f };
+
+// ---- SET_ROWS: dst[:, idx[i, b2 % ne2, b3 % ne3], b2, b3] = src[:, i, b2, b3] -----
+
+struct p_set_rows {
+    enum ggml_type td, ti;  // dst type, index type (I64 or I32)
+    int64_t        ne[4];   // dst is [ne0, ne1, ne2*nr23[0], ne3*nr23[1]]
+    int            nr23[2]; // src/dst batch repeats the index batch
+    int64_t        r;       // rows written per batch
+    int            v;       // src and index are views of their first r/2 rows
+};
+
+static struct ggml_tensor * build_set_rows(struct tb * b, const void * pv) {
+    const struct p_set_rows * p  = pv;
+    const int64_t *           ne = p->ne;
+    int64_t                   n2 = ne[2] * p->nr23[0], n3 = ne[3] * p->nr23[1];
+    struct ggml_tensor *      dst = tb_new(b, p->td, ne[0], ne[1], n2, n3, "dst");
+    struct ggml_tensor *      src = tb_new(b, GGML_TYPE_F32, ne[0], p->r, n2, n3, "src");
+    struct ggml_tensor *      idx = tb_new(b, p->ti, p->r, ne[2], ne[3], 1, "idx");
+    if (p->v) {
+        src = tb_view(b, src, ne[0], p->r / 2, n2, n3, 0);
+        idx = ggml_view_3d(b->ctx, idx, p->r / 2, ne[2], ne[3], idx->nb[1], idx->nb[2], 0);
+    }
+    return ggml_set_rows(b->ctx, dst, src, idx);
+}
+
+static void desc_set_rows(const void * pv, char * s, size_t n) {
+    const struct p_set_rows * p = pv;
+    cat(s, n, "type=%s,type_idx=%s,", tname(p->td), tname(p->ti));
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat_ni(s, n, ",nr23", p->nr23, 2);
+    cat(s, n, ",r=%" PRId64 ",v=%d", p->r, p->v);
+}
+
+// Each index row: distinct rows of dst (a shuffled prefix of 0..ne1-1), so the
+// result does not depend on the order rows are written in.
+static int init_set_rows(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
+    const struct p_set_rows * p = pv;
+    if (strcmp(t->name, "idx") != 0) {
+        return 0;
+    }
+    int64_t   nrows = p->ne[1];
+    int64_t * perm  = malloc(sizeof(int64_t) * (size_t) nrows);
+    if (!perm) {
+        return 0;
+    }
+    for (int64_t row = 0; row < ggml_nrows(t); row++) {
+        for (int64_t i = 0; i < nrows; i++) {
+            perm[i] = i;
+        }
+        for (int64_t i = nrows - 1; i > 0; i--) {
+            int64_t j = rng_below(r, i + 1), tmp = perm[i];
+            perm[i] = perm[j];
+            perm[j] = tmp;
+        }
+        for (int64_t i = 0; i < t->ne[0]; i++) {
+            v[row * t->ne[0] + i] = (float) perm[i];
+        }
+    }
+    free(perm);
+    return 1;
+}
+
+static const struct op_family fam_set_rows = { build_set_rows, desc_set_rows, init_set_rows, NULL, -1.0f, 1.0f };
+
+// ---- RMS_NORM over rows ------------------------------------------------------------
+
+struct p_rms_norm {
+    int64_t ne[4];
+    int     v;  // input is a view of the first half of every dim
+    float   eps;
+};
+
+static struct ggml_tensor * build_rms_norm(struct tb * b, const void * pv) {
+    const struct p_rms_norm * p = pv;
+    struct ggml_tensor *      a = tb_new(b, GGML_TYPE_F32, p->ne[0], p->ne[1], p->ne[2], p->ne[3], "a");
+    if (p->v) {
+        a = tb_view(b, a, a->ne[0] / 2, a->ne[1] / 2, a->ne[2] / 2, a->ne[3] / 2, 0);
+    }
+    return ggml_rms_norm(b->ctx, a, p->eps);
+}
+
+static void desc_rms_norm(const void * pv, char * s, size_t n) {
+    const struct p_rms_norm * p = pv;
+    cat(s, n, "type=f32,");
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat(s, n, ",v=%d,eps=%g", p->v, p->eps);
+}
+
+static const struct op_family fam_rms_norm = { build_rms_norm, desc_rms_norm, NULL, NULL, -10.0f, 10.0f };
+
+// ---- SOFT_MAX: softmax(a * scale + slope * mask) over rows, optional sinks ----------
+
+struct p_soft_max {
+    int64_t        ne[4];    // mask shape; a is [ne0, ne1, ne2*nr23[0], ne3*nr23[1]]
+    int            mask;     // 0 none, 1 uniform, 2 uniform with -inf holes
+    enum ggml_type m_prec;   // mask type
+    int            nr23[2];
+    float          scale, max_bias;  // max_bias > 0: ALiBi slopes per head
+    int            sinks;
+};
+
+static struct ggml_tensor * build_soft_max(struct tb * b, const void * pv) {
+    const struct p_soft_max * p  = pv;
+    const int64_t *           ne = p->ne;
+    struct ggml_tensor * a = tb_new(b, GGML_TYPE_F32, ne[0], ne[1], ne[2] * p->nr23[0], ne[3] * p->nr23[1], "a");
+    struct ggml_tensor * mask  = NULL;
+    struct ggml_tensor * sinks = NULL;
+    if (p->mask) {
+        mask = tb_new(b, p->m_prec, ne[0], ne[1], ne[2], ne[3], "mask");
+    }
+    if (p->sinks) {
+        sinks = tb_new(b, GGML_TYPE_F32, ne[2] * p->nr23[0], 1, 1, 1, "sinks");
+    }
+    struct ggml_tensor * out = ggml_soft_max_ext(b->ctx, a, mask, p->scale, p->max_bias);
+    ggml_soft_max_add_sinks(out, sinks);
+    return out;
+}
+
+static void desc_soft_max(const void * pv, char * s, size_t n) {
+    const struct p_soft_max * p = pv;
+    cat(s, n, "type=f32,");
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat(s, n, ",mask=%d,m_prec=%s,sinks=%d,", p->mask, tname(p->m_prec), p->sinks);
+    cat_ni(s, n, "nr23", p->nr23, 2);
+    cat(s, n, ",scale=%g,max_bias=%g", p->scale, p->max_bias);
+}
+
+// mask == 2: about a quarter of each row is -inf (a causal/padding mask), but
+// never a whole row, whose softmax would be undefined.
+static int init_soft_max(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
+    const struct p_soft_max * p = pv;
+    if (p->mask != 2 || strcmp(t->name, "mask") != 0) {
+        return 0;
+    }
+    int64_t ne0 = t->ne[0];
+    for (int64_t row = 0; row < ggml_nrows(t); row++) {
+        int64_t keep = rng_below(r, ne0);
+        for (int64_t i = 0; i < ne0; i++) {
+            int hole            = i != keep && rng_below(r, 4) == 0;
+            v[row * ne0 + i] = hole ? -INFINITY : rng_uniform(r, -1.0f, 1.0f);
+        }
+    }
+    return 1;
+}
+
+// ggml: "the 1024 test with bias occasionally fails" at 1e-7.
+static double max_err_soft_max(const void * p) {
+    (void) p;
+    return 1e-6;
+}
+
+static const struct op_family fam_soft_max = {
+    build_soft_max, desc_soft_max, init_soft_max, max_err_soft_max, -1.0f, 1.0f,
+};
+
+// ---- ROPE (normal and neox), with YaRN parameters and frequency factors --------------
+
+struct p_rope {
+    int64_t ne[4];  // [head dim, heads, tokens, 1]
+    int     n_dims, mode, n_ctx;  // n_ctx: positions are in [0, n_ctx)
+    int     n_ctx_orig;
+    float   fs, ef, af;           // freq_scale, ext_factor, attn_factor
+    float   beta_fast, beta_slow;
+    int     ff;                   // frequency factors
+    int     v;                    // 1: view of a bigger tensor, 2: second half of dim 0
+};
+
+static struct ggml_tensor * build_rope(struct tb * b, const void * pv) {
+    const struct p_rope * p  = pv;
+    const int64_t *       ne = p->ne;
+    struct ggml_tensor *  a;
+    if (p->v == 1) {
+        a = tb_new(b, GGML_TYPE_F32, ne[0] * 2, ne[1] * 4, ne[2] * 3, ne[3], "a");
+        a = tb_view(b, a, ne[0], ne[1], ne[2], ne[3], 0);
+    } else if (p->v == 2) {
+        a = tb_new(b, GGML_TYPE_F32, ne[0] * 2, ne[1], ne[2], ne[3], "a");
+        a = tb_view(b, a, ne[0], ne[1], ne[2], ne[3], (size_t) ne[0] * sizeof(float));
+    } else {
+        a = tb_new(b, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], "a");
+    }
+    struct ggml_tensor * pos  = tb_new(b, GGML_TYPE_I32, ne[2], 1, 1, 1, "pos");
+    struct ggml_tensor * freq = NULL;
+    if (p->ff) {
+        freq = tb_new(b, GGML_TYPE_F32, p->n_dims / 2, 1, 1, 1, "freq");
+    }
+    return ggml_rope_ext(b->ctx, a, pos, freq, p->n_dims, p->mode, p->n_ctx_orig, 10000.0f, p->fs, p->ef, p->af,
+                         p->beta_fast, p->beta_slow);
+}
+
+static void desc_rope(const void * pv, char * s, size_t n) {
+    const struct p_rope * p = pv;
+    cat(s, n, "type=f32,");
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat(s, n, ",n_dims=%d,mode=%d,n_ctx=%d,n_ctx_orig=%d,fs=%g,ef=%g,af=%g,beta=%g/%g,ff=%d,v=%d", p->n_dims, p->mode,
+        p->n_ctx, p->n_ctx_orig, p->fs, p->ef, p->af, p->beta_fast, p->beta_slow, p->ff, p->v);
+}
+
+static int init_rope(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
+    const struct p_rope * p = pv;
+    if (strcmp(t->name, "pos") == 0) {
+        for (int64_t i = 0; i < ggml_nelements(t); i++) {
+            v[i] = (float) rng_below(r, p->n_ctx);
+        }
+        return 1;
+    }
+    if (strcmp(t->name, "freq") == 0) {
+        for (int64_t i = 0; i < ggml_nelements(t); i++) {
+            v[i] = rng_uniform(r, 0.9f, 1.1f);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static const struct op_family fam_rope = { build_rope, desc_rope, init_rope, NULL, -1.0f, 1.0f };
+
+// ---- UNARY SILU ----------------------------------------------------------------------
+
+struct p_unary {
+    enum ggml_unary_op op;
+    enum ggml_type     type;
+    int64_t            ne[4];
+    int                v;  // view of a tensor bigger in every dim
+};
+
+static struct ggml_tensor * build_unary(struct tb * b, const void * pv) {
+    const struct p_unary * p  = pv;
+    const int64_t *        ne = p->ne;
+    struct ggml_tensor *   a;
+    if (p->v) {
+        a = tb_new(b, p->type, ne[0] * 3, ne[1] * 2, ne[2] * 5, ne[3] * 4, "a");
+        a = tb_view(b, a, ne[0], ne[1], ne[2], ne[3], 0);
+    } else {
+        a = tb_new(b, p->type, ne[0], ne[1], ne[2], ne[3], "a");
+    }
+    return ggml_unary(b->ctx, a, p->op);
+}
+
+static void desc_unary(const void * pv, char * s, size_t n) {
+    const struct p_unary * p = pv;
+    cat(s, n, "type=%s,", tname(p->type));
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat(s, n, ",v=%d", p->v);
+}
+
+static const struct op_family fam_unary = { build_unary, desc_unary, NULL, NULL, -150.0f, 150.0f };
+
+// ---- GLU SWIGLU: fused (gate in one half of each row) or split --------------------------
+
+struct p_glu {
+    enum ggml_glu_op op;
+    enum ggml_type   type;
+    int64_t          ne[4];  // input shape (fused: both halves)
+    int              v;      // inputs are views with rows 3x longer in memory
+    int              swapped;
+    int              split;  // a and gate in separate tensors
+};
+
+static struct ggml_tensor * build_glu(struct tb * b, const void * pv) {
+    const struct p_glu * p  = pv;
+    const int64_t *      ne = p->ne;
+    int64_t              n0 = p->v ? ne[0] * 3 : ne[0];
+    struct ggml_tensor * a  = tb_new(b, p->type, n0, ne[1], ne[2], ne[3], "a");
+    struct ggml_tensor * g  = NULL;
+    if (p->split) {
+        g = tb_new(b, p->type, n0, ne[1], ne[2], ne[3], "g");
+    }
+    if (p->v) {
+        a = tb_view(b, a, ne[0], ne[1], ne[2], ne[3], 0);
+        g = g ? tb_view(b, g, ne[0], ne[1], ne[2], ne[3], 0) : NULL;
+    }
+    if (p->split) {
+        return ggml_glu_split(b->ctx, a, g, p->op);
+    }
+    return ggml_glu(b->ctx, a, p->op, p->swapped);
+}
+
+static void desc_glu(const void * pv, char * s, size_t n) {
+    const struct p_glu * p = pv;
+    cat(s, n, "type=%s,", tname(p->type));
+    cat_ne(s, n, "ne_a", p->ne, 4);
+    cat(s, n, ",v=%d,%s", p->v, p->split ? "split" : p->swapped ? "swapped" : "fused");
+}
+
+static const struct op_family fam_glu = { build_glu, desc_glu, NULL, NULL, -150.0f, 150.0f };
+
+// ---------------------------------------------------------------------------
+// Running a case.
+
+struct suite {
+    ggml_backend_t             ref;      // ggml-cpu, the reference
+    ggml_backend_t             dut;      // device under test
+    ggml_backend_dev_t         dut_dev;
+    ggml_backend_buffer_type_t ref_buft, dut_buft;
+    const char *               filter;   // -o
+    uint64_t                   seed;
+    int                        verbose;
+    int                        inject;
+    int                        case_no;  // every generated case, filtered or not
+    int                        n_pass, n_fail, n_skip;
+    struct op_count {
+        char name[32];
+        int  pass, fail, skip;
+    } ops[64];
+    int n_ops;
+};
+
+static struct op_count * op_count(struct suite * s, const char * name) {
+    for (int i = 0; i < s->n_ops; i++) {
+        if (strcmp(s->ops[i].name, name) == 0) {
+            return &s->ops[i];
+        }
+    }
+    if (s->n_ops == (int) (sizeof s->ops / sizeof s->ops[0])) {
+        return NULL;
+    }
+    struct op_count * c = &s->ops[s->n_ops++];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    return c;
+}
+
+static int is_view_op(enum ggml_op op) {
+    return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
+}
+
+static struct ggml_context * case_ctx(void) {
+    struct ggml_init_params ip = {
+        .mem_size   = ggml_tensor_overhead() * CTX_TENSORS + ggml_graph_overhead(),
+        .mem_buffer = NULL,
+        .no_alloc   = true,
+    };
+    return ggml_init(ip);
+}
+
+// Converts n values to tensor type `type` into dst (row length ne0).
+static void to_type(enum ggml_type type, const float * v, int64_t n, int64_t ne0, void * dst) {
+    switch (type) {
+        case GGML_TYPE_F32:  memcpy(dst, v, sizeof(float) * (size_t) n); break;
+        case GGML_TYPE_F16:  ggml_fp32_to_fp16_row(v, dst, n); break;
+        case GGML_TYPE_BF16: ggml_fp32_to_bf16_row(v, dst, n); break;
+        case GGML_TYPE_I32:
+            for (int64_t i = 0; i < n; i++) {
+                ((int32_t *) dst)[i] = (int32_t) lrintf(v[i]);
+            }
+            break;
+        case GGML_TYPE_I64:
+            for (int64_t i = 0; i < n; i++) {
+                ((int64_t *) dst)[i] = (int64_t) llrintf(v[i]);
+            }
+            break;
+        default:  // quantized
+            ggml_quantize_chunk(type, v, dst, 0, n / ne0, ne0, NULL);
+            break;
+    }
+}
+
+// One element of t at byte offset off in its data, as float.
+static float elem_f32(enum ggml_type type, const uint8_t * p) {
+    switch (type) {
+        case GGML_TYPE_F32: {
+            float f;
+            memcpy(&f, p, sizeof f);
+            return f;
+        }
+        case GGML_TYPE_F16: {
+            ggml_fp16_t h;
+            memcpy(&h, p, sizeof h);
+            return ggml_fp16_to_fp32(h);
+        }
+        case GGML_TYPE_BF16: {
+            ggml_bf16_t h;
+            memcpy(&h, p, sizeof h);
+            return ggml_bf16_to_fp32(h);
+        }
+        case GGML_TYPE_I32: {
+            int32_t i;
+            memcpy(&i, p, sizeof i);
+            return (float) i;
+        }
+        case GGML_TYPE_I64: {
+            int64_t i;
+            memcpy(&i, p, sizeof i);
+            return (float) i;
+        }
+        default: return NAN;
+    }
+}
+
+// Reads t (any strides, a view or not) into out[ggml_nelements(t)] as float,
+// in logical element order. Returns 0, or -1 on allocation failure.
+static int read_f32(const struct ggml_tensor * t, float * out) {
+    size_t    nbytes = ggml_nbytes(t);
+    uint8_t * buf    = malloc(nbytes ? nbytes : 1);
+    if (!buf) {
+        return -1;
+    }
+    ggml_backend_tensor_get(t, buf, 0, nbytes);
+    const struct ggml_type_traits * tt = ggml_get_type_traits(t->type);
+    int64_t                         bs = ggml_blck_size(t->type), k = 0;
+    for (int64_t i3 = 0; i3 < t->ne[3]; i3++) {
+        for (int64_t i2 = 0; i2 < t->ne[2]; i2++) {
+            for (int64_t i1 = 0; i1 < t->ne[1]; i1++) {
+                for (int64_t i0 = 0; i0 < t->ne[0]; i0 += bs) {
+                    const uint8_t * p = buf + i3 * t->nb[3] + i2 * t->nb[2] + i1 * t->nb[1] + i0 / bs * t->nb[0];
+                    if (ggml_is_quantized(t->type)) {
+                        tt->to_float(p, out + k, bs);
+                        k += bs;
+                    } else {
+                        out[k++] = elem_f32(t->type, p);
+                    }
+                }
+            }
+        }
+    }
+    free(buf);
+    return 0;
+}
+
+// ggml counts FLT_MAX as infinity (saturating backends produce it).
+static int inf_like(float f) {
+    return isinf(f) || f == FLT_MAX || f == -FLT_MAX;
+}
+
+// Compares the device's output b with the reference a; writes why on failure.
+static int compare(const float * a, const float * b, int64_t n, double max_err, double * err, char * why, size_t nwhy) {
+    double diff = 0.0, ref = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        if (isnan(a[i]) || isnan(b[i])) {
+            snprintf(why, nwhy, "NaN at %" PRId64 " (cpu=%g dev=%g)", i, a[i], b[i]);
+            return 0;
+        }
+        if (inf_like(a[i]) || inf_like(b[i])) {
+            if (!inf_like(a[i]) || !inf_like(b[i]) || signbit(a[i]) != signbit(b[i])) {
+                snprintf(why, nwhy, "inf mismatch at %" PRId64 " (cpu=%g dev=%g)", i, a[i], b[i]);
+                return 0;
+            }
+            continue;
+        }
+        diff += ((double) a[i] - b[i]) * ((double) a[i] - b[i]);
+        ref += (double) a[i] * a[i];
+    }
+    // An all-zero reference would make NMSE 0/0: judge the absolute error instead.
+    *err = ref > 0.0 ? diff / ref : diff;
+    if (*err > max_err) {
+        snprintf(why, nwhy, "NMSE %.3e > %.1e", *err, max_err);
+        return 0;
+    }
+    return 1;
+}
+
+// Fills every tensor of ctx_a that owns memory, and its twin in ctx_b, with
+// the same bytes. Returns 0, or -1 on allocation failure.
+static int init_inputs(const struct op_family * f, const void * p, struct ggml_context * ca, struct ggml_context * cb,
+                       struct rng * r) {
+    struct ggml_tensor * ta = ggml_get_first_tensor(ca);
+    struct ggml_tensor * tb = ggml_get_first_tensor(cb);
+    for (; ta && tb; ta = ggml_get_next_tensor(ca, ta), tb = ggml_get_next_tensor(cb, tb)) {
+        if (ta->view_src || ggml_nelements(ta) == 0) {
+            continue;  // views share their source's bytes
+        }
+        int64_t n     = ggml_nelements(ta);
+        float * v     = malloc(sizeof(float) * (size_t) n);
+        void *  bytes = malloc(ggml_nbytes(ta));
+        if (!v || !bytes) {
+            free(v);
+            free(bytes);
+            return -1;
+        }
+        if (!f->init || !f->init(p, ta, r, v)) {
+            for (int64_t i = 0; i < n; i++) {
+                v[i] = rng_uniform(r, f->lo, f->hi);
+            }
+        }
+        to_type(ta->type, v, n, ta->ne[0], bytes);
+        ggml_backend_tensor_set(ta, bytes, 0, ggml_nbytes(ta));
+        ggml_backend_tensor_set(tb, bytes, 0, ggml_nbytes(tb));
+        free(v);
+        free(bytes);
+    }
+    return 0;
+}
+
+// Sentinels of the device's graph must hold the bytes they were given (the
+// reference's copies are untouched by construction). Returns the first bad one.
+static const char * check_sentinels(struct ggml_context * ca, struct ggml_context * cb) {
+    static char name[GGML_MAX_NAME];
+    float       a[SENTINEL_ELEMS], b[SENTINEL_ELEMS];
+    struct ggml_tensor * ta = ggml_get_first_tensor(ca);
+    struct ggml_tensor * tb = ggml_get_first_tensor(cb);
+    for (; ta && tb; ta = ggml_get_next_tensor(ca, ta), tb = ggml_get_next_tensor(cb, tb)) {
+        if (!is_sentinel(ta)) {
+            continue;
+        }
+        ggml_backend_tensor_get(ta, a, 0, sizeof a);
+        ggml_backend_tensor_get(tb, b, 0, sizeof b);
+        if (memcmp(a, b, sizeof a) != 0) {
+            snprintf(name, sizeof name, "%s", ta->name);
+            return name;
+        }
+    }
+    return NULL;
+}
+
+static int lists_op(const char * list, const char * op) {
+    size_t n = strlen(op);
+    for (const char * p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, op, n) == 0) {
+            return 1;
+        }
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
+enum verdict { V_PASS, V_FAIL, V_SKIP, V_FILTERED };
+
+static enum verdict run_case_inner(struct suite * s, const struct op_family * f, const void * p, char * desc,
+                                   size_t ndesc, char * why, size_t nwhy, double * err) {
+    enum verdict          v  = V_FAIL;
+    struct ggml_context * ca = case_ctx(), *cb = case_ctx();
+    ggml_backend_buffer_t ba = NULL, bb = NULL;
+    float *               fa = NULL, *fb = NULL;
+    if (!ca || !cb) {
+        snprintf(why, nwhy, "ggml_init failed");
+        goto done;
+    }
+
+    struct tb            bld_a = { ca, 0 }, bld_b = { cb, 0 };
+    struct ggml_tensor * oa    = f->build(&bld_a, p);
+    tb_sentinel(&bld_a);
+    cat(desc, ndesc, "%s(", ggml_op_desc(oa));
+    f->desc(p, desc, ndesc);
+    cat(desc, ndesc, ")");
+    if (s->filter && !lists_op(s->filter, ggml_op_desc(oa))) {
+        v = V_FILTERED;
+        goto done;
+    }
+
+    // The device must accept every computing node; the reference too.
+    for (struct ggml_tensor * t = ggml_get_first_tensor(ca); t; t = ggml_get_next_tensor(ca, t)) {
+        if (t->op == GGML_OP_NONE || is_view_op(t->op)) {
+            continue;
+        }
+        if (!ggml_backend_supports_op(s->ref, t)) {
+            snprintf(why, nwhy, "CPU refuses %s", ggml_op_desc(t));
+            v = V_SKIP;
+            goto done;
+        }
+        if (!ggml_backend_dev_supports_op(s->dut_dev, t)) {
+            snprintf(why, nwhy, "not supported");
+            v = V_SKIP;
+            goto done;
+        }
+    }
+
+    struct ggml_tensor * ob = f->build(&bld_b, p);
+    tb_sentinel(&bld_b);
+
+    ba = ggml_backend_alloc_ctx_tensors_from_buft(ca, s->ref_buft);
+    bb = ggml_backend_alloc_ctx_tensors_from_buft(cb, s->dut_buft);
+    if (!ba || !bb) {
+        snprintf(why, nwhy, "cannot allocate the %s tensors", ba ? "device" : "CPU");
+        goto done;
+    }
+
+    struct rng r = { s->seed ^ ((uint64_t) s->case_no * 0xd1342543de82ef95ull) };
+    if (init_inputs(f, p, ca, cb, &r) != 0) {
+        snprintf(why, nwhy, "out of memory");
+        goto done;
+    }
+
+    struct ggml_cgraph * ga = ggml_new_graph(ca);
+    struct ggml_cgraph * gb = ggml_new_graph(cb);
+    ggml_build_forward_expand(ga, oa);
+    ggml_build_forward_expand(gb, ob);
+    if (ggml_backend_graph_compute(s->ref, ga) != GGML_STATUS_SUCCESS) {
+        snprintf(why, nwhy, "CPU graph_compute failed");
+        goto done;
+    }
+    enum ggml_status st = ggml_backend_graph_compute(s->dut, gb);
+    ggml_backend_synchronize(s->dut);
+    if (st != GGML_STATUS_SUCCESS) {
+        snprintf(why, nwhy, "device graph_compute failed: %s", ggml_status_to_string(st));
+        goto done;
+    }
+
+    int64_t n = ggml_nelements(oa);
+    fa        = malloc(sizeof(float) * (size_t) (n ? n : 1));
+    fb        = malloc(sizeof(float) * (size_t) (n ? n : 1));
+    if (!fa || !fb || read_f32(oa, fa) != 0 || read_f32(ob, fb) != 0) {
+        snprintf(why, nwhy, "out of memory");
+        goto done;
+    }
+    if (s->inject && n > 0) {
+        // one element off by the reference's whole norm: NMSE >= ~1 for any op
+        double e = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            e += (double) fa[i] * fa[i];
+        }
+        fb[n / 2] += (float) sqrt(isfinite(e) ? e : 1.0) + 1.0f;
+    }
+    double max_err = f->max_err ? f->max_err(p) : 1e-7;
+    if (!compare(fa, fb, n, max_err, err, why, nwhy)) {
+        goto done;
+    }
+    const char * bad = check_sentinels(ca, cb);
+    if (bad) {
+        snprintf(why, nwhy, "sentinel %s overwritten (write out of bounds)", bad);
+        goto done;
+    }
+    v = V_PASS;
+
+done:
+    free(fa);
+    free(fb);
+    ggml_backend_buffer_free(ba);
+    ggml_backend_buffer_free(bb);
+    if (ca) {
+        ggml_free(ca);
+    }
+    if (cb) {
+        ggml_free(cb);
+    }
+    return v;
+}
+
+static void run_case(struct suite * s, const struct op_family * f, const void * p) {
+    char   desc[512] = "", why[256] = "";
+    double err       = 0.0;
+    s->case_no++;
+    enum verdict v = run_case_inner(s, f, p, desc, sizeof desc, why, sizeof why, &err);
+    if (v == V_FILTERED) {
+        return;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int) strcspn(desc, "("), desc);
+    struct op_count * c = op_count(s, name);
+    switch (v) {
+        case V_PASS:
+            s->n_pass++;
+            if (c) {
+                c->pass++;
+            }
+            if (s->verbose) {
+                printf("ok    %s: NMSE %.3e\n", desc, err);
+            }
+            break;
+        case V_SKIP:
+            s->n_skip++;
+            if (c) {
+                c->skip++;
+            }
+            if (s->verbose) {
+                printf("skip  %s: %s\n", desc, why);
+            }
+            break;
+        default:
+            s->n_fail++;
+            if (c) {
+                c->fail++;
+            }
+            printf("FAIL  %s: %s\n", desc, why);
+            break;
+    }
+    fflush(stdout);
+}
+
+// ---------------------------------------------------------------------------
+// Case generators, one per op family. Shapes follow test-backend-ops where it
+// has them, plus sweeps of odd sizes; all small enough for 2 cores.
+
+static void gen_mul_mat(struct suite * s) {
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const int            pers[3][4] = { { 0, 2, 1, 3 }, { 0, 1, 3, 2 }, { 0, 3, 2, 1 } };
+    for (int ti = 0; ti < 2; ti++) {
+        struct p_mul_mat p = { .ta = types[ti], .per = { 0, 1, 2, 3 } };
+        // m, n, k sweep: 1, odd sizes, around block/vector widths
+        static const int64_t ms[] = { 1, 3, 16, 17, 33, 64, 129 };
+        static const int64_t ns[] = { 1, 2, 5, 8, 17, 33 };
+        static const int64_t ks[] = { 1, 7, 16, 32, 33, 64, 129, 256 };
+        for (size_t a = 0; a < sizeof ms / sizeof ms[0]; a++) {
+            for (size_t b = 0; b < sizeof ns / sizeof ns[0]; b++) {
+                for (size_t c = 0; c < sizeof ks / sizeof ks[0]; c++) {
+                    p.m = ms[a], p.n = ns[b], p.k = ks[c];
+                    p.bs[0] = p.bs[1] = p.nr[0] = p.nr[1] = 1;
+                    run_case(s, &fam_mul_mat, &p);
+                }
+            }
+        }
+        // batches and broadcast (test-backend-ops: bs {1,3}x{1,2}, nr {1,2}x{1,2})
+        static const int64_t shapes[][3] = { { 16, 1, 256 }, { 16, 4, 4 }, { 16, 16, 256 }, { 17, 5, 33 }, { 33, 8, 128 } };
+        static const int64_t bss[][2]    = { { 1, 1 }, { 3, 1 }, { 3, 2 }, { 10, 1 } };
+        static const int64_t nrs[][2]    = { { 1, 1 }, { 2, 1 }, { 1, 2 }, { 2, 2 } };
+        for (size_t a = 0; a < sizeof shapes / sizeof shapes[0]; a++) {
+            for (size_t b = 0; b < sizeof bss / sizeof bss[0]; b++) {
+                for (size_t c = 0; c < sizeof nrs / sizeof nrs[0]; c++) {
+                    if (bss[b][0] * bss[b][1] == 1 && nrs[c][0] * nrs[c][1] == 1) {
+                        continue;  // in the sweep
+                    }
+                    p.m = shapes[a][0], p.n = shapes[a][1], p.k = shapes[a][2];
+                    memcpy(p.bs, bss[b], sizeof p.bs);
+                    memcpy(p.nr, nrs[c], sizeof p.nr);
+                    run_case(s, &fam_mul_mat, &p);
+                }
+            }
+        }
+        // both operands permuted (non-contiguous), as test-backend-ops
+        static const int64_t pns[] = { 1, 4, 8, 16 };
+        static const int64_t pks[] = { 4, 33, 256 };
+        for (int q = 0; q < 3; q++) {
+            for (size_t b = 0; b < 4; b++) {
+                for (size_t c = 0; c < 3; c++) {
+                    for (int64_t nr0 = 1; nr0 <= 2; nr0++) {
+                        struct p_mul_mat pp = { .ta = types[ti], .m = 16, .n = pns[b], .k = pks[c],
+                                                .bs = { 2, 3 }, .nr = { nr0, 1 } };
+                        memcpy(pp.per, pers[q], sizeof pp.per);
+                        run_case(s, &fam_mul_mat, &pp);
+                    }
+                }
+            }
+        }
+        // rows longer in memory than k (views), batched and broadcast
+        static const int64_t vs[][4] = { { 16, 5, 64, 80 }, { 33, 7, 129, 160 }, { 1, 9, 32, 33 }, { 64, 1, 256, 512 } };
+        for (size_t a = 0; a < sizeof vs / sizeof vs[0]; a++) {
+            for (int64_t bs0 = 1; bs0 <= 2; bs0++) {
+                for (int64_t nr0 = 1; nr0 <= 2; nr0++) {
+                    struct p_mul_mat pv = { .ta = types[ti], .m = vs[a][0], .n = vs[a][1], .k = vs[a][2],
+                                            .k_v = vs[a][3], .bs = { bs0, 1 }, .nr = { nr0, 1 }, .per = { 0, 1, 2, 3 } };
+                    run_case(s, &fam_mul_mat, &pv);
+                }
+            }
+        }
+        // larger k, a long batch, and the attention-like shapes of test-backend-ops
+        static const struct p_mul_mat big[] = {
+            { .m = 16, .n = 1, .k = 1024, .bs = { 3, 2 }, .nr = { 1, 1 } },
+            { .m = 16, .n = 8, .k = 1024, .bs = { 3, 2 }, .nr = { 1, 1 } },
+            { .m = 16, .n = 8, .k = 256, .bs = { 256, 1 }, .nr = { 1, 1 } },
+            { .m = 64, .n = 2, .k = 128, .bs = { 8, 1 }, .nr = { 1, 1 } },
+            { .m = 83, .n = 2, .k = 128, .bs = { 8, 1 }, .nr = { 4, 1 } },
+            { .m = 64, .n = 45, .k = 128, .bs = { 8, 1 }, .nr = { 4, 1 } },
+            { .m = 128, .n = 45, .k = 64, .bs = { 8, 1 }, .nr = { 4, 1 } },
+            { .m = 64, .n = 77, .k = 77, .bs = { 12, 1 }, .nr = { 1, 1 } },
+            { .m = 1056, .n = 1, .k = 193, .bs = { 1, 1 }, .nr = { 4, 1 }, .per = { 0, 2, 1, 3 } },
+            { .m = 1056, .n = 1, .k = 67, .bs = { 1, 1 }, .nr = { 4, 1 }, .per = { 0, 2, 1, 3 } },
+        };
+        for (size_t a = 0; a < sizeof big / sizeof big[0]; a++) {
+            struct p_mul_mat pb = big[a];
+            pb.ta               = types[ti];
+            if (!has_perm(pb.per)) {
+                pb.per[1] = 1, pb.per[2] = 2, pb.per[3] = 3;
+            }
+            run_case(s, &fam_mul_mat, &pb);
+        }
+    }
+}
+
+static void gen_bin(struct suite * s) {
+    static const enum ggml_op ops[] = { GGML_OP_ADD, GGML_OP_SUB, GGML_OP_MUL, GGML_OP_DIV };
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    // (ne, nr) from test-backend-ops' test_bin_bcast list, plus odd shapes
+    static const struct {
+        int64_t ne[4];
+        int     nr[4];
+    } bc[] = {
+        { { 1, 1, 8, 1 }, { 1, 1, 1, 1 } },     { { 1, 1, 1, 1 }, { 32, 1, 1, 1 } },
+        { { 1, 1, 320, 320 }, { 1, 1, 1, 1 } }, { { 10, 5, 1, 1 }, { 1, 1, 1, 1 } },
+        { { 10, 5, 4, 1 }, { 1, 1, 1, 1 } },    { { 10, 5, 4, 3 }, { 1, 1, 1, 1 } },
+        { { 10, 5, 4, 3 }, { 2, 1, 1, 1 } },    { { 10, 5, 4, 3 }, { 1, 2, 1, 1 } },
+        { { 10, 5, 4, 3 }, { 1, 1, 2, 1 } },    { { 10, 5, 4, 3 }, { 1, 1, 1, 2 } },
+        { { 10, 5, 4, 3 }, { 1, 1, 2, 2 } },    { { 10, 5, 4, 3 }, { 1, 2, 2, 2 } },
+        { { 10, 5, 4, 3 }, { 2, 2, 2, 2 } },    { { 7, 3, 5, 2 }, { 3, 1, 1, 1 } },
+        { { 33, 1, 1, 1 }, { 1, 7, 3, 2 } },    { { 1, 13, 1, 3 }, { 129, 1, 2, 1 } },
+    };
+    for (int t = 0; t < 2; t++) {
+        for (int o = 0; o < 4; o++) {
+            for (size_t i = 0; i < sizeof bc / sizeof bc[0]; i++) {
+                for (int perm1 = 0; perm1 <= 1; perm1++) {
+                    for (int v0 = 0; v0 <= 1; v0++) {
+                        struct p_bin p = { .op = ops[o], .type = types[t], .perm1 = perm1, .v0 = v0 };
+                        memcpy(p.ne, bc[i].ne, sizeof p.ne);
+                        memcpy(p.nr, bc[i].nr, sizeof p.nr);
+                        run_case(s, &fam_bin, &p);
+                    }
+                }
+            }
+            // src0 and src1 overlapping views of one tensor
+            static const int64_t ov[][4] = { { 10, 5, 4, 6 }, { 10, 5, 4, 5 }, { 1, 1, 120, 120 }, { 1, 1, 4, 320 } };
+            for (size_t i = 0; i < 4; i++) {
+                struct p_bin p = { .op = ops[o], .type = types[t], .overlap = 1, .nr = { 1, 1, 1, 1 } };
+                memcpy(p.ne, ov[i], sizeof p.ne);
+                run_case(s, &fam_bin, &p);
+            }
+            // stable-diffusion-like wide broadcasts
+            static const struct {
+                int64_t ne[4];
+                int     nr[4];
+            } sd[] = {
+                { { 1280, 1, 1, 1 }, { 1, 16, 16, 1 } },
+                { { 1280, 16, 16, 1 }, { 1, 1, 1, 1 } },
+                { { 1, 1, 640, 1 }, { 32, 32, 1, 1 } },
+                { { 5120, 1, 1, 1 }, { 1, 64, 1, 1 } },
+            };
+            for (size_t i = 0; i < sizeof sd / sizeof sd[0]; i++) {
+                struct p_bin p = { .op = ops[o], .type = types[t] };
+                memcpy(p.ne, sd[i].ne, sizeof p.ne);
+                memcpy(p.nr, sd[i].nr, sizeof p.nr);
+                run_case(s, &fam_bin, &p);
+            }
+        }
+    }
+}
+
+static void gen_scale(struct suite * s) {
+    static const int64_t shapes[][4] = { { 10, 10, 10, 10 }, { 100, 10, 10, 10 }, { 7, 3, 1, 1 }, { 4096, 2, 1, 1 },
+                                         { 1, 1, 1, 1 } };
+    static const float   sb[][2]     = { { 2.0f, 0.0f }, { 2.0f, 1.0f }, { 0.5f, -0.25f }, { -1.5f, 0.0f } };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        for (size_t j = 0; j < sizeof sb / sizeof sb[0]; j++) {
+            struct p_scale p = { .s = sb[j][0], .bias = sb[j][1] };
+            memcpy(p.ne, shapes[i], sizeof p.ne);
+            run_case(s, &fam_scale, &p);
+        }
+    }
+}
+
+static void gen_cpy(struct suite * s) {
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    for (int a = 0; a < 2; a++) {
+        for (int b = 0; b < 2; b++) {
+            enum ggml_type ts = types[a], td = types[b];
+            // as test-backend-ops: contiguous, by rows, src transposed-ish, dst permuted
+            struct p_cpy c[] = {
+                { ts, td, { 256, 4, 4, 4 }, { 0 }, { 0 }, { 0 }, 0, { 0 } },
+                { ts, td, { 256, 2, 3, 4 }, { 0 }, { 0, 2, 1, 3 }, { 0 }, 0, { 0 } },
+                { ts, td, { 256, 2, 3, 4 }, { 0 }, { 1, 0, 2, 3 }, { 0 }, 0, { 0 } },
+                { ts, td, { 256, 1, 4, 1 }, { 0 }, { 1, 2, 0, 3 }, { 0 }, 0, { 0 } },
+                { ts, td, { 256, 4, 3, 1 }, { 0 }, { 0 }, { 0 }, 1, { 0 } },
+                { ts, td, { 256, 4, 3, 3 }, { 0 }, { 0 }, { 0 }, 1, { 0 } },
+                { ts, td, { 33, 17, 1, 1 }, { 0 }, { 0 }, { 0 }, 1, { 0 } },
+                { ts, td, { 128, 2, 3, 1 }, { 128, 2, 3, 1 }, { 0 }, { 0 }, 0, { 128, 4, 3, 1 } },
+                { ts, td, { 31, 5, 3, 1 }, { 31, 5, 3, 1 }, { 0 }, { 0 }, 0, { 40, 6, 4, 1 } },
+            };
+            for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+                run_case(s, &fam_cpy, &c[i]);
+            }
+            // odd row lengths, src and dst permutations
+            for (int64_t k = 1; k <= 33; k += (k < 4 ? 1 : 29)) {
+                struct p_cpy o[] = {
+                    { ts, td, { k, 2, 3, 4 }, { 0 }, { 0 }, { 0 }, 0, { 0 } },
+                    { ts, td, { k, 2, 3, 4 }, { 0 }, { 0, 2, 1, 3 }, { 0 }, 0, { 0 } },
+                    { ts, td, { k, 2, 3, 4 }, { 0 }, { 0, 3, 1, 2 }, { 0, 2, 1, 3 }, 0, { 0 } },
+                    { ts, td, { k, 2, 3, 4 }, { 0 }, { 0 }, { 1, 0, 2, 3 }, 0, { 0 } },
+                };
+                for (size_t i = 0; i < sizeof o / sizeof o[0]; i++) {
+                    run_case(s, &fam_cpy, &o[i]);
+                }
+            }
+            // reshaping copies: every permutation of {3,5,7,32} into two fixed shapes
+            int64_t d[4] = { 3, 5, 7, 32 };
+            static const int idx[24][4] = {
+                { 0, 1, 2, 3 }, { 0, 1, 3, 2 }, { 0, 2, 1, 3 }, { 0, 2, 3, 1 }, { 0, 3, 1, 2 }, { 0, 3, 2, 1 },
+                { 1, 0, 2, 3 }, { 1, 0, 3, 2 }, { 1, 2, 0, 3 }, { 1, 2, 3, 0 }, { 1, 3, 0, 2 }, { 1, 3, 2, 0 },
+                { 2, 0, 1, 3 }, { 2, 0, 3, 1 }, { 2, 1, 0, 3 }, { 2, 1, 3, 0 }, { 2, 3, 0, 1 }, { 2, 3, 1, 0 },
+                { 3, 0, 1, 2 }, { 3, 0, 2, 1 }, { 3, 1, 0, 2 }, { 3, 1, 2, 0 }, { 3, 2, 0, 1 }, { 3, 2, 1, 0 },
+            };
+            for (int i = 0; i < 24; i += (ts == td ? 1 : 5)) {
+                struct p_cpy r1 = { ts, td, { 0 }, { 3, 5, 7, 32 }, { 0 }, { 0 }, 0, { 0 } };
+                struct p_cpy r2 = { ts, td, { 0 }, { 32, 7, 5, 3 }, { 0 }, { 0 }, 0, { 0 } };
+                for (int j = 0; j < 4; j++) {
+                    r1.ne[j] = r2.ne[j] = d[idx[i][j]];
+                }
+                if (i != 0) {
+                    run_case(s, &fam_cpy, &r1);
+                }
+                if (i != 23) {
+                    run_case(s, &fam_cpy, &r2);
+                }
+            }
+        }
+    }
+
+    // CONT (transpose, slice, permutations) and DUP (plain and permuted)
+    static const int64_t cshapes[][4] = { { 2, 1, 1, 1 }, { 2, 1, 3, 5 }, { 2, 3, 5, 7 }, { 1, 4, 4, 1 },
+                                          { 1, 8, 17, 1 }, { 10, 10, 10, 1 } };
+    static const int     cpers[][4]   = { { 0, 2, 1, 3 }, { 1, 2, 0, 3 }, { 0, 3, 1, 2 }, { 2, 0, 3, 1 } };
+    for (int t = 0; t < 2; t++) {
+        for (size_t i = 0; i < sizeof cshapes / sizeof cshapes[0]; i++) {
+            for (int view = 0; view <= 2; view++) {
+                for (int q = 0; q < (view == 2 ? 4 : 1); q++) {
+                    struct p_cont p = { .op = GGML_OP_CONT, .type = types[t], .view = view };
+                    memcpy(p.ne, cshapes[i], sizeof p.ne);
+                    memcpy(p.per, cpers[q], sizeof p.per);
+                    run_case(s, &fam_cont, &p);
+                }
+            }
+        }
+        struct p_cont dups[] = {
+            { GGML_OP_DUP, types[t], { 10, 10, 20, 1 }, 2, { 0 } },
+            { GGML_OP_DUP, types[t], { 10, 10, 5, 1 }, 2, { 0, 2, 1, 3 } },
+            { GGML_OP_DUP, types[t], { 10, 10, 5, 1 }, 2, { 1, 0, 2, 3 } },
+            { GGML_OP_DUP, types[t], { 10, 8, 3, 1 }, 2, { 1, 2, 0, 3 } },
+            { GGML_OP_DUP, types[t], { 33, 3, 2, 2 }, 0, { 0 } },
+        };
+        for (size_t i = 0; i < sizeof dups / sizeof dups[0]; i++) {
+            run_case(s, &fam_cont, &dups[i]);
+        }
+    }
+}
+
+static void gen_get_rows(struct suite * s) {
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const int64_t        ns[]    = { 1, 33, 256 };
+    static const int64_t        ms[]    = { 1, 5, 64 };
+    static const int64_t        rs[]    = { 1, 4, 9 };
+    static const int64_t        be[][2] = { { 1, 1 }, { 7, 1 }, { 2, 3 } };
+    for (int t = 0; t < 2; t++) {
+        for (size_t a = 0; a < 3; a++) {
+            for (size_t b = 0; b < 3; b++) {
+                for (size_t c = 0; c < 3; c++) {
+                    for (size_t d = 0; d < 3; d++) {
+                        for (int v = 0; v <= (rs[c] >= 2); v++) {
+                            struct p_get_rows p = { types[t], ns[a], ms[b], rs[c], be[d][0], be[d][1], v };
+                            run_case(s, &fam_get_rows, &p);
+                        }
+                    }
+                }
+            }
+        }
+        // test-backend-ops' larger shapes, scaled down to keep the suite fast
+        struct p_get_rows big[] = {
+            { types[t], 300 * 256, 5, 4, 1, 2, 0 },
+            { types[t], 64, 8000, 7000, 2, 1, 0 },
+            { types[t], 32, 5, 4, 70, 10, 0 },
+            { types[t], 1, 8, 2, 1, 1, 0 },
+        };
+        for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+            run_case(s, &fam_get_rows, &big[i]);
+        }
+    }
+}
+
+static void gen_set_rows(struct suite * s) {
+    static const enum ggml_type tds[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const enum ggml_type tis[] = { GGML_TYPE_I64, GGML_TYPE_I32 };
+    for (int a = 0; a < 2; a++) {
+        for (int b = 0; b < 2; b++) {
+            enum ggml_type td = tds[a], ti = tis[b];
+            struct p_set_rows one = { td, ti, { 1, 8, 1, 3 }, { 1, 1 }, 2, 0 };
+            run_case(s, &fam_set_rows, &one);
+            for (int64_t bb = 1; bb <= 7; bb += 6) {
+                for (int v = 0; v <= 1; v++) {
+                    struct p_set_rows c[] = {
+                        { td, ti, { 256, 5, bb, 3 }, { 1, 1 }, 1, v },
+                        { td, ti, { 256, 11, 1, bb }, { 2, 3 }, 7, v },
+                        { td, ti, { 3, 3, bb, 1 }, { 2, 3 }, 2, v },
+                        { td, ti, { 31, 3, bb, 1 }, { 2, 3 }, 2, v },
+                        { td, ti, { 33, 5, 1, bb }, { 2, 3 }, 1, v },
+                        { td, ti, { 128, 64, bb, 1 }, { 1, 1 }, 32, v },  // KV-cache-like
+                    };
+                    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+                        run_case(s, &fam_set_rows, &c[i]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void gen_rms_norm(struct suite * s) {
+    static const float eps[] = { 0.0f, 1e-6f, 1e-4f, 1e-1f, 10.0f };
+    for (size_t e = 0; e < sizeof eps / sizeof eps[0]; e++) {
+        for (int64_t n = 64; n <= 1025; n += 961) {
+            for (int v = 0; v <= 1; v++) {
+                struct p_rms_norm p = { { n, 5, 4, 3 }, v, eps[e] };
+                run_case(s, &fam_rms_norm, &p);
+            }
+        }
+    }
+    static const int64_t odd[] = { 1, 3, 7, 31, 33, 127, 255, 4096 };
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        for (int v = 0; v <= 1; v++) {
+            struct p_rms_norm p = { { odd[i] * (v ? 2 : 1), 3, 2, 2 }, v, 1e-6f };
+            run_case(s, &fam_rms_norm, &p);
+        }
+    }
+}
+
+static void gen_soft_max(struct suite * s) {
+    static const enum ggml_type precs[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    for (int mask = 0; mask <= 2; mask++) {
+        for (int sinks = 0; sinks <= 1; sinks++) {
+            for (int ab = 0; ab <= 1; ab++) {
+                float max_bias = ab ? 8.0f : 0.0f;
+                if (!mask && ab) {
+                    continue;  // ALiBi needs the mask
+                }
+                for (int sc = 0; sc <= 1; sc++) {
+                    float scale = sc ? 0.1f : 1.0f;
+                    for (int64_t ne0 = 16; ne0 <= 1024; ne0 *= 64) {
+                        for (int64_t ne1 = 16; ne1 <= 64; ne1 *= 4) {
+                            for (int pr = 0; pr < (mask ? 2 : 1); pr++) {
+                                struct p_soft_max p[] = {
+                                    { { ne0, ne1, 1, 1 }, mask, precs[pr], { 1, 1 }, scale, max_bias, sinks },
+                                    { { ne0 - 1, ne1 - 1, 1, 1 }, mask, precs[pr], { 1, 1 }, scale, max_bias, sinks },
+                                    { { ne0, ne1, 1, 3 }, mask, precs[pr], { 3, 1 }, scale, max_bias, sinks },
+                                    { { ne0 - 1, ne1 - 1, 1, 1 }, mask, precs[pr], { 2, 3 }, scale, max_bias, sinks },
+                                };
+                                for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) {
+                                    if (i >= 2 && (!mask || ne0 > 32)) {
+                                        continue;  // broadcast cases: small, masked
+                                    }
+                                    run_case(s, &fam_soft_max, &p[i]);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            // attention-like: 32 heads sharing one mask
+            for (int pr = 0; pr < 2; pr++) {
+                struct p_soft_max p = { { 32, 2, 32, 1 }, mask, precs[pr], { 1, 1 }, 0.1f, 0.0f, sinks };
+                run_case(s, &fam_soft_max, &p);
+                if (mask) {
+                    p.max_bias = 8.0f;
+                    run_case(s, &fam_soft_max, &p);
+                }
+            }
+        }
+    }
+}
+
+static void gen_rope(struct suite * s) {
+    static const float fss[] = { 1.0f, 1.4245f }, efs[] = { 0.0f, 0.7465f }, afs[] = { 1.0f, 1.4245f };
+    int                all   = 1;  // the full shape list once, the main shapes for every parameter set
+    for (int a = 0; a < 2; a++) {
+        for (int b = 0; b < 2; b++) {
+            for (int c = 0; c < 2; c++) {
+                for (int ff = 0; ff <= 1; ff++) {
+                    for (int v = 0; v <= 1; v++) {
+                        struct p_rope base = { .n_ctx = 512, .fs = fss[a], .ef = efs[b], .af = afs[c],
+                                               .beta_fast = 1.0f, .beta_slow = 1.0f, .ff = ff, .v = v };
+                        struct {
+                            int64_t ne[4];
+                            int     n_dims, mode;
+                        } sh[] = {
+                            { { 128, 32, 2, 1 }, 128, 0 },  // llama 7B
+                            { { 64, 128, 2, 1 }, 64, 2 },   // neox (falcon 40B)
+                            { { 80, 32, 2, 1 }, 32, 0 },    // partial rotation
+                            { { 80, 32, 2, 1 }, 32, 2 },    // neox, partial (phi-2)
+                            { { 128, 40, 2, 1 }, 128, 0 },  { { 128, 52, 2, 1 }, 128, 0 },
+                            { { 128, 64, 2, 1 }, 128, 0 },  { { 16, 16, 256, 1 }, 16, 0 },
+                            { { 64, 1, 2, 1 }, 64, 2 },     { { 64, 71, 2, 1 }, 64, 2 },
+                            { { 64, 8, 2, 1 }, 64, 2 },     { { 80, 32, 2, 1 }, 20, 0 },
+                            { { 80, 32, 4, 1 }, 32, 0 },    { { 80, 32, 2, 1 }, 20, 2 },
+                            { { 80, 32, 4, 1 }, 32, 2 },    { { 16, 16, 256, 1 }, 16, 2 },
+                        };
+                        size_t nsh = all ? sizeof sh / sizeof sh[0] : 4;
+                        for (size_t i = 0; i < nsh; i++) {
+                            struct p_rope p = base;
+                            memcpy(p.ne, sh[i].ne, sizeof p.ne);
+                            p.n_dims = sh[i].n_dims, p.mode = sh[i].mode;
+                            run_case(s, &fam_rope, &p);
+                        }
+                        if (v == 0) {  // a view starting halfway along dim 0 (rope_2d style)
+                            for (int mode = 0; mode <= 2; mode += 2) {
+                                struct p_rope p = base;
+                                int64_t       ne[4] = { 36, 16, 57, 1 };
+                                memcpy(p.ne, ne, sizeof p.ne);
+                                p.n_dims = 36, p.mode = mode, p.v = 2;
+                                run_case(s, &fam_rope, &p);
+                            }
+                        }
+                    }
+                }
+                all = 0;
+            }
+        }
+    }
+    // YaRN as llama.cpp runs it: real n_ctx_orig and beta_fast/slow, long positions
+    for (int mode = 0; mode <= 2; mode += 2) {
+        for (int ff = 0; ff <= 1; ff++) {
+            for (int nd = 0; nd <= 1; nd++) {
+                struct p_rope p = { .ne = { 128, 8, 5, 1 }, .n_dims = nd ? 64 : 128, .mode = mode, .n_ctx = 32768,
+                                    .n_ctx_orig = 4096, .fs = 0.125f, .ef = 1.0f, .af = 1.0f, .beta_fast = 32.0f,
+                                    .beta_slow = 1.0f, .ff = ff, .v = nd };
+                run_case(s, &fam_rope, &p);
+            }
+        }
+    }
+}
+
+static void gen_unary(struct suite * s) {
+    static const int64_t shapes[][4] = { { 128, 2, 2, 2 }, { 5, 7, 11, 13 }, { 1, 1, 1, 1 }, { 4096, 3, 1, 1 } };
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    for (int t = 0; t < 2; t++) {
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+            for (int v = 0; v <= 1; v++) {
+                struct p_unary p = { GGML_UNARY_OP_SILU, types[t], { 0 }, v };
+                memcpy(p.ne, shapes[i], sizeof p.ne);
+                run_case(s, &fam_unary, &p);
+            }
+        }
+    }
+}
+
+static void gen_glu(struct suite * s) {
+    static const int64_t shapes[][4] = { { 128, 2, 2, 2 }, { 5, 7, 11, 13 }, { 2, 1, 1, 1 }, { 1024, 3, 1, 1 } };
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    for (int t = 0; t < 2; t++) {
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+            for (int v = 0; v <= 1; v++) {
+                for (int form = 0; form < 3; form++) {  // fused, fused swapped, split
+                    struct p_glu p = { GGML_GLU_OP_SWIGLU, types[t], { 0 }, v, form == 1, form == 2 };
+                    memcpy(p.ne, shapes[i], sizeof p.ne);
+                    run_case(s, &fam_glu, &p);
+                }
+            }
+        }
+    }
+}
+
+// The op table: each generator and the ops (ggml_op_desc names) it produces,
+// so that -o runs only the generators that can match.
+static const struct generator {
+    const char * ops;  // comma-separated
+    void (*gen)(struct suite * s);
+} generators[] = {
+    { "MUL_MAT", gen_mul_mat },
+    { "ADD,SUB,MUL,DIV", gen_bin },
+    { "SCALE", gen_scale },
+    { "CPY,CONT,DUP", gen_cpy },
+    { "GET_ROWS", gen_get_rows },
+    { "SET_ROWS", gen_set_rows },
+    { "RMS_NORM", gen_rms_norm },
+    { "SOFT_MAX", gen_soft_max },
+    { "ROPE", gen_rope },
+    { "SILU", gen_unary },
+    { "SWIGLU", gen_glu },
+};
+
+
+// True when the comma-separated lists a and b share an op name.
+static int lists_any(const char * a, const char * b) {
+    char op[64];
+    for (const char * p = b; *p;) {
+        size_t len = strcspn(p, ",");
+        snprintf(op, sizeof op, "%.*s", (int) len, p);
+        if (lists_op(a, op)) {
+            return 1;
+        }
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------------------
+
+static void usage(const char * argv0) {
+    fprintf(stderr, "usage: %s [-b DEVICE] [-o OPNAME[,OPNAME...]] [-s SEED] [-v] [--inject-error]\n", argv0);
+}
+
+int main(int argc, char ** argv) {
+    const char * dev_name = "HTP0";
+    struct suite s        = { .seed = 1234 };
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-b") == 0 && i + 1 < argc) {
+            dev_name = argv[++i];
+        } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+            s.filter = argv[++i];
+        } else if (strcmp(argv[i], "-s") == 0 && i + 1 < argc) {
+            s.seed = strtoull(argv[++i], NULL, 0);
+        } else if (strcmp(argv[i], "-v") == 0) {
+            s.verbose = 1;
+        } else if (strcmp(argv[i], "--inject-error") == 0) {
+            s.inject = 1;
+        } else {
+            usage(argv[0]);
+            return 2;
+        }
+    }
+
+    // The HTP registry is added only when the device is not already known
+    // (so "-b CPU" does not start an NPU).
+    ggml_backend_dev_t dev = ggml_backend_dev_by_name(dev_name);
+    if (!dev) {
+        ggml_backend_reg_t reg = ggml_backend_htp_reg();
+        if (reg) {
+            ggml_backend_register(reg);
+            dev = ggml_backend_dev_by_name(dev_name);
+        }
+    }
+    if (!dev) {
+        printf("device %s not available (HTP backend not registered or no such device): skipping\n", dev_name);
+        return 77;
+    }
+    ggml_backend_dev_t cpu_dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+    s.ref                      = cpu_dev ? ggml_backend_dev_init(cpu_dev, NULL) : NULL;
+    s.dut                      = ggml_backend_dev_init(dev, NULL);
+    if (!s.ref || !s.dut) {
+        printf("cannot start the %s backend\n", s.ref ? dev_name : "CPU");
+        if (s.ref) {
+            ggml_backend_free(s.ref);
+        }
+        return s.ref ? 1 : 77;
+    }
+    s.dut_dev  = dev;
+    s.ref_buft = ggml_backend_get_default_buffer_type(s.ref);
+    s.dut_buft = ggml_backend_get_default_buffer_type(s.dut);
+    // One thread for the reference: the cases are small and the machine shared.
+    ggml_backend_cpu_set_n_threads(s.ref, 1);
+    if (ggml_backend_is_cpu(s.dut)) {
+        ggml_backend_cpu_set_n_threads(s.dut, 2);  // a different split of the work
+    }
+    printf("testing %s (%s) against CPU, seed %" PRIu64 "%s\n", dev_name, ggml_backend_dev_description(dev), s.seed,
+           s.inject ? ", injecting errors" : "");
+
+    for (size_t i = 0; i < sizeof generators / sizeof generators[0]; i++) {
+        if (!s.filter || lists_any(generators[i].ops, s.filter)) {
+            generators[i].gen(&s);
+        }
+    }
+
+    for (int i = 0; i < s.n_ops; i++) {
+        printf("  %-10s pass %5d  fail %5d  skip %5d\n", s.ops[i].name, s.ops[i].pass, s.ops[i].fail, s.ops[i].skip);
+    }
+    printf("%d passed, %d failed, %d skipped\n", s.n_pass, s.n_fail, s.n_skip);
+    ggml_backend_free(s.dut);
+    ggml_backend_free(s.ref);
+    return s.n_fail > 0 ? 1 : 0;
+}
