@@ -3,6 +3,8 @@
 //   htp-bench rtt [--iters N] [--json]   queue round trip: push + response of an
 //                                         empty batch and of a 2048-NOP batch,
 //                                         with futex wake-ups and with polling
+//   htp-bench matmul ...                  MUL_MAT GFLOPS, HTP vs ggml-cpu (bench-matmul.c)
+//   htp-bench membw ...                   read bandwidth with all cores (bench-membw.c)
 //
 // main() dispatches on the mode name through the table at the bottom; a new
 // mode is a function and a row.
@@ -12,13 +14,24 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "ggml.h"
 #include "host/session.h"
 
-static int64_t now_ns(void) {
+int64_t bench_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int bench_cmp_i64(const void * a, const void * b) {
+    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    return (x > y) - (x < y);
+}
+
+int64_t bench_median_i64(int64_t * v, int n) {
+    qsort(v, (size_t) n, sizeof *v, bench_cmp_i64);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void quiet_log(enum ggml_log_level level, const char * text, void * ud) {
@@ -28,10 +41,6 @@ static void quiet_log(enum ggml_log_level level, const char * text, void * ud) {
     }
 }
 
-static int cmp_i64(const void * a, const void * b) {
-    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
-    return (x > y) - (x < y);
-}
 
 // ---------------------------------------------------------------------------
 // rtt
@@ -56,16 +65,16 @@ static int rtt_measure(struct htp_session * s, uint32_t n_ops, int iters, struct
                 goto fail;
             }
         }
-        int64_t t0 = now_ns();
+        int64_t t0 = bench_now_ns();
         if (htp_session_flush_batch(s, 0) != 0 || htp_session_flush_pending(s, true) != 0) {
             goto fail;
         }
-        int64_t dt = now_ns() - t0;
+        int64_t dt = bench_now_ns() - t0;
         if (i >= 0) {
             t[i] = dt;
         }
     }
-    qsort(t, (size_t) iters, sizeof *t, cmp_i64);
+    qsort(t, (size_t) iters, sizeof *t, bench_cmp_i64);
     out->median_us = t[iters / 2] / 1e3;
     out->p99_us    = t[(int) ((iters - 1) * 0.99)] / 1e3;
     free(t);
@@ -149,6 +158,10 @@ struct bench_mode {
 
 static const struct bench_mode modes[] = {
     { "rtt", mode_rtt, "rtt [--iters N] [--json]   queue round-trip latency (empty and 2048-NOP batches)" },
+    { "matmul", bench_mode_matmul,
+      "matmul [-m M] [-k K] [-n 1,8,512] [--types f16,q8_0,q4_0,q4_K] [--reps N] [-d HTP0] [--json]\n"
+      "        MUL_MAT GFLOPS on the HTP device and on ggml-cpu (all cores)" },
+    { "membw", bench_mode_membw, "membw [--mib N] [--reps N] [--threads N] [--json]   read bandwidth, all cores" },
 };
 
 static void usage(void) {
