@@ -20,7 +20,7 @@ build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	$(BUILD)/bin/htp-info
+	$(BUILD)/bin/htp-run
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
