@@ -28,6 +28,16 @@
 
 _Static_assert(HTP_UNARY_SILU == GGML_UNARY_OP_SILU, "silu code");
 _Static_assert(HTP_GLU_SWIGLU == GGML_GLU_OP_SWIGLU, "swiglu code");
+_Static_assert(HTP_UNARY_NEG == GGML_UNARY_OP_NEG && HTP_UNARY_TANH == GGML_UNARY_OP_TANH &&
+                   HTP_UNARY_SIGMOID == GGML_UNARY_OP_SIGMOID && HTP_UNARY_GELU == GGML_UNARY_OP_GELU &&
+                   HTP_UNARY_GELU_QUICK == GGML_UNARY_OP_GELU_QUICK && HTP_UNARY_EXP == GGML_UNARY_OP_EXP &&
+                   HTP_UNARY_SOFTPLUS == GGML_UNARY_OP_SOFTPLUS,
+               "unary op codes");
+_Static_assert(HTP_GLU_GEGLU == GGML_GLU_OP_GEGLU && HTP_GLU_SWIGLU_OAI == GGML_GLU_OP_SWIGLU_OAI, "glu op codes");
+_Static_assert(HTP_TRI_UPPER_DIAG == GGML_TRI_TYPE_UPPER_DIAG && HTP_TRI_UPPER == GGML_TRI_TYPE_UPPER &&
+                   HTP_TRI_LOWER_DIAG == GGML_TRI_TYPE_LOWER_DIAG && HTP_TRI_LOWER == GGML_TRI_TYPE_LOWER,
+               "tri types");
+_Static_assert(HTP_SORT_ASC == GGML_SORT_ORDER_ASC && HTP_SORT_DESC == GGML_SORT_ORDER_DESC, "sort orders");
 _Static_assert(HTP_OP_PARAMS_SIZE == GGML_MAX_OP_PARAMS, "op params size");
 
 // ggml op -> HTP op code (the host backend keeps its own table).
@@ -39,7 +49,7 @@ static const struct {
     {GGML_OP_DIV, HTP_OP_DIV},           {GGML_OP_SCALE, HTP_OP_SCALE},       {GGML_OP_UNARY, HTP_OP_UNARY},
     {GGML_OP_GLU, HTP_OP_GLU},           {GGML_OP_RMS_NORM, HTP_OP_RMS_NORM}, {GGML_OP_SOFT_MAX, HTP_OP_SOFT_MAX},
     {GGML_OP_ROPE, HTP_OP_ROPE},         {GGML_OP_MUL_MAT, HTP_OP_MUL_MAT},   {GGML_OP_GET_ROWS, HTP_OP_GET_ROWS},
-    {GGML_OP_SET_ROWS, HTP_OP_SET_ROWS},
+    {GGML_OP_SET_ROWS, HTP_OP_SET_ROWS}, {GGML_OP_ADD_ID, HTP_OP_ADD_ID},
 };
 
 static uint32_t htp_opcode(enum ggml_op op) {
@@ -65,12 +75,13 @@ static const struct kernel_fns kernel_table[HTP_OP_COUNT] = {
     [HTP_OP_SCALE]    = {htp_op_scale_check, htp_op_scale_run},
     [HTP_OP_UNARY]    = {htp_op_unary_check, htp_op_unary_run},
     [HTP_OP_GLU]      = {htp_op_glu_check, htp_op_glu_run},
-    [HTP_OP_RMS_NORM] = {htp_op_rms_norm_check, htp_op_rms_norm_run},
+    [HTP_OP_RMS_NORM] = {htp_op_norm_check, htp_op_norm_run},
     [HTP_OP_SOFT_MAX] = {htp_op_softmax_check, htp_op_softmax_run},
     [HTP_OP_ROPE]     = {htp_op_rope_check, htp_op_rope_run},
     [HTP_OP_MUL_MAT]  = {htp_op_mul_mat_check, htp_op_mul_mat_run},
     [HTP_OP_GET_ROWS] = {htp_op_get_rows_check, htp_op_get_rows_run},
     [HTP_OP_SET_ROWS] = {htp_op_set_rows_check, htp_op_set_rows_run},
+    [HTP_OP_ADD_ID]   = {htp_op_add_id_check, htp_op_add_id_run},
 };
 
 // ---------------------------------------------------------------------------
@@ -880,7 +891,21 @@ static void test_refusals(void) {
         snprintf(c.name, sizeof c.name, "SET_ROWS index out of range");
         tc_run(&c);
     }
-    // ROPE mrope mode, UNARY gelu, GLU geglu: not supported.
+    // ADD_ID with an expert id past the end (4 experts; ids 0 .. 4).
+    {
+        struct ggml_context *ctx  = new_ctx();
+        struct ggml_tensor  *a    = leaf4(ctx, GGML_TYPE_F32, 8, 2, 3, 1, INIT_RAND, 0);
+        struct ggml_tensor  *bias = leaf4(ctx, GGML_TYPE_F32, 8, 4, 1, 1, INIT_RAND, 0);
+        struct ggml_tensor  *ids  = leaf4(ctx, GGML_TYPE_I32, 2, 3, 1, 1, INIT_LAST, 4);
+        struct ggml_tensor  *out  = ggml_add_id(ctx, a, bias, ids);
+        struct tc            c;
+        tc_init(&c, ctx, out);
+        c.no_ref   = 1;
+        c.want_run = HTP_STATUS_INVAL_PARAMS;
+        snprintf(c.name, sizeof c.name, "ADD_ID expert id out of range");
+        tc_run(&c);
+    }
+    // ROPE mode 1, UNARY elu, GLU geglu_erf: not supported.
     {
         struct ggml_context *ctx = new_ctx();
         struct ggml_tensor  *x   = leaf4(ctx, GGML_TYPE_F32, 8, 2, 3, 1, INIT_RAND, 0);
@@ -891,28 +916,28 @@ static void test_refusals(void) {
         c.no_ref           = 1;
         c.want_check       = HTP_STATUS_NO_SUPPORT;
         c.params_patch_idx = 2;
-        c.params_patch_val = GGML_ROPE_TYPE_MROPE;
-        snprintf(c.name, sizeof c.name, "ROPE mrope refused");
+        c.params_patch_val = 1;  // the retired "mode & 1" form; mrope/imrope/vision are supported
+        snprintf(c.name, sizeof c.name, "ROPE mode 1 refused");
         tc_run(&c);
     }
     {
         struct ggml_context *ctx = new_ctx();
-        struct ggml_tensor  *out = ggml_gelu(ctx, leaf4(ctx, GGML_TYPE_F32, 8, 2, 1, 1, INIT_RAND, 0));
+        struct ggml_tensor  *out = ggml_elu(ctx, leaf4(ctx, GGML_TYPE_F32, 8, 2, 1, 1, INIT_RAND, 0));
         struct tc            c;
         tc_init(&c, ctx, out);
         c.no_ref     = 1;
         c.want_check = HTP_STATUS_NO_SUPPORT;
-        snprintf(c.name, sizeof c.name, "UNARY gelu refused");
+        snprintf(c.name, sizeof c.name, "UNARY elu refused");
         tc_run(&c);
     }
     {
         struct ggml_context *ctx = new_ctx();
-        struct ggml_tensor  *out = ggml_geglu(ctx, leaf4(ctx, GGML_TYPE_F32, 8, 2, 1, 1, INIT_RAND, 0));
+        struct ggml_tensor  *out = ggml_geglu_erf(ctx, leaf4(ctx, GGML_TYPE_F32, 8, 2, 1, 1, INIT_RAND, 0));
         struct tc            c;
         tc_init(&c, ctx, out);
         c.no_ref     = 1;
         c.want_check = HTP_STATUS_NO_SUPPORT;
-        snprintf(c.name, sizeof c.name, "GLU geglu refused");
+        snprintf(c.name, sizeof c.name, "GLU geglu_erf refused");
         tc_run(&c);
     }
     // MUL_MAT whose staged src1 column cannot fit the scratch area.

@@ -712,6 +712,698 @@ static void desc_glu(const void * pv, char * s, size_t n) {
 
 static const struct op_family fam_glu = { build_glu, desc_glu, NULL, NULL, -150.0f, 150.0f };
 
+// ---- FLASH_ATTN_EXT: q [hsk, nb, nh*nr2, nr3], k [hsk, kv, nh, nr3], v [hsv, kv, nh, nr3] --
+
+struct p_fa {
+    int64_t        hsk, hsv;       // head sizes of K (and Q) and V
+    int64_t        nh, nr2, nr3;   // KV heads, query heads per KV head (GQA), dim 3
+    int64_t        kv, nb;         // KV length, query tokens
+    int            mask;           // 0 none, 1 shared by all heads, 2 one per query head
+    int            sinks;
+    float          max_bias, softcap;
+    enum ggml_type tkv;
+    int            permute;        // q, k, v laid out [d, heads, tokens] and permuted, as llama.cpp's caches
+};
+
+static struct ggml_tensor * build_fa(struct tb * b, const void * pv) {
+    const struct p_fa *  p   = pv;
+    const int64_t        nhq = p->nh * p->nr2;
+    struct ggml_tensor * q, *k, *v, *m = NULL, *s = NULL;
+    if (p->permute) {
+        q = ggml_permute(b->ctx, tb_new(b, GGML_TYPE_F32, p->hsk, nhq, p->nb, p->nr3, "q"), 0, 2, 1, 3);
+        k = ggml_permute(b->ctx, tb_new(b, p->tkv, p->hsk, p->nh, p->kv, p->nr3, "k"), 0, 2, 1, 3);
+        v = ggml_permute(b->ctx, tb_new(b, p->tkv, p->hsv, p->nh, p->kv, p->nr3, "v"), 0, 2, 1, 3);
+    } else {
+        q = tb_new(b, GGML_TYPE_F32, p->hsk, p->nb, nhq, p->nr3, "q");
+        k = tb_new(b, p->tkv, p->hsk, p->kv, p->nh, p->nr3, "k");
+        v = tb_new(b, p->tkv, p->hsv, p->kv, p->nh, p->nr3, "v");
+    }
+    if (p->mask) {
+        m = tb_new(b, GGML_TYPE_F16, p->kv, p->nb, p->mask == 2 ? nhq : 1, p->nr3, "m");
+    }
+    if (p->sinks) {
+        s = tb_new(b, GGML_TYPE_F32, nhq, 1, 1, 1, "sinks");
+    }
+    struct ggml_tensor * out =
+        ggml_flash_attn_ext(b->ctx, q, k, v, m, 1.0f / sqrtf((float) p->hsk), p->max_bias, p->softcap);
+    ggml_flash_attn_ext_add_sinks(out, s);
+    ggml_flash_attn_ext_set_prec(out, GGML_PREC_F32);
+    return out;
+}
+
+static void desc_fa(const void * pv, char * s, size_t n) {
+    const struct p_fa * p = pv;
+    cat(s, n, "hsk=%" PRId64 ",hsv=%" PRId64 ",nh=%" PRId64 ",nr23=[%" PRId64 ",%" PRId64 "],kv=%" PRId64
+              ",nb=%" PRId64 ",mask=%d,sinks=%d,max_bias=%g,softcap=%g,type_KV=%s,permute=%d",
+        p->hsk, p->hsv, p->nh, p->nr2, p->nr3, p->kv, p->nb, p->mask, p->sinks, p->max_bias, p->softcap,
+        tname(p->tkv), p->permute);
+}
+
+// Mask: causal (token i sees the first kv - nb + i + 1 entries), random values
+// where visible, a few random -inf holes, and every fourth row of a
+// multi-token case fully masked over its first 64+ entries, so that whole KV
+// blocks are skipped for some rows and not others.
+static int init_fa(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
+    (void) pv;
+    if (strcmp(t->name, "sinks") == 0) {
+        for (int64_t i = 0; i < ggml_nelements(t); i++) {
+            v[i] = rng_uniform(r, -4.0f, 4.0f);
+        }
+        return 1;
+    }
+    if (strcmp(t->name, "m") != 0) {
+        return 0;
+    }
+    const int64_t ne0 = t->ne[0], ne1 = t->ne[1];
+    for (int64_t row = 0; row < ggml_nrows(t); row++) {
+        const int64_t i1  = row % ne1;
+        int64_t       lim = ne0 - ne1 + i1 + 1;
+        lim               = lim < 1 ? 1 : lim;
+        for (int64_t i = 0; i < ne0; i++) {
+            int hole = i >= lim || rng_below(r, 8) == 0 || (ne1 > 1 && i1 % 4 == 1 && i < 70);
+            v[row * ne0 + i] = hole ? -INFINITY : rng_uniform(r, -1.0f, 1.0f);
+        }
+        if (i1 % 4 != 1) {
+            v[row * ne0 + lim - 1] = 0.0f;  // at least one visible entry
+        }
+    }
+    return 1;
+}
+
+static double max_err_fa(const void * p) {
+    (void) p;
+    return 5e-4;
+}
+
+static const struct op_family fam_fa = { build_fa, desc_fa, init_fa, max_err_fa, -1.0f, 1.0f };
+
+// ---- ROPE multi-section (mrope, imrope) and vision, through ggml_rope_multi ----------
+// p_rope's n_dims is test-backend-ops' (vision passes n_dims / 2 to ggml); sections
+// as test-backend-ops: thirds of n_dims (t, h, w), or quarters for vision (x, y).
+
+static struct ggml_tensor * build_rope_multi(struct tb * b, const void * pv) {
+    const struct p_rope * p  = pv;
+    const int64_t *       ne = p->ne;
+    struct ggml_tensor *  a;
+    if (p->v == 1) {
+        a = tb_new(b, GGML_TYPE_F32, ne[0] * 2, ne[1] * 4, ne[2] * 3, ne[3], "a");
+        a = tb_view(b, a, ne[0], ne[1], ne[2], ne[3], 0);
+    } else {
+        a = tb_new(b, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], "a");
+    }
+    struct ggml_tensor * pos  = tb_new(b, GGML_TYPE_I32, ne[2] * 4, 1, 1, 1, "pos");
+    struct ggml_tensor * freq = NULL;
+    if (p->ff) {
+        freq = tb_new(b, GGML_TYPE_F32, p->n_dims / 2, 1, 1, 1, "freq");
+    }
+    const int vision = p->mode == GGML_ROPE_TYPE_VISION;
+    int       sec[4] = { p->n_dims / 3, p->n_dims / 3, p->n_dims / 3, 0 };
+    if (vision) {
+        sec[0] = sec[1] = p->n_dims / 4;
+        sec[2]          = 0;
+    }
+    return ggml_rope_multi(b->ctx, a, pos, freq, vision ? p->n_dims / 2 : p->n_dims, sec, p->mode, 0, 10000.0f, p->fs,
+                           p->ef, p->af, 1.0f, 1.0f);
+}
+
+static const struct op_family fam_rope_multi = { build_rope_multi, desc_rope, init_rope, NULL, -1.0f, 1.0f };
+
+// ---- UNARY GELU, GELU_QUICK, SIGMOID, NEG, EXP, SOFTPLUS, TANH (p_unary, build_unary) ---------------
+
+// As test-backend-ops: [-150, 150], but F16 EXP in [-10, 10] so it stays finite.
+// F32 EXP views too: over [-150, 150] the NMSE is ruled by the few largest
+// values, in [-10, 10] every element counts.
+static int init_unary_more(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
+    const struct p_unary * p = pv;
+    if (is_sentinel(t) || p->op != GGML_UNARY_OP_EXP || (p->type != GGML_TYPE_F16 && !p->v)) {
+        return 0;
+    }
+    for (int64_t i = 0; i < ggml_nelements(t); i++) {
+        v[i] = rng_uniform(r, -10.0f, 10.0f);
+    }
+    return 1;
+}
+
+static const struct op_family fam_unary_more = { build_unary, desc_unary, init_unary_more, NULL, -150.0f, 150.0f };
+
+// ---- SQR, SQRT, CLAMP (elementwise, one input) -------------------------------------------
+
+struct p_ew1 {
+    enum ggml_op   op;  // GGML_OP_SQR, GGML_OP_SQRT or GGML_OP_CLAMP
+    enum ggml_type type;
+    int64_t        ne[4];
+    int            v;  // view of a tensor bigger in every dim
+    float          min, max;
+};
+
+static struct ggml_tensor * build_ew1(struct tb * b, const void * pv) {
+    const struct p_ew1 * p  = pv;
+    const int64_t *      ne = p->ne;
+    struct ggml_tensor * a;
+    if (p->v) {
+        a = tb_new(b, p->type, ne[0] * 2, ne[1] * 3, ne[2] + 1, ne[3], "a");
+        a = tb_view(b, a, ne[0], ne[1], ne[2], ne[3], 0);
+    } else {
+        a = tb_new(b, p->type, ne[0], ne[1], ne[2], ne[3], "a");
+    }
+    switch (p->op) {
+        case GGML_OP_SQR:  return ggml_sqr(b->ctx, a);
+        case GGML_OP_SQRT: return ggml_sqrt(b->ctx, a);
+        default:           return ggml_clamp(b->ctx, a, p->min, p->max);
+    }
+}
+
+static void desc_ew1(const void * pv, char * s, size_t n) {
+    const struct p_ew1 * p = pv;
+    cat(s, n, "type=%s,", tname(p->type));
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat(s, n, ",v=%d", p->v);
+    if (p->op == GGML_OP_CLAMP) {
+        cat(s, n, ",min=%g,max=%g", p->min, p->max);
+    }
+}
+
+// SQRT of non-negative inputs (including 0).
+static int init_ew1(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
+    const struct p_ew1 * p = pv;
+    if (is_sentinel(t) || p->op != GGML_OP_SQRT) {
+        return 0;
+    }
+    for (int64_t i = 0; i < ggml_nelements(t); i++) {
+        v[i] = i % 17 == 0 ? 0.0f : rng_uniform(r, 0.0f, 100.0f);
+    }
+    return 1;
+}
+
+static const struct op_family fam_ew1 = { build_ew1, desc_ew1, init_ew1, NULL, -1.0f, 1.0f };
+
+// ---- GLU SWIGLU_OAI (split form, alpha and limit) ------------------------------------------
+
+struct p_oai {
+    int64_t ne[4];
+    int     v;  // inputs are views with rows 3x longer in memory
+    float   alpha, limit;
+};
+
+static struct ggml_tensor * build_oai(struct tb * b, const void * pv) {
+    const struct p_oai * p  = pv;
+    const int64_t *      ne = p->ne;
+    int64_t              n0 = p->v ? ne[0] * 3 : ne[0];
+    struct ggml_tensor * a  = tb_new(b, GGML_TYPE_F32, n0, ne[1], ne[2], ne[3], "a");
+    struct ggml_tensor * g  = tb_new(b, GGML_TYPE_F32, n0, ne[1], ne[2], ne[3], "g");
+    if (p->v) {
+        a = tb_view(b, a, ne[0], ne[1], ne[2], ne[3], 0);
+        g = tb_view(b, g, ne[0], ne[1], ne[2], ne[3], 0);
+    }
+    return ggml_swiglu_oai(b->ctx, a, g, p->alpha, p->limit);
+}
+
+static void desc_oai(const void * pv, char * s, size_t n) {
+    const struct p_oai * p = pv;
+    cat(s, n, "type=f32,");
+    cat_ne(s, n, "ne_a", p->ne, 4);
+    cat(s, n, ",v=%d,alpha=%g,limit=%g", p->v, p->alpha, p->limit);
+}
+
+static const struct op_family fam_oai = { build_oai, desc_oai, NULL, NULL, -150.0f, 150.0f };
+
+// ---- NORM and L2_NORM over rows, optionally of a view or of permuted rows -----------------
+
+struct p_norm {
+    enum ggml_op op;  // GGML_OP_NORM or GGML_OP_L2_NORM
+    int64_t      ne[4];
+    int          v;          // input is a view of the first half of every dim
+    int          noncontig;  // rows not contiguous (created transposed, then permuted)
+    float        eps;
+};
+
+static struct ggml_tensor * build_norm(struct tb * b, const void * pv) {
+    const struct p_norm * p  = pv;
+    const int64_t *       ne = p->ne;
+    struct ggml_tensor *  a;
+    if (p->noncontig) {
+        a = tb_new(b, GGML_TYPE_F32, ne[1], ne[0], ne[2], ne[3], "a");
+        a = ggml_permute(b->ctx, a, 1, 0, 2, 3);
+    } else {
+        a = tb_new(b, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], "a");
+    }
+    if (p->v) {
+        a = ggml_view_4d(b->ctx, a, a->ne[0] / 2, a->ne[1] / 2, a->ne[2] / 2, a->ne[3] / 2, a->nb[1], a->nb[2],
+                         a->nb[3], 0);
+    }
+    return p->op == GGML_OP_NORM ? ggml_norm(b->ctx, a, p->eps) : ggml_l2_norm(b->ctx, a, p->eps);
+}
+
+static void desc_norm(const void * pv, char * s, size_t n) {
+    const struct p_norm * p = pv;
+    cat(s, n, "type=f32,");
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat(s, n, ",v=%d,eps=%g,noncontig_rows=%d", p->v, p->eps, p->noncontig);
+}
+
+static const struct op_family fam_norm = { build_norm, desc_norm, NULL, NULL, -1.0f, 1.0f };
+
+// ---- SUM_ROWS, optionally of a strided slice or a permutation ------------------------------
+
+struct p_sum_rows {
+    int64_t ne[4];
+    int     permute;  // (0, 2, 3, 1)
+    int     slice;    // every other matrix of dim 2, dim 3 from 1
+};
+
+static struct ggml_tensor * build_sum_rows(struct tb * b, const void * pv) {
+    const struct p_sum_rows * p  = pv;
+    const int64_t *           ne = p->ne;
+    struct ggml_tensor *      a  = tb_new(b, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], "a");
+    if (p->slice) {
+        a = ggml_view_4d(b->ctx, a, ne[0], ne[1], ne[2] / 2, ne[3] - 1, a->nb[1], a->nb[2] * 2, a->nb[3], a->nb[3]);
+    }
+    if (p->permute) {
+        a = ggml_permute(b->ctx, a, 0, 2, 3, 1);
+    }
+    return ggml_sum_rows(b->ctx, a);
+}
+
+static void desc_sum_rows(const void * pv, char * s, size_t n) {
+    const struct p_sum_rows * p = pv;
+    cat(s, n, "type=f32,");
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat(s, n, ",permute=%d,slice=%d", p->permute, p->slice);
+}
+
+static const struct op_family fam_sum_rows = { build_sum_rows, desc_sum_rows, NULL, NULL, -1.0f, 1.0f };
+
+// ---- CUMSUM along rows ------------------------------------------------------------------------
+
+struct p_cumsum {
+    int64_t ne[4];
+    int     v;  // input rows padded in memory (a view)
+};
+
+static struct ggml_tensor * build_cumsum(struct tb * b, const void * pv) {
+    const struct p_cumsum * p = pv;
+    struct ggml_tensor *    a = tb_new(b, GGML_TYPE_F32, p->ne[0] + (p->v ? 5 : 0), p->ne[1], p->ne[2], p->ne[3], "a");
+    if (p->v) {
+        a = tb_view(b, a, p->ne[0], p->ne[1], p->ne[2], p->ne[3], 0);
+    }
+    return ggml_cumsum(b->ctx, a);
+}
+
+static void desc_cumsum(const void * pv, char * s, size_t n) {
+    const struct p_cumsum * p = pv;
+    cat(s, n, "type=f32,");
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat(s, n, ",v=%d", p->v);
+}
+
+static const struct op_family fam_cumsum = { build_cumsum, desc_cumsum, NULL, NULL, -1.0f, 1.0f };
+
+// ---- ARGSORT of rows with distinct values ------------------------------------------------------
+
+struct p_argsort {
+    int64_t              ne[4];
+    enum ggml_sort_order order;
+};
+
+static struct ggml_tensor * build_argsort(struct tb * b, const void * pv) {
+    const struct p_argsort * p = pv;
+    struct ggml_tensor *     a = tb_new(b, GGML_TYPE_F32, p->ne[0], p->ne[1], p->ne[2], p->ne[3], "a");
+    return ggml_argsort(b->ctx, a, p->order);
+}
+
+static void desc_argsort(const void * pv, char * s, size_t n) {
+    const struct p_argsort * p = pv;
+    cat(s, n, "type=f32,");
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat(s, n, ",order=%s", p->order == GGML_SORT_ORDER_ASC ? "asc" : "desc");
+}
+
+// Each row a shuffle of 0 .. ne0-1 (as test-backend-ops: no ties, so one right answer).
+static int init_argsort(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
+    (void) pv;
+    if (strcmp(t->name, "a") != 0) {
+        return 0;
+    }
+    const int64_t ne0 = t->ne[0];
+    for (int64_t row = 0; row < ggml_nrows(t); row++) {
+        float * x = v + row * ne0;
+        for (int64_t i = 0; i < ne0; i++) {
+            x[i] = (float) i;
+        }
+        for (int64_t i = ne0 - 1; i > 0; i--) {
+            int64_t j = rng_below(r, i + 1);
+            float   tmp = x[i];
+            x[i]        = x[j];
+            x[j]        = tmp;
+        }
+    }
+    return 1;
+}
+
+static double max_err_exact(const void * p) {
+    (void) p;
+    return 0.0;
+}
+
+static const struct op_family fam_argsort = { build_argsort, desc_argsort, init_argsort, max_err_exact, -1.0f, 1.0f };
+
+// ---- CONCAT along each dim, optionally of views ---------------------------------------------------
+
+struct p_concat {
+    enum ggml_type type;
+    int64_t        ne_a[4];
+    int64_t        ne_b_d;  // b's size along dim
+    int            dim;
+    int            v;  // 1: a is a view, 2: b is a view
+};
+
+static struct ggml_tensor * build_concat(struct tb * b, const void * pv) {
+    const struct p_concat * p = pv;
+    int64_t                 nb_[4];
+    memcpy(nb_, p->ne_a, sizeof nb_);
+    nb_[p->dim]            = p->ne_b_d;
+    const int64_t *      na = p->ne_a;
+    struct ggml_tensor * a, *x;
+    if (p->v & 1) {
+        a = tb_new(b, p->type, na[0] * 2, na[1] * 4, na[2] * 3, na[3], "a");
+        a = tb_view(b, a, na[0], na[1], na[2], na[3], 0);
+    } else {
+        a = tb_new(b, p->type, na[0], na[1], na[2], na[3], "a");
+    }
+    if (p->v & 2) {
+        x = tb_new(b, p->type, nb_[0] * 3, nb_[1] * 2, nb_[2] * 4, nb_[3], "b");
+        x = tb_view(b, x, nb_[0], nb_[1], nb_[2], nb_[3], 0);
+    } else {
+        x = tb_new(b, p->type, nb_[0], nb_[1], nb_[2], nb_[3], "b");
+    }
+    return ggml_concat(b->ctx, a, x, p->dim);
+}
+
+static void desc_concat(const void * pv, char * s, size_t n) {
+    const struct p_concat * p = pv;
+    cat(s, n, "type=%s,", tname(p->type));
+    cat_ne(s, n, "ne_a", p->ne_a, 4);
+    cat(s, n, ",ne_b_d=%" PRId64 ",dim=%d,v=%d", p->ne_b_d, p->dim, p->v);
+}
+
+static const struct op_family fam_concat = { build_concat, desc_concat, NULL, max_err_exact, -1.0f, 1.0f };
+
+// ---- REPEAT: src tiled nr times per dim ----------------------------------------------------------
+
+struct p_repeat {
+    enum ggml_type type;
+    int64_t        ne[4];
+    int            nr[4];
+    int            v;  // src a view with padded rows
+};
+
+static struct ggml_tensor * build_repeat(struct tb * b, const void * pv) {
+    const struct p_repeat * p   = pv;
+    const int64_t *         ne  = p->ne;
+    struct ggml_tensor *    src = tb_new(b, p->type, ne[0] + (p->v ? 3 : 0), ne[1], ne[2], ne[3], "src");
+    if (p->v) {
+        src = tb_view(b, src, ne[0], ne[1], ne[2], ne[3], 0);
+    }
+    struct ggml_tensor * target =
+        tb_new(b, p->type, ne[0] * p->nr[0], ne[1] * p->nr[1], ne[2] * p->nr[2], ne[3] * p->nr[3], "target");
+    return ggml_repeat(b->ctx, src, target);
+}
+
+static void desc_repeat(const void * pv, char * s, size_t n) {
+    const struct p_repeat * p = pv;
+    cat(s, n, "type=%s,", tname(p->type));
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat_ni(s, n, ",nr", p->nr, 4);
+    cat(s, n, ",v=%d", p->v);
+}
+
+static const struct op_family fam_repeat = { build_repeat, desc_repeat, NULL, max_err_exact, -1.0f, 1.0f };
+
+// ---- PAD (ggml_pad_ext, zero or circular), of a view or a permutation -----------------------------
+
+struct p_pad {
+    int64_t ne[4];
+    int     lp[4], rp[4];
+    int     tfrm;  // 0 none, 1 view of the first half of each dim, 2 permuted (2, 1, 0, 3)
+    int     circular;
+};
+
+static struct ggml_tensor * build_pad(struct tb * b, const void * pv) {
+    const struct p_pad * p = pv;
+    struct ggml_tensor * a = tb_new(b, GGML_TYPE_F32, p->ne[0], p->ne[1], p->ne[2], p->ne[3], "a");
+    if (p->tfrm == 1) {
+        a = tb_view(b, a, (a->ne[0] + 1) / 2, (a->ne[1] + 1) / 2, (a->ne[2] + 1) / 2, (a->ne[3] + 1) / 2, 0);
+    } else if (p->tfrm == 2) {
+        a = ggml_permute(b->ctx, a, 2, 1, 0, 3);
+    }
+    const int * l = p->lp, * r = p->rp;
+    if (p->circular) {
+        return ggml_pad_ext_circular(b->ctx, a, l[0], r[0], l[1], r[1], l[2], r[2], l[3], r[3]);
+    }
+    return ggml_pad_ext(b->ctx, a, l[0], r[0], l[1], r[1], l[2], r[2], l[3], r[3]);
+}
+
+static void desc_pad(const void * pv, char * s, size_t n) {
+    const struct p_pad * p = pv;
+    cat(s, n, "type=f32,");
+    cat_ne(s, n, "ne_a", p->ne, 4);
+    cat_ni(s, n, ",lp", p->lp, 4);
+    cat_ni(s, n, ",rp", p->rp, 4);
+    cat(s, n, ",tfrm=%d,circular=%d", p->tfrm, p->circular);
+}
+
+static const struct op_family fam_pad = { build_pad, desc_pad, NULL, max_err_exact, -1.0f, 1.0f };
+
+// ---- DIAG, TRI, FILL ----------------------------------------------------------------------------------
+
+struct p_place {
+    enum ggml_op       op;  // GGML_OP_DIAG, GGML_OP_TRI or GGML_OP_FILL
+    enum ggml_type     type;
+    int64_t            ne[4];
+    enum ggml_tri_type tri;
+    float              c;  // FILL value
+};
+
+static struct ggml_tensor * build_place(struct tb * b, const void * pv) {
+    const struct p_place * p = pv;
+    struct ggml_tensor *   a = tb_new(b, p->type, p->ne[0], p->ne[1], p->ne[2], p->ne[3], "a");
+    switch (p->op) {
+        case GGML_OP_DIAG: return ggml_diag(b->ctx, a);
+        case GGML_OP_TRI:  return ggml_tri(b->ctx, a, p->tri);
+        default:           return ggml_fill(b->ctx, a, p->c);
+    }
+}
+
+static void desc_place(const void * pv, char * s, size_t n) {
+    const struct p_place * p = pv;
+    cat(s, n, "type=%s,", tname(p->type));
+    cat_ne(s, n, "ne", p->ne, 4);
+    if (p->op == GGML_OP_TRI) {
+        cat(s, n, ",tri_type=%d", (int) p->tri);
+    } else if (p->op == GGML_OP_FILL) {
+        cat(s, n, ",c=%g", p->c);
+    }
+}
+
+static const struct op_family fam_place = { build_place, desc_place, NULL, max_err_exact, -1.0f, 1.0f };
+
+// ---- ADD_ID: a[:, e, t] + b[:, ids[e, t]] (MoE expert biases) --------------------------------------
+
+struct p_add_id {
+    int64_t n_embd, n_experts, n_used, n_token;
+};
+
+static struct ggml_tensor * build_add_id(struct tb * b, const void * pv) {
+    const struct p_add_id * p   = pv;
+    struct ggml_tensor *    a   = tb_new(b, GGML_TYPE_F32, p->n_embd, p->n_used, p->n_token, 1, "a");
+    struct ggml_tensor *    x   = tb_new(b, GGML_TYPE_F32, p->n_embd, p->n_experts, 1, 1, "b");
+    struct ggml_tensor *    ids = tb_new(b, GGML_TYPE_I32, p->n_experts, p->n_token, 1, 1, "ids");
+    if (p->n_used != p->n_experts) {
+        ids = ggml_view_2d(b->ctx, ids, p->n_used, p->n_token, ids->nb[1], 0);
+    }
+    return ggml_add_id(b->ctx, a, x, ids);
+}
+
+static void desc_add_id(const void * pv, char * s, size_t n) {
+    const struct p_add_id * p = pv;
+    cat(s, n, "type_a=f32,type_b=f32,n_embd=%" PRId64 ",n_experts=%" PRId64 ",n_experts_used=%" PRId64
+              ",n_token=%" PRId64, p->n_embd, p->n_experts, p->n_used, p->n_token);
+}
+
+// Each ids row: a shuffle of the experts (distinct experts per token).
+static int init_add_id(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
+    const struct p_add_id * p = pv;
+    if (strcmp(t->name, "ids") != 0) {
+        return 0;
+    }
+    for (int64_t row = 0; row < ggml_nrows(t); row++) {
+        float * x = v + row * t->ne[0];
+        for (int64_t i = 0; i < t->ne[0]; i++) {
+            x[i] = (float) (i % p->n_experts);
+        }
+        for (int64_t i = t->ne[0] - 1; i > 0; i--) {
+            int64_t j   = rng_below(r, i + 1);
+            float   tmp = x[i];
+            x[i]        = x[j];
+            x[j]        = tmp;
+        }
+    }
+    return 1;
+}
+
+static const struct op_family fam_add_id = { build_add_id, desc_add_id, init_add_id, NULL, -1.0f, 1.0f };
+
+// ---- SSM_CONV: sx [d_conv - 1 + n_t, d_inner, n_s], c [d_conv, d_inner] ------------
+
+struct p_ssm_conv {
+    int64_t d_conv, n_t, d_inner, n_s;
+};
+
+static struct ggml_tensor * build_ssm_conv(struct tb * b, const void * pv) {
+    const struct p_ssm_conv * p  = pv;
+    struct ggml_tensor *      sx = tb_new(b, GGML_TYPE_F32, p->d_conv - 1 + p->n_t, p->d_inner, p->n_s, 1, "sx");
+    struct ggml_tensor *      c  = tb_new(b, GGML_TYPE_F32, p->d_conv, p->d_inner, 1, 1, "c");
+    return ggml_ssm_conv(b->ctx, sx, c);
+}
+
+static void desc_ssm_conv(const void * pv, char * s, size_t n) {
+    const struct p_ssm_conv * p = pv;
+    cat(s, n, "d_conv=%" PRId64 ",n_t=%" PRId64 ",d_inner=%" PRId64 ",n_s=%" PRId64, p->d_conv, p->n_t, p->d_inner,
+        p->n_s);
+}
+
+static const struct op_family fam_ssm_conv = { build_ssm_conv, desc_ssm_conv, NULL, NULL, -1.0f, 1.0f };
+
+// ---- GATED_DELTA_NET: q, k [S, H, T, N], v [S, H * v_repeat, T, N], gates, initial state ----
+
+struct p_gdn {
+    int64_t S, H, v_repeat, T, N, K;
+    int     kda, permuted;  // permuted: q, k, v created [S, T, H, N] and permuted
+};
+
+static struct ggml_tensor * build_gdn(struct tb * b, const void * pv) {
+    const struct p_gdn * p  = pv;
+    const int64_t        Hv = p->H * p->v_repeat;
+    struct ggml_tensor * q, *k, *v;
+    if (p->permuted) {
+        q = ggml_permute(b->ctx, tb_new(b, GGML_TYPE_F32, p->S, p->T, p->H, p->N, "q"), 0, 2, 1, 3);
+        k = ggml_permute(b->ctx, tb_new(b, GGML_TYPE_F32, p->S, p->T, p->H, p->N, "k"), 0, 2, 1, 3);
+        v = ggml_permute(b->ctx, tb_new(b, GGML_TYPE_F32, p->S, p->T, Hv, p->N, "v"), 0, 2, 1, 3);
+    } else {
+        q = tb_new(b, GGML_TYPE_F32, p->S, p->H, p->T, p->N, "q");
+        k = tb_new(b, GGML_TYPE_F32, p->S, p->H, p->T, p->N, "k");
+        v = tb_new(b, GGML_TYPE_F32, p->S, Hv, p->T, p->N, "v");
+    }
+    struct ggml_tensor * g     = tb_new(b, GGML_TYPE_F32, p->kda ? p->S : 1, Hv, p->T, p->N, "g");
+    struct ggml_tensor * beta  = tb_new(b, GGML_TYPE_F32, 1, Hv, p->T, p->N, "beta");
+    struct ggml_tensor * state = tb_new(b, GGML_TYPE_F32, p->S, p->S, Hv, p->N, "state");
+    return ggml_gated_delta_net(b->ctx, q, k, v, g, beta, state, p->K);
+}
+
+static void desc_gdn(const void * pv, char * s, size_t n) {
+    const struct p_gdn * p = pv;
+    cat(s, n, "head_size=%" PRId64 ",n_head=%" PRId64 ",v_repeat=%" PRId64 ",n_seq_tokens=%" PRId64 ",n_seqs=%" PRId64
+              ",K=%" PRId64 ",kda=%d,permuted=%d",
+        p->S, p->H, p->v_repeat, p->T, p->N, p->K, p->kda, p->permuted);
+}
+
+// q, k of norm about 1 (a stable delta rule), log-decays g < 0, beta in (0, 1).
+static int init_gdn(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
+    const struct p_gdn * p  = pv;
+    const int64_t        n  = ggml_nelements(t);
+    float                lo = -1.0f, hi = 1.0f;
+    if (strcmp(t->name, "q") == 0 || strcmp(t->name, "k") == 0) {
+        lo = -1.7f / sqrtf((float) p->S), hi = -lo;
+    } else if (strcmp(t->name, "g") == 0) {
+        lo = -1.0f, hi = -0.01f;
+    } else if (strcmp(t->name, "beta") == 0) {
+        lo = 0.0f, hi = 1.0f;
+    } else if (strcmp(t->name, "state") == 0) {
+        lo = -0.1f, hi = 0.1f;
+    } else if (strcmp(t->name, "v") != 0) {
+        return 0;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        v[i] = rng_uniform(r, lo, hi);
+    }
+    return 1;
+}
+
+static const struct op_family fam_gdn = { build_gdn, desc_gdn, init_gdn, NULL, -1.0f, 1.0f };
+
+// ---- SOLVE_TRI: A X = B, A [n, n, b2, b3] lower triangular, B [k, n, b2, b3] ----------
+
+struct p_solve_tri {
+    int64_t n, k, b2, b3;
+};
+
+static struct ggml_tensor * build_solve_tri(struct tb * b, const void * pv) {
+    const struct p_solve_tri * p = pv;
+    struct ggml_tensor *       a = tb_new(b, GGML_TYPE_F32, p->n, p->n, p->b2, p->b3, "A");
+    struct ggml_tensor *       x = tb_new(b, GGML_TYPE_F32, p->k, p->n, p->b2, p->b3, "B");
+    return ggml_solve_tri(b->ctx, a, x, true, true, false);
+}
+
+static void desc_solve_tri(const void * pv, char * s, size_t n) {
+    const struct p_solve_tri * p = pv;
+    cat(s, n, "n=%" PRId64 ",k=%" PRId64 ",b=[%" PRId64 ",%" PRId64 "]", p->n, p->k, p->b2, p->b3);
+}
+
+// A: well conditioned: diagonal of magnitude in [1, 2), small entries below it, zeros above.
+static int init_solve_tri(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
+    const struct p_solve_tri * p = pv;
+    if (strcmp(t->name, "A") != 0) {
+        return 0;
+    }
+    for (int64_t m = 0; m < p->b2 * p->b3; m++) {
+        for (int64_t i = 0; i < p->n; i++) {
+            for (int64_t j = 0; j < p->n; j++) {
+                float x = 0.0f;
+                if (j == i) {
+                    x = rng_uniform(r, 1.0f, 2.0f) * (rng_below(r, 2) ? 1.0f : -1.0f);
+                } else if (j < i) {
+                    x = rng_uniform(r, -1.0f, 1.0f) / (float) p->n;
+                }
+                v[(m * p->n + i) * p->n + j] = x;
+            }
+        }
+    }
+    return 1;
+}
+
+static double max_err_solve_tri(const void * p) {
+    (void) p;
+    return 1e-6;
+}
+
+static const struct op_family fam_solve_tri = { build_solve_tri, desc_solve_tri, init_solve_tri, max_err_solve_tri,
+                                                -1.0f, 1.0f };
+
+// ---- IM2COL: input [IW, IH, IC, N] (2D) or [IW, IC, N] (1D), kernel shape only ----------
+
+struct p_im2col {
+    enum ggml_type tsrc, tdst;
+    int64_t        in[4], ker[4];
+    int            s0, s1, p0, p1, d0, d1, is_2d;
+};
+
+static struct ggml_tensor * build_im2col(struct tb * b, const void * pv) {
+    const struct p_im2col * p = pv;
+    struct ggml_tensor *    x = tb_new(b, p->tsrc, p->in[0], p->in[1], p->in[2], p->in[3], "input");
+    struct ggml_tensor *    k = tb_new(b, GGML_TYPE_F16, p->ker[0], p->ker[1], p->ker[2], p->ker[3], "kernel");
+    return ggml_im2col(b->ctx, k, x, p->s0, p->s1, p->p0, p->p1, p->d0, p->d1, p->is_2d, p->tdst);
+}
+
+static void desc_im2col(const void * pv, char * s, size_t n) {
+    const struct p_im2col * p = pv;
+    cat(s, n, "type_input=%s,dst_type=%s,", tname(p->tsrc), tname(p->tdst));
+    cat_ne(s, n, "ne_input", p->in, 4);
+    cat_ne(s, n, ",ne_kernel", p->ker, 4);
+    cat(s, n, ",s=%d/%d,p=%d/%d,d=%d/%d,is_2D=%d", p->s0, p->s1, p->p0, p->p1, p->d0, p->d1, p->is_2d);
+}
+
+static const struct op_family fam_im2col = { build_im2col, desc_im2col, NULL, NULL, -1.0f, 1.0f };
+
 // ---------------------------------------------------------------------------
 // Running a case.
 
@@ -943,6 +1635,11 @@ static int lists_op(const char * list, const char * op) {
 
 enum verdict { V_PASS, V_FAIL, V_SKIP, V_FILTERED };
 
+// Non-zero: the device's tensors of the next cases live in a buffer marked as
+// weights, so quantized weights are stored tiled at set_tensor (otherwise the
+// default buffer, where GGML_HEXAGON_RT_REPACK decides at graph time).
+static int g_weights_buf;
+
 static enum verdict run_case_inner(struct suite * s, const struct op_family * f, const void * p, char * desc,
                                    size_t ndesc, char * why, size_t nwhy, double * err) {
     enum verdict          v  = V_FAIL;
@@ -990,6 +1687,10 @@ static enum verdict run_case_inner(struct suite * s, const struct op_family * f,
     if (!ba || !bb) {
         snprintf(why, nwhy, "cannot allocate the %s tensors", ba ? "device" : "CPU");
         goto done;
+    }
+    if (g_weights_buf) {
+        ggml_backend_buffer_set_usage(bb, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+        cat(desc, ndesc, "[weights]");
     }
 
     struct rng r = { s->seed ^ ((uint64_t) s->case_no * 0xd1342543de82ef95ull) };
@@ -1548,6 +2249,649 @@ static void gen_glu(struct suite * s) {
     }
 }
 
+static void gen_flash_attn_ext(struct suite * s) {
+    static const int64_t hs[][2] = { { 64, 64 }, { 80, 80 }, { 96, 96 }, { 128, 128 }, { 256, 256 }, { 192, 128 } };
+    static const enum ggml_type tkv[] = { GGML_TYPE_F16, GGML_TYPE_F32 };
+    // head sizes x KV types x shapes (permuted as llama.cpp builds them)
+    for (size_t h = 0; h < sizeof hs / sizeof hs[0]; h++) {
+        for (int t = 0; t < 2; t++) {
+            for (int64_t kv = 113; kv <= 512; kv = kv == 113 ? 512 : 1024) {
+                static const int64_t nbs[] = { 1, 3, 35 };
+                for (int i = 0; i < 3; i++) {
+                    for (int64_t nr2 = 1; nr2 <= 4; nr2 *= 4) {
+                        struct p_fa p = { hs[h][0], hs[h][1], 2, nr2, 1, kv, nbs[i], 1, 0, 0.0f, 0.0f, tkv[t], 1 };
+                        run_case(s, &fam_fa, &p);
+                    }
+                }
+            }
+        }
+    }
+    // mask, sinks, ALiBi, softcap at two head sizes
+    for (int h = 0; h < 2; h++) {
+        for (int mask = 0; mask <= 2; mask++) {
+            for (int sinks = 0; sinks <= 1; sinks++) {
+                for (int ab = 0; ab <= (mask ? 1 : 0); ab++) {
+                    for (int sc = 0; sc <= 1; sc++) {
+                        for (int64_t nb = 1; nb <= 32; nb *= 32) {
+                            for (int t = 0; t < 2; t++) {
+                                struct p_fa p = { h ? 128 : 64, h ? 128 : 64, 4, 1, 1, 200, nb, mask, sinks,
+                                                  ab ? 8.0f : 0.0f, sc ? 10.0f : 0.0f, tkv[t], 1 };
+                                run_case(s, &fam_fa, &p);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // GQA ratios, dim-3 batches, unpermuted layout
+    for (int64_t nr2 = 1; nr2 <= 8; nr2 *= 2) {
+        for (int64_t nr3 = 1; nr3 <= 3; nr3 += 2) {
+            for (int64_t nb = 1; nb <= 7; nb += 6) {
+                for (int perm = 0; perm <= 1; perm++) {
+                    struct p_fa p = { 128, 128, 2, nr2, nr3, 97, nb, 1, nr2 == 2, 0.0f, 0.0f, GGML_TYPE_F16, perm };
+                    run_case(s, &fam_fa, &p);
+                }
+            }
+        }
+    }
+    // decode against long KV (the KV split), and a prefill long enough for several items per head
+    static const int64_t kvs[] = { 1024, 4096 };
+    for (int i = 0; i < 2; i++) {
+        for (int64_t nr2 = 1; nr2 <= 8; nr2 *= 8) {
+            for (int sinks = 0; sinks <= 1; sinks++) {
+                struct p_fa p = { 128, 128, 2, nr2, 1, kvs[i], 1, 1, sinks, 0.0f, 0.0f, GGML_TYPE_F16, 1 };
+                run_case(s, &fam_fa, &p);
+            }
+        }
+    }
+    // one KV head: fewer items than workers even on two, so the KV split and merge run
+    for (int64_t nr2 = 1; nr2 <= 4; nr2 *= 4) {
+        for (int sinks = 0; sinks <= 1; sinks++) {
+            for (int64_t kv = 300; kv <= 1024; kv = kv == 300 ? 1024 : 2048) {
+                struct p_fa p = { 128, 128, 1, nr2, 1, kv, 1, 1, sinks, 0.0f, sinks ? 10.0f : 0.0f, GGML_TYPE_F16, 1 };
+                run_case(s, &fam_fa, &p);
+            }
+        }
+    }
+    struct p_fa pre = { 64, 64, 1, 1, 1, 512, 512, 1, 0, 0.0f, 0.0f, GGML_TYPE_F16, 1 };
+    run_case(s, &fam_fa, &pre);
+}
+
+static void gen_rope_multi(struct suite * s) {
+    static const float fss[] = { 1.0f, 1.4245f }, efs[] = { 0.0f, 0.7465f }, afs[] = { 1.0f, 1.4245f };
+    static const struct {
+        int64_t ne[4];
+        int     n_dims, mode;
+    } sh[] = {
+        { { 128, 12, 2, 1 }, 128, GGML_ROPE_TYPE_MROPE },  { { 128, 28, 2, 1 }, 128, GGML_ROPE_TYPE_MROPE },
+        { { 128, 12, 2, 1 }, 20, GGML_ROPE_TYPE_MROPE },   { { 128, 28, 2, 1 }, 32, GGML_ROPE_TYPE_MROPE },
+        { { 128, 12, 2, 1 }, 128, GGML_ROPE_TYPE_IMROPE }, { { 128, 28, 2, 1 }, 128, GGML_ROPE_TYPE_IMROPE },
+        { { 128, 12, 2, 1 }, 20, GGML_ROPE_TYPE_IMROPE },  { { 128, 28, 2, 1 }, 32, GGML_ROPE_TYPE_IMROPE },
+        { { 80, 16, 2, 1 }, 80, GGML_ROPE_TYPE_VISION },   { { 128, 16, 2, 1 }, 128, GGML_ROPE_TYPE_VISION },
+        { { 64, 4, 9, 2 }, 64, GGML_ROPE_TYPE_MROPE },     { { 64, 4, 9, 2 }, 64, GGML_ROPE_TYPE_VISION },
+    };
+    for (int a = 0; a < 2; a++) {
+        for (int b = 0; b < 2; b++) {
+            for (int c = 0; c < 2; c++) {
+                for (int ff = 0; ff <= 1; ff++) {
+                    for (int v = 0; v <= 1; v++) {
+                        for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++) {
+                            struct p_rope p = { .n_ctx = 512, .fs = fss[a], .ef = efs[b], .af = afs[c],
+                                                .beta_fast = 1.0f, .beta_slow = 1.0f, .ff = ff, .v = v };
+                            memcpy(p.ne, sh[i].ne, sizeof p.ne);
+                            p.n_dims = sh[i].n_dims, p.mode = sh[i].mode;
+                            run_case(s, &fam_rope_multi, &p);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+// ggml-cpu computes F32 GELU (|x| < 10), GELU_QUICK and GEGLU through an fp16
+// table: its own error is about 5e-8 NMSE on average (measured), half the
+// threshold, so only a handful of elements can exceed it by chance against an
+// exact fp32 result. As test-backend-ops, those ops are judged on whole
+// tensors; the F16 forms (both sides round to fp16) keep every shape.
+static int tiny_vs_table(int table_op, enum ggml_type type, const int64_t * ne) {
+    return table_op && type == GGML_TYPE_F32 && ne[0] * ne[1] * ne[2] * ne[3] < 64;
+}
+
+static void gen_unary_more(struct suite * s) {
+    static const enum ggml_unary_op ops[] = { GGML_UNARY_OP_GELU, GGML_UNARY_OP_GELU_QUICK, GGML_UNARY_OP_SIGMOID,
+                                              GGML_UNARY_OP_NEG,  GGML_UNARY_OP_EXP,        GGML_UNARY_OP_SOFTPLUS,
+                                              GGML_UNARY_OP_TANH };
+    static const int64_t shapes[][4] = { { 128, 2, 2, 2 }, { 5, 7, 11, 13 }, { 1, 1, 1, 1 }, { 4096, 3, 1, 1 } };
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+        for (int t = 0; t < 2; t++) {
+            for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+                for (int v = 0; v <= 1; v++) {
+                    if (tiny_vs_table(ops[o] == GGML_UNARY_OP_GELU || ops[o] == GGML_UNARY_OP_GELU_QUICK, types[t],
+                                      shapes[i])) {
+                        continue;
+                    }
+                    struct p_unary p = { ops[o], types[t], { 0 }, v };
+                    memcpy(p.ne, shapes[i], sizeof p.ne);
+                    run_case(s, &fam_unary_more, &p);
+                }
+            }
+        }
+    }
+}
+
+static void gen_ew1(struct suite * s) {
+    static const enum ggml_op   ops[]   = { GGML_OP_SQR, GGML_OP_SQRT, GGML_OP_CLAMP };
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const int64_t shapes[][4] = { { 10, 5, 4, 3 }, { 10, 3, 3, 2 }, { 1, 1, 1, 1 }, { 1000, 3, 1, 1 } };
+    static const float   mm[][2]     = { { -0.5f, 0.5f }, { -1e30f, 0.25f }, { 0.0f, 1e30f } };
+    for (int o = 0; o < 3; o++) {
+        for (int t = 0; t < 2; t++) {
+            for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+                // ggml-cpu's CLAMP walks rows as if contiguous: views only for SQR, SQRT.
+                for (int v = 0; v <= (ops[o] != GGML_OP_CLAMP); v++) {
+                    for (int m = 0; m < (ops[o] == GGML_OP_CLAMP ? 3 : 1); m++) {
+                        struct p_ew1 p = { ops[o], types[t], { 0 }, v, mm[m][0], mm[m][1] };
+                        memcpy(p.ne, shapes[i], sizeof p.ne);
+                        run_case(s, &fam_ew1, &p);
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void gen_glu_more(struct suite * s) {
+    static const int64_t shapes[][4] = { { 128, 2, 2, 2 }, { 5, 7, 11, 13 }, { 2, 1, 1, 1 }, { 1024, 3, 1, 1 } };
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    for (int t = 0; t < 2; t++) {
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+            for (int v = 0; v <= 1; v++) {
+                for (int form = 0; form < 3; form++) {  // fused, fused swapped, split
+                    if (tiny_vs_table(1, types[t], shapes[i])) {
+                        continue;
+                    }
+                    struct p_glu p = { GGML_GLU_OP_GEGLU, types[t], { 0 }, v, form == 1, form == 2 };
+                    memcpy(p.ne, shapes[i], sizeof p.ne);
+                    run_case(s, &fam_glu, &p);
+                }
+            }
+        }
+    }
+    // SWIGLU_OAI (split only), gpt-oss's alpha and limit and others
+    static const float al[][2] = { { 1.702f, 7.0f }, { 1.0f, 1.0f }, { 0.5f, 200.0f } };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        for (int v = 0; v <= 1; v++) {
+            for (int k = 0; k < 3; k++) {
+                struct p_oai p = { { 0 }, v, al[k][0], al[k][1] };
+                memcpy(p.ne, shapes[i], sizeof p.ne);
+                run_case(s, &fam_oai, &p);
+            }
+        }
+    }
+}
+
+static void gen_norm(struct suite * s) {
+    static const enum ggml_op ops[]   = { GGML_OP_NORM, GGML_OP_L2_NORM };
+    static const float        epss[2][3] = { { 1e-6f, 1e-5f, 1e-1f }, { 1e-12f, 1e-6f, 10.0f } };
+    static const int64_t      shapes[][4] = { { 64, 5, 4, 3 },  { 1025, 5, 4, 3 }, { 2, 2, 2, 2 },
+                                              { 33, 3, 2, 2 },  { 4096, 2, 1, 1 }, { 1, 3, 1, 1 } };
+    for (int o = 0; o < 2; o++) {
+        for (int e = 0; e < 3; e++) {
+            for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+                for (int v = 0; v <= 1; v++) {
+                    for (int nc = 0; nc <= 1; nc++) {
+                        if ((e > 0 && i > 1) || (v && (shapes[i][0] < 2 || shapes[i][1] < 2 || shapes[i][2] < 2 ||
+                                                       shapes[i][3] < 2))) {
+                            continue;  // every eps on the main shapes; halving a 1 gives nothing
+                        }
+                        struct p_norm p = { ops[o], { 0 }, v, nc, epss[o][e] };
+                        memcpy(p.ne, shapes[i], sizeof p.ne);
+                        run_case(s, &fam_norm, &p);
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void gen_sum_rows(struct suite * s) {
+    static const int64_t shapes[][4] = { { 10, 5, 4, 3 }, { 11, 5, 6, 3 }, { 1, 1, 1, 1 }, { 4096, 3, 2, 2 },
+                                         { 33, 1, 4, 5 }, { 1025, 2, 2, 3 } };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        for (int perm = 0; perm <= 1; perm++) {
+            for (int slice = 0; slice <= 1; slice++) {
+                if (slice && (shapes[i][2] < 2 || shapes[i][3] < 2)) {
+                    continue;
+                }
+                struct p_sum_rows p = { { 0 }, perm, slice };
+                memcpy(p.ne, shapes[i], sizeof p.ne);
+                run_case(s, &fam_sum_rows, &p);
+            }
+        }
+    }
+}
+
+static void gen_cumsum(struct suite * s) {
+    static const int64_t shapes[][4] = { { 10, 5, 4, 3 }, { 1, 1, 1, 1 }, { 127, 3, 2, 1 }, { 4096, 2, 1, 1 },
+                                         { 2049, 1, 1, 3 }, { 33, 7, 1, 1 } };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        for (int v = 0; v <= 1; v++) {
+            struct p_cumsum p = { { 0 }, v };
+            memcpy(p.ne, shapes[i], sizeof p.ne);
+            run_case(s, &fam_cumsum, &p);
+        }
+    }
+}
+
+static void gen_argsort(struct suite * s) {
+    static const int64_t shapes[][4] = { { 16, 10, 10, 10 }, { 60, 10, 10, 10 }, { 1023, 2, 1, 3 }, { 1024, 4, 1, 1 },
+                                         { 16384, 1, 1, 1 }, { 1, 1, 1, 1 },      { 3, 5, 1, 1 },    { 17, 1, 2, 1 } };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        for (int o = 0; o <= 1; o++) {
+            struct p_argsort p = { { 0 }, o ? GGML_SORT_ORDER_DESC : GGML_SORT_ORDER_ASC };
+            memcpy(p.ne, shapes[i], sizeof p.ne);
+            run_case(s, &fam_argsort, &p);
+        }
+    }
+}
+
+static void gen_concat(struct suite * s) {
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    for (int t = 0; t < 2; t++) {
+        for (int dim = 0; dim < 4; dim++) {
+            for (int v = 0; v < 4; v++) {
+                struct p_concat p = { types[t], { 11, 12, 13, 14 }, 7, dim, v };
+                run_case(s, &fam_concat, &p);
+            }
+            struct p_concat q = { types[t], { 1, 1, 1, 1 }, 1, dim, 0 };
+            run_case(s, &fam_concat, &q);
+            struct p_concat r = { types[t], { 300, 2, 3, 1 }, 5, dim, 3 };
+            run_case(s, &fam_concat, &r);
+        }
+    }
+}
+
+static void gen_repeat(struct suite * s) {
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const struct {
+        int64_t ne[4];
+        int     nr[4];
+    } rc[] = {
+        { { 10, 5, 4, 3 }, { 2, 2, 2, 2 } }, { { 10, 5, 4, 3 }, { 1, 1, 1, 1 } }, { { 1, 1, 1, 1 }, { 7, 3, 2, 2 } },
+        { { 7, 3, 1, 2 }, { 5, 1, 4, 1 } },  { { 64, 1, 8, 1 }, { 1, 9, 1, 3 } },  { { 1, 5, 1, 1 }, { 300, 1, 2, 1 } },
+    };
+    for (int t = 0; t < 2; t++) {
+        for (size_t i = 0; i < sizeof rc / sizeof rc[0]; i++) {
+            for (int v = 0; v <= 1; v++) {
+                struct p_repeat p = { types[t], { 0 }, { 0 }, v };
+                memcpy(p.ne, rc[i].ne, sizeof p.ne);
+                memcpy(p.nr, rc[i].nr, sizeof p.nr);
+                run_case(s, &fam_repeat, &p);
+            }
+        }
+    }
+}
+
+static void gen_pad(struct suite * s) {
+    static const struct {
+        int64_t ne[4];
+        int     lp[4], rp[4];
+    } pc[] = {
+        { { 512, 34, 1, 1 }, { 0, 0, 0, 0 }, { 1, 1, 0, 0 } },   // ggml_pad(a, 1, 1, 0, 0)
+        { { 33, 17, 3, 2 }, { 1, 1, 1, 1 }, { 1, 1, 1, 1 } },
+        { { 33, 17, 3, 2 }, { 3, 0, 2, 0 }, { 0, 4, 0, 1 } },
+        { { 1, 1, 1, 1 }, { 2, 3, 1, 0 }, { 5, 0, 0, 2 } },
+        { { 64, 4, 5, 1 }, { 0, 0, 0, 0 }, { 0, 0, 0, 0 } },
+        { { 7, 6, 5, 4 }, { 9, 0, 0, 0 }, { 0, 0, 3, 0 } },
+        { { 16, 8, 6, 4 }, { 3, 2, 1, 0 }, { 5, 1, 0, 2 } },
+    };
+    for (size_t i = 0; i < sizeof pc / sizeof pc[0]; i++) {
+        // ggml-cpu wraps circular pads only up to one period: wider pads zero-padded only.
+        int wide = 0;
+        for (int k = 0; k < 4; k++) {
+            wide |= pc[i].lp[k] > pc[i].ne[k] / 2 || pc[i].rp[k] > pc[i].ne[k] / 2;
+        }
+        for (int tfrm = 0; tfrm < 3; tfrm++) {
+            for (int circ = 0; circ <= !wide; circ++) {
+                struct p_pad p = { { 0 }, { 0 }, { 0 }, tfrm, circ };
+                memcpy(p.ne, pc[i].ne, sizeof p.ne);
+                memcpy(p.lp, pc[i].lp, sizeof p.lp);
+                memcpy(p.rp, pc[i].rp, sizeof p.rp);
+                run_case(s, &fam_pad, &p);
+            }
+        }
+    }
+}
+
+static void gen_place(struct suite * s) {
+    static const int64_t dshapes[][4] = { { 10, 1, 4, 3 }, { 1, 1, 1, 1 }, { 33, 1, 2, 1 } };
+    for (size_t i = 0; i < 3; i++) {
+        struct p_place p = { GGML_OP_DIAG, GGML_TYPE_F32, { 0 }, 0, 0.0f };
+        memcpy(p.ne, dshapes[i], sizeof p.ne);
+        run_case(s, &fam_place, &p);
+    }
+    static const int64_t tshapes[][4] = { { 10, 10, 4, 3 }, { 1, 1, 1, 1 }, { 33, 33, 2, 1 }, { 130, 130, 1, 1 } };
+    static const enum ggml_tri_type tris[] = { GGML_TRI_TYPE_UPPER_DIAG, GGML_TRI_TYPE_UPPER, GGML_TRI_TYPE_LOWER_DIAG,
+                                               GGML_TRI_TYPE_LOWER };
+    for (size_t i = 0; i < 4; i++) {
+        for (int k = 0; k < 4; k++) {
+            struct p_place p = { GGML_OP_TRI, GGML_TYPE_F32, { 0 }, tris[k], 0.0f };
+            memcpy(p.ne, tshapes[i], sizeof p.ne);
+            run_case(s, &fam_place, &p);
+        }
+    }
+    static const int64_t fshapes[][4] = { { 10, 10, 4, 3 }, { 1, 1, 1, 1 }, { 303, 2, 1, 1 } };
+    static const float   cs[]         = { 0.0f, -1.5f, 3.14159f };
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    for (int t = 0; t < 2; t++) {
+        for (size_t i = 0; i < 3; i++) {
+            for (int k = 0; k < 3; k++) {
+                struct p_place p = { GGML_OP_FILL, types[t], { 0 }, 0, cs[k] };
+                memcpy(p.ne, fshapes[i], sizeof p.ne);
+                run_case(s, &fam_place, &p);
+            }
+        }
+    }
+}
+
+static void gen_add_id(struct suite * s) {
+    static const struct p_add_id c[] = {
+        { 128, 16, 8, 10 }, { 129, 5, 5, 3 }, { 1, 4, 2, 1 }, { 2880, 32, 4, 7 }, { 33, 8, 1, 1 }, { 64, 2, 2, 40 },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        run_case(s, &fam_add_id, &c[i]);
+    }
+}
+
+// ---- K-quant weights (Q4_K, Q5_K, Q6_K): MUL_MAT, MUL_MAT_ID, GET_ROWS -------
+// Rows are whole super-blocks (k a multiple of 256); m and n odd and around
+// the kernels' 16-row groups and 4-column blocks.
+
+static const enum ggml_type kq_types[] = { GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
+
+struct p_mul_mat_id {
+    enum ggml_type ta;
+    int64_t        m, k, n_as, n_used, b_rows, t;  // b_rows: src1 rows per token (1 or n_used)
+};
+
+static struct ggml_tensor * build_mul_mat_id(struct tb * b, const void * pv) {
+    const struct p_mul_mat_id * p   = pv;
+    struct ggml_tensor *        as  = tb_new(b, p->ta, p->k, p->m, p->n_as, 1, "as");
+    struct ggml_tensor *        x   = tb_new(b, GGML_TYPE_F32, p->k, p->b_rows, p->t, 1, "b");
+    struct ggml_tensor *        ids = tb_new(b, GGML_TYPE_I32, p->n_used, p->t, 1, 1, "ids");
+    return ggml_mul_mat_id(b->ctx, as, x, ids);
+}
+
+static void desc_mul_mat_id(const void * pv, char * s, size_t n) {
+    const struct p_mul_mat_id * p = pv;
+    cat(s, n, "type_a=%s,type_b=f32,m=%" PRId64 ",k=%" PRId64 ",n_as=%" PRId64 ",n_used=%" PRId64 ",b_rows=%" PRId64
+        ",t=%" PRId64, tname(p->ta), p->m, p->k, p->n_as, p->n_used, p->b_rows, p->t);
+}
+
+static int init_mul_mat_id(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
+    const struct p_mul_mat_id * p = pv;
+    if (strcmp(t->name, "ids") != 0) {
+        return 0;
+    }
+    for (int64_t i = 0; i < ggml_nelements(t); i++) {
+        v[i] = (float) rng_below(r, p->n_as);
+    }
+    return 1;
+}
+
+static const struct op_family fam_mul_mat_id = {
+    build_mul_mat_id, desc_mul_mat_id, init_mul_mat_id, max_err_mul_mat, -1.0f, 1.0f,
+};
+
+static void gen_mul_mat_kq(struct suite * s) {
+    static const int64_t ms[] = { 1, 16, 17, 45 };
+    static const int64_t ns[] = { 1, 3, 4, 9 };
+    static const int64_t ks[] = { 256, 768 };
+    static const int64_t bss[][2] = { { 1, 1 }, { 3, 2 } };
+    static const int64_t nrs[][2] = { { 1, 1 }, { 2, 1 } };
+    for (int ti = 0; ti < 3; ti++) {
+        for (size_t a = 0; a < 4; a++) {
+            for (size_t b = 0; b < 4; b++) {
+                for (size_t c = 0; c < 2; c++) {
+                    for (int bc = 0; bc < 2; bc++) {
+                        struct p_mul_mat p = { .ta = kq_types[ti], .m = ms[a], .n = ns[b], .k = ks[c],
+                                               .per = { 0, 1, 2, 3 } };
+                        memcpy(p.bs, bss[bc], sizeof p.bs);
+                        memcpy(p.nr, nrs[bc], sizeof p.nr);
+                        run_case(s, &fam_mul_mat, &p);
+                    }
+                }
+            }
+        }
+        // prefill-like and decode-like shapes
+        static const int64_t big[][3] = { { 64, 130, 1024 }, { 128, 1, 2048 }, { 33, 70, 512 } };
+        for (size_t a = 0; a < 3; a++) {
+            struct p_mul_mat p = { .ta = kq_types[ti], .m = big[a][0], .n = big[a][1], .k = big[a][2],
+                                   .bs = { 1, 1 }, .nr = { 1, 1 }, .per = { 0, 1, 2, 3 } };
+            run_case(s, &fam_mul_mat, &p);
+        }
+    }
+}
+
+static void gen_mul_mat_id_kq(struct suite * s) {
+    static const struct p_mul_mat_id cs[] = {
+        { 0, 16, 256, 4, 2, 2, 1 },  { 0, 17, 256, 4, 2, 1, 5 },  { 0, 33, 512, 8, 4, 4, 7 },
+        { 0, 5, 256, 3, 3, 1, 2 },   { 0, 64, 256, 16, 4, 4, 33 },
+    };
+    for (int ti = 0; ti < 3; ti++) {
+        for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+            struct p_mul_mat_id p = cs[i];
+            p.ta                  = kq_types[ti];
+            run_case(s, &fam_mul_mat_id, &p);
+        }
+    }
+}
+
+static void gen_get_rows_kq(struct suite * s) {
+    static const int64_t ns[]    = { 256, 768 };
+    static const int64_t ms[]    = { 1, 5, 37 };
+    static const int64_t rs[]    = { 1, 4, 9 };
+    static const int64_t be[][2] = { { 1, 1 }, { 2, 3 } };
+    for (int t = 0; t < 3; t++) {
+        for (size_t a = 0; a < 2; a++) {
+            for (size_t b = 0; b < 3; b++) {
+                for (size_t c = 0; c < 3; c++) {
+                    for (size_t d = 0; d < 2; d++) {
+                        struct p_get_rows p = { kq_types[t], ns[a], ms[b], rs[c], be[d][0], be[d][1], 0 };
+                        run_case(s, &fam_get_rows, &p);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// ---- Quantized weights Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4 (and BF16): MUL_MAT,
+// MUL_MAT_ID, GET_ROWS, each in a plain buffer and in a weight buffer (tiled);
+// CPY and SET_ROWS from F32 into Q8_0 / Q4_0 (a quantized KV cache).
+
+static const enum ggml_type q_types[] = { GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
+                                          GGML_TYPE_MXFP4, GGML_TYPE_BF16 };
+
+// Runs a case once in the default buffer and once in a weight buffer.
+static void run_case_both(struct suite * s, const struct op_family * f, const void * p) {
+    run_case(s, f, p);
+    g_weights_buf = 1;
+    run_case(s, f, p);
+    g_weights_buf = 0;
+}
+
+static void gen_mul_mat_q(struct suite * s) {
+    static const int64_t ms[] = { 1, 15, 16, 33, 50 };
+    static const int64_t ns[] = { 1, 3, 8, 9, 17 };
+    static const int64_t ks[] = { 32, 96, 256 };
+    static const int64_t bss[][2] = { { 1, 1 }, { 2, 3 } };
+    static const int64_t nrs[][2] = { { 1, 1 }, { 2, 1 } };
+    for (size_t ti = 0; ti < sizeof q_types / sizeof q_types[0]; ti++) {
+        for (size_t a = 0; a < 5; a++) {
+            for (size_t b = 0; b < 5; b++) {
+                for (size_t c = 0; c < 3; c++) {
+                    struct p_mul_mat p = { .ta = q_types[ti], .m = ms[a], .n = ns[b], .k = ks[c],
+                                           .bs = { 1, 1 }, .nr = { 1, 1 }, .per = { 0, 1, 2, 3 } };
+                    run_case_both(s, &fam_mul_mat, &p);
+                }
+            }
+        }
+        for (int bc = 0; bc < 2; bc++) {  // batched, broadcast
+            struct p_mul_mat p = { .ta = q_types[ti], .m = 17, .n = 5, .k = 64, .per = { 0, 1, 2, 3 } };
+            memcpy(p.bs, bss[bc], sizeof p.bs);
+            memcpy(p.nr, nrs[1], sizeof p.nr);
+            run_case_both(s, &fam_mul_mat, &p);
+        }
+        // a view with longer rows in memory (plain layout only), and larger shapes
+        struct p_mul_mat pv = { .ta = q_types[ti], .m = 20, .n = 4, .k = 64, .bs = { 1, 1 }, .nr = { 1, 1 },
+                                .per = { 0, 1, 2, 3 }, .k_v = 128 };
+        run_case(s, &fam_mul_mat, &pv);
+        static const int64_t big[][3] = { { 128, 1, 2048 }, { 64, 130, 1024 }, { 300, 67, 512 } };
+        for (size_t a = 0; a < 3; a++) {
+            struct p_mul_mat p = { .ta = q_types[ti], .m = big[a][0], .n = big[a][1], .k = big[a][2],
+                                   .bs = { 1, 1 }, .nr = { 1, 1 }, .per = { 0, 1, 2, 3 } };
+            run_case_both(s, &fam_mul_mat, &p);
+        }
+    }
+}
+
+static void gen_mul_mat_id_q(struct suite * s) {
+    static const enum ggml_type types[] = { GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
+                                            GGML_TYPE_MXFP4, GGML_TYPE_BF16, GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const struct p_mul_mat_id cs[] = {
+        { 0, 16, 64, 4, 2, 2, 1 },   { 0, 17, 32, 4, 2, 1, 5 },  { 0, 33, 128, 8, 4, 4, 7 },
+        { 0, 5, 64, 3, 3, 1, 2 },    { 0, 64, 256, 16, 4, 4, 33 }, { 0, 40, 96, 32, 8, 1, 12 },
+    };
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+        for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+            struct p_mul_mat_id p = cs[i];
+            p.ta                  = types[ti];
+            run_case_both(s, &fam_mul_mat_id, &p);
+        }
+    }
+}
+
+static void gen_get_rows_q(struct suite * s) {
+    static const int64_t ns[]    = { 32, 96, 256 };
+    static const int64_t ms[]    = { 1, 5, 37 };
+    static const int64_t rs[]    = { 1, 4, 9 };
+    static const int64_t be[][2] = { { 1, 1 }, { 2, 3 } };
+    for (size_t t = 0; t < sizeof q_types / sizeof q_types[0]; t++) {
+        for (size_t a = 0; a < 3; a++) {
+            for (size_t b = 0; b < 3; b++) {
+                for (size_t c = 0; c < 3; c++) {
+                    for (size_t d = 0; d < 2; d++) {
+                        struct p_get_rows p = { q_types[t], ns[a], ms[b], rs[c], be[d][0], be[d][1], 0 };
+                        run_case_both(s, &fam_get_rows, &p);
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void gen_cpy_set_rows_q(struct suite * s) {
+    static const enum ggml_type dts[] = { GGML_TYPE_Q8_0, GGML_TYPE_Q4_0 };
+    for (int t = 0; t < 2; t++) {
+        static const int64_t shapes[][4] = { { 32, 1, 1, 1 }, { 256, 4, 4, 4 }, { 64, 7, 3, 2 } };
+        for (int i = 0; i < 3; i++) {
+            struct p_cpy p = { GGML_TYPE_F32, dts[t], { 0 }, { 0 }, { 0 }, { 0 }, 0, { 0 } };
+            memcpy(p.ne, shapes[i], sizeof p.ne);
+            run_case(s, &fam_cpy, &p);  // (ggml-cpu quantizes contiguous sources only)
+        }
+        static const int64_t sr[][4] = { { 64, 5, 1, 1 }, { 256, 11, 1, 1 }, { 128, 16, 2, 3 } };
+        for (int i = 0; i < 3; i++) {
+            for (int ti = 0; ti < 2; ti++) {
+                struct p_set_rows p = { dts[t], ti ? GGML_TYPE_I32 : GGML_TYPE_I64, { 0 }, { 1, 1 }, 3, 0 };
+                memcpy(p.ne, sr[i], sizeof p.ne);
+                run_case(s, &fam_set_rows, &p);
+            }
+        }
+    }
+}
+
+static void gen_ssm_conv(struct suite * s) {
+    static const int64_t d_convs[] = { 3, 4, 9 }, n_ts[] = { 1, 5, 32 }, d_inners[] = { 64, 1536 };
+    for (int a = 0; a < 3; a++) {
+        for (int b = 0; b < 3; b++) {
+            for (int c = 0; c < 2; c++) {
+                for (int64_t n_s = 1; n_s <= 4; n_s *= 4) {
+                    struct p_ssm_conv p = { d_convs[a], n_ts[b], d_inners[c], n_s };
+                    run_case(s, &fam_ssm_conv, &p);
+                }
+            }
+        }
+    }
+}
+
+static void gen_gdn(struct suite * s) {
+    static const int64_t Ss[] = { 32, 64, 128 }, Ts[] = { 1, 7, 64 };
+    for (int a = 0; a < 3; a++) {
+        for (int b = 0; b < 3; b++) {
+            for (int64_t vr = 1; vr <= 2; vr++) {
+                for (int kda = 0; kda <= 1; kda++) {
+                    struct p_gdn p = { Ss[a], 2, vr, Ts[b], 1 + (b == 1), 1, kda, 0 };
+                    run_case(s, &fam_gdn, &p);
+                }
+            }
+        }
+    }
+    // snapshots (K <= tokens: older slots are caller-owned, undefined in both), permuted inputs
+    for (int64_t K = 2; K <= 4; K += 2) {
+        for (int perm = 0; perm <= 1; perm++) {
+            struct p_gdn p = { 64, 4, 1, 5, 2, K, perm, perm };
+            run_case(s, &fam_gdn, &p);
+        }
+    }
+    struct p_gdn p = { 128, 4, 2, 16, 1, 1, 0, 1 };
+    run_case(s, &fam_gdn, &p);
+}
+
+static void gen_solve_tri(struct suite * s) {
+    static const int64_t ns[] = { 1, 16, 64, 100 }, ks[] = { 1, 3, 64, 100 };
+    for (int a = 0; a < 4; a++) {
+        for (int b = 0; b < 4; b++) {
+            struct p_solve_tri p = { ns[a], ks[b], 1, 1 };
+            run_case(s, &fam_solve_tri, &p);
+        }
+        struct p_solve_tri p = { ns[a], 32, 2, 3 };
+        run_case(s, &fam_solve_tri, &p);
+    }
+}
+
+static void gen_im2col(struct suite * s) {
+    static const struct {
+        enum ggml_type tsrc, tdst;
+    } types[] = { { GGML_TYPE_F32, GGML_TYPE_F32 }, { GGML_TYPE_F32, GGML_TYPE_F16 }, { GGML_TYPE_F16, GGML_TYPE_F16 } };
+    for (int t = 0; t < 3; t++) {
+        // 2D
+        static const int64_t ins[][4] = { { 10, 10, 3, 1 }, { 17, 13, 4, 2 }, { 32, 32, 3, 1 } };
+        static const int64_t ks[][2]  = { { 3, 3 }, { 5, 2 } };
+        for (int i = 0; i < 3; i++) {
+            for (int k = 0; k < 2; k++) {
+                for (int sp = 0; sp < 4; sp++) {
+                    const int        st = 1 + (sp & 1), pd = sp >> 1;
+                    struct p_im2col p = { types[t].tsrc, types[t].tdst, { 0 }, { ks[k][0], ks[k][1], ins[i][2], 2 },
+                                          st, st, pd, pd, 1 + (sp == 3), 1, 1 };
+                    memcpy(p.in, ins[i], sizeof p.in);
+                    run_case(s, &fam_im2col, &p);
+                }
+            }
+        }
+        // 1D (whisper-like front end, small)
+        for (int sp = 0; sp < 4; sp++) {
+            const int       st = 1 + (sp & 1), pd = sp >> 1;
+            struct p_im2col p  = { types[t].tsrc, types[t].tdst, { 100, 8, 2, 1 }, { 3, 8, 4, 1 }, st, 0, pd, 0,
+                                   1 + (sp == 3), 0, 0 };
+            run_case(s, &fam_im2col, &p);
+        }
+    }
+}
+
 // The op table: each generator and the ops (ggml_op_desc names) it produces,
 // so that -o runs only the generators that can match.
 static const struct generator {
@@ -1555,6 +2899,13 @@ static const struct generator {
     void (*gen)(struct suite * s);
 } generators[] = {
     { "MUL_MAT", gen_mul_mat },
+    { "MUL_MAT", gen_mul_mat_kq },
+    { "MUL_MAT_ID", gen_mul_mat_id_kq },
+    { "GET_ROWS", gen_get_rows_kq },
+    { "MUL_MAT", gen_mul_mat_q },
+    { "MUL_MAT_ID", gen_mul_mat_id_q },
+    { "GET_ROWS", gen_get_rows_q },
+    { "CPY,SET_ROWS", gen_cpy_set_rows_q },
     { "ADD,SUB,MUL,DIV", gen_bin },
     { "SCALE", gen_scale },
     { "CPY,CONT,DUP", gen_cpy },
@@ -1565,6 +2916,24 @@ static const struct generator {
     { "ROPE", gen_rope },
     { "SILU", gen_unary },
     { "SWIGLU", gen_glu },
+    { "GELU,GELU_QUICK,SIGMOID,NEG,EXP,SOFTPLUS,TANH", gen_unary_more },
+    { "SQR,SQRT,CLAMP", gen_ew1 },
+    { "GEGLU,SWIGLU_OAI", gen_glu_more },
+    { "NORM,L2_NORM", gen_norm },
+    { "SUM_ROWS", gen_sum_rows },
+    { "CUMSUM", gen_cumsum },
+    { "ARGSORT", gen_argsort },
+    { "CONCAT", gen_concat },
+    { "REPEAT", gen_repeat },
+    { "PAD", gen_pad },
+    { "DIAG,TRI,FILL", gen_place },
+    { "ADD_ID", gen_add_id },
+    { "FLASH_ATTN_EXT", gen_flash_attn_ext },
+    { "ROPE", gen_rope_multi },
+    { "SSM_CONV", gen_ssm_conv },
+    { "GATED_DELTA_NET", gen_gdn },
+    { "SOLVE_TRI", gen_solve_tri },
+    { "IM2COL", gen_im2col },
 };
 
 

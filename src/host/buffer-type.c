@@ -9,11 +9,16 @@
 // The host buffer type (GGML_HEXAGON_HOSTBUF) hands out the same kind of
 // memory but tells ggml it is host memory, so the CPU backend can work in it
 // too and nothing is copied between the two.
+//
+// Quantized weights are the exception to "plain memcpy": in a device buffer
+// used for weights they are kept in the NPU's tiled layout, so set/get/memset
+// go through repack.c, which translates (and stages partial uploads).
 
 #include <string.h>
 
 #include "backend-impl.h"
 #include "log.h"
+#include "repack.h"
 
 #define HTP_BUFFER_ALIGNMENT 128  // one HVX vector
 
@@ -25,7 +30,17 @@ static struct htp_device * buft_device(ggml_backend_buffer_type_t buft) {
 
 static void buffer_free(ggml_backend_buffer_t buffer) {
     // Drops the memory; unmaps it from every session that mapped it.
+    htp_repack_extra_release(buffer);
     htp_buffer_unref((struct htp_buffer *) buffer->context);
+}
+
+static enum ggml_status buffer_init_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor) {
+    // Tensors that may become tiled get their repack state here.
+    return htp_repack_extra_init(buffer, tensor) == 0 ? GGML_STATUS_SUCCESS : GGML_STATUS_ALLOC_FAILED;
+}
+
+static void buffer_reset(ggml_backend_buffer_t buffer) {
+    htp_repack_extra_release(buffer);
 }
 
 static void * buffer_get_base(ggml_backend_buffer_t buffer) {
@@ -35,44 +50,44 @@ static void * buffer_get_base(ggml_backend_buffer_t buffer) {
 static void buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, uint8_t value,
                                  size_t offset, size_t size) {
     (void) buffer;
-    memset((uint8_t *) tensor->data + offset, value, size);
+    htp_repack_memset(tensor, value, offset, size);
 }
 
 static void buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, const void * data,
                               size_t offset, size_t size) {
     (void) buffer;
-    memcpy((uint8_t *) tensor->data + offset, data, size);
+    htp_repack_set(tensor, data, offset, size, 1, 0, 0);
 }
 
 static void buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * tensor, void * data,
                               size_t offset, size_t size) {
     (void) buffer;
-    memcpy(data, (const uint8_t *) tensor->data + offset, size);
+    htp_repack_get(tensor, data, offset, size, 1, 0, 0);
 }
 
 static void buffer_set_tensor_2d(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, const void * data,
                                  size_t offset, size_t size, size_t n_copies, size_t stride_tensor,
                                  size_t stride_data) {
     (void) buffer;
-    for (size_t i = 0; i < n_copies; i++) {
-        memcpy((uint8_t *) tensor->data + offset + i * stride_tensor, (const uint8_t *) data + i * stride_data, size);
-    }
+    htp_repack_set(tensor, data, offset, size, n_copies, stride_tensor, stride_data);
 }
 
 static void buffer_get_tensor_2d(ggml_backend_buffer_t buffer, const struct ggml_tensor * tensor, void * data,
                                  size_t offset, size_t size, size_t n_copies, size_t stride_tensor,
                                  size_t stride_data) {
     (void) buffer;
-    for (size_t i = 0; i < n_copies; i++) {
-        memcpy((uint8_t *) data + i * stride_data, (const uint8_t *) tensor->data + offset + i * stride_tensor, size);
-    }
+    htp_repack_get(tensor, data, offset, size, n_copies, stride_tensor, stride_data);
 }
 
 static bool buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * src,
                               struct ggml_tensor * dst) {
     (void) buffer;
     // Host memory on both sides: a plain copy. Anything else takes ggml's
-    // staged path (get from src, set into dst).
+    // staged path (get from src, set into dst), as do tiled tensors, whose
+    // buffer bytes are not their ggml bytes.
+    if (htp_repack_is_tiled(src) || htp_repack_extra_get(dst)) {
+        return false;
+    }
     if (src->buffer && (ggml_backend_buffer_is_host(src->buffer) || htp_ggml_buffer_is_htp(src->buffer))) {
         memcpy(dst->data, src->data, ggml_nbytes(src));
         return true;
@@ -83,12 +98,13 @@ static bool buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggml_te
 static void buffer_clear(ggml_backend_buffer_t buffer, uint8_t value) {
     struct htp_buffer * buf = (struct htp_buffer *) buffer->context;
     memset(htp_buffer_base(buf), value, htp_buffer_usable(buf));
+    htp_repack_extra_cleared(buffer);  // plain bytes everywhere now
 }
 
 static const struct ggml_backend_buffer_i htp_buffer_iface = {
     /* .free_buffer   = */ buffer_free,
     /* .get_base      = */ buffer_get_base,
-    /* .init_tensor   = */ NULL,
+    /* .init_tensor   = */ buffer_init_tensor,
     /* .memset_tensor = */ buffer_memset_tensor,
     /* .set_tensor    = */ buffer_set_tensor,
     /* .get_tensor    = */ buffer_get_tensor,
@@ -96,7 +112,7 @@ static const struct ggml_backend_buffer_i htp_buffer_iface = {
     /* .get_tensor_2d = */ buffer_get_tensor_2d,
     /* .cpy_tensor    = */ buffer_cpy_tensor,
     /* .clear         = */ buffer_clear,
-    /* .reset         = */ NULL,
+    /* .reset         = */ buffer_reset,
 };
 
 // --- buffer type ---
@@ -142,6 +158,18 @@ static size_t buft_get_max_size(ggml_backend_buffer_type_t buft) {
     return (size_t) htp_backend_config->mbuf_dyn;
 }
 
+// Tensors that may be tiled get room for the tiled layout (it pads rows to
+// groups of 16), so a weight can also be repacked in place at run time.
+static size_t buft_get_alloc_size(ggml_backend_buffer_type_t buft, const struct ggml_tensor * tensor) {
+    struct htp_device * d      = buft_device(buft);
+    size_t              nbytes = ggml_nbytes(tensor);
+    if (buft == &d->host_buft) {
+        return nbytes;
+    }
+    size_t tiled = htp_repack_tiled_size(tensor);
+    return tiled > nbytes ? tiled : nbytes;
+}
+
 static bool buft_is_host(ggml_backend_buffer_type_t buft) {
     struct htp_device * d = buft_device(buft);
     return buft == &d->host_buft;
@@ -152,7 +180,7 @@ static const struct ggml_backend_buffer_type_i htp_buft_iface = {
     /* .alloc_buffer   = */ buft_alloc_buffer,
     /* .get_alignment  = */ buft_get_alignment,
     /* .get_max_size   = */ buft_get_max_size,
-    /* .get_alloc_size = */ NULL,  // ggml_nbytes
+    /* .get_alloc_size = */ buft_get_alloc_size,
     /* .is_host        = */ buft_is_host,
 };
 

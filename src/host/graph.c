@@ -15,6 +15,7 @@
 #include "ggml-internal.h"
 #include "log.h"
 #include "npu/ops/htp-ops.h"
+#include "repack.h"
 
 uint32_t htp_graph_opcode(const struct ggml_tensor * node) {
     switch (node->op) {
@@ -30,10 +31,31 @@ uint32_t htp_graph_opcode(const struct ggml_tensor * node) {
         case GGML_OP_SOFT_MAX:  return HTP_OP_SOFT_MAX;
         case GGML_OP_ROPE:      return HTP_OP_ROPE;
         case GGML_OP_MUL_MAT:   return HTP_OP_MUL_MAT;
+        case GGML_OP_MUL_MAT_ID: return HTP_OP_MUL_MAT_ID;
         case GGML_OP_GET_ROWS:  return HTP_OP_GET_ROWS;
         case GGML_OP_SET_ROWS:  return HTP_OP_SET_ROWS;
         case GGML_OP_UNARY:     return HTP_OP_UNARY;
         case GGML_OP_GLU:       return HTP_OP_GLU;
+        case GGML_OP_ADD_ID:    return HTP_OP_ADD_ID;
+        case GGML_OP_CLAMP:     return HTP_OP_CLAMP;
+        case GGML_OP_SQR:       return HTP_OP_SQR;
+        case GGML_OP_SQRT:      return HTP_OP_SQRT;
+        case GGML_OP_SUM_ROWS:  return HTP_OP_SUM_ROWS;
+        case GGML_OP_NORM:      return HTP_OP_NORM;
+        case GGML_OP_L2_NORM:   return HTP_OP_L2_NORM;
+        case GGML_OP_REPEAT:    return HTP_OP_REPEAT;
+        case GGML_OP_CUMSUM:    return HTP_OP_CUMSUM;
+        case GGML_OP_CONCAT:    return HTP_OP_CONCAT;
+        case GGML_OP_FILL:      return HTP_OP_FILL;
+        case GGML_OP_DIAG:      return HTP_OP_DIAG;
+        case GGML_OP_TRI:       return HTP_OP_TRI;
+        case GGML_OP_PAD:       return HTP_OP_PAD;
+        case GGML_OP_ARGSORT:   return HTP_OP_ARGSORT;
+        case GGML_OP_FLASH_ATTN_EXT:  return HTP_OP_FLASH_ATTN_EXT;
+        case GGML_OP_SSM_CONV:        return HTP_OP_SSM_CONV;
+        case GGML_OP_GATED_DELTA_NET: return HTP_OP_GATED_DELTA_NET;
+        case GGML_OP_SOLVE_TRI:       return HTP_OP_SOLVE_TRI;
+        case GGML_OP_IM2COL:          return HTP_OP_IM2COL;
         default:                return HTP_OP_INVALID;
     }
 }
@@ -70,6 +92,12 @@ static void describe_shape(const struct ggml_tensor * t, struct htp_op_tensor * 
     out->flags = 0;
     if (t->buffer && ggml_backend_buffer_get_usage(t->buffer) == GGML_BACKEND_BUFFER_USAGE_WEIGHTS) {
         out->flags |= HTP_TENSOR_WEIGHT;
+    }
+    if (htp_repack_is_tiled(t)) {
+        // The buffer holds the tiled layout (src/npu/ops/tiled.h): its strides and size.
+        out->flags |= HTP_TENSOR_TILED;
+        htp_repack_tiled_strides(t, out->nb);
+        out->size = htp_repack_tiled_size(t);
     }
 }
 
@@ -133,6 +161,12 @@ static int translate_node(const struct ggml_tensor * node, struct htp_graph_node
 
     const struct ggml_tensor * src[HTP_OP_MAX_INPUTS] = { 0 };
     int                        n_src                  = node_sources(node, src);
+    if (htp_backend_config->rt_repack &&
+        (n->op.opcode == HTP_OP_MUL_MAT || n->op.opcode == HTP_OP_MUL_MAT_ID || n->op.opcode == HTP_OP_GET_ROWS) &&
+        src[0] && htp_repack_runtime((struct ggml_tensor *) src[0]) && htp_log_verbose) {
+        // A quantized weight outside a weight buffer was tiled in place (once).
+        HTP_LOG_DEBUG("ggml-htp: rt-repack %s (%s)\n", src[0]->name, ggml_type_name(src[0]->type));
+    }
     for (int i = 0; i < n_src; i++) {
         if (!src[i]) {
             continue;

@@ -9,6 +9,7 @@
 
 #include "htp-types.h"
 #include "npu-util.h"
+#include "ops/op-families.h"
 
 int htp_batch_init(struct htp_batch* b) {
     memset(b, 0, sizeof(*b));
@@ -56,6 +57,15 @@ int htp_tensor_extent(const struct htp_tensor* t, uint64_t* extent) {
         if (__builtin_mul_overflow(n, (uint64_t)t->nb[i], &d) || __builtin_add_overflow(end, d, &end)) {
             return HTP_STATUS_INVAL_PARAMS;
         }
+    }
+    if (t->flags & HTP_TENSOR_TILED) {
+        // Tiled weights (ops/tiled.h): rows padded to whole groups, so the
+        // tensor spans ne[3] slabs of nb[3] bytes.
+        uint64_t all;
+        if (__builtin_mul_overflow((uint64_t)t->ne[3], (uint64_t)t->nb[3], &all)) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+        end = all > end ? all : end;
     }
     *extent = end;
     return HTP_STATUS_OK;

@@ -15,6 +15,7 @@
 
 #include "htp-types.h"
 #include "op-families.h"
+#include "quant.h"
 
 #if defined(__F16C__)
 #include <immintrin.h>
@@ -378,11 +379,17 @@ static void cpy_job(void *arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_cpy_check(const struct htp_op_ctx *ctx) {
+    if (htp_quant_cpy_handles(ctx)) {
+        return htp_op_cpy_q_check(ctx);  // float -> Q8_0 / Q4_0 (quant-ops.c)
+    }
     struct cpy_plan p;
     return plan_cpy(ctx, &p);
 }
 
 int htp_op_cpy_run(struct htp_op_ctx *ctx) {
+    if (htp_quant_cpy_handles(ctx)) {
+        return htp_op_cpy_q_run(ctx);
+    }
     struct cpy_plan p;
     int             rc = plan_cpy(ctx, &p);
     if (rc != HTP_STATUS_OK) {

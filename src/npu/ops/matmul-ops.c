@@ -21,6 +21,8 @@
 
 #include "kernels.h"
 #include "kernel-util.h"
+#include "kquant.h"
+#include "quant.h"
 #include "vec.h"
 
 #define MM_RB 32  // weight rows per tile
@@ -73,6 +75,12 @@ int htp_op_mul_mat_check(const struct htp_op_ctx *ctx) {
     if (htp_view_nelements(dst) > 0 &&
         (src0->ne[2] <= 0 || src0->ne[3] <= 0 || src1->ne[2] % src0->ne[2] != 0 || src1->ne[3] % src0->ne[3] != 0)) {
         return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (htp_kq_type_ok(src0->type)) {
+        return htp_kq_mul_mat_check(ctx);  // K-quant weights: kquant-ops.c
+    }
+    if (htp_qmm_handles(src0->type)) {
+        return htp_op_mul_mat_q_check(ctx);  // quantized or BF16 weights: qmatmul-ops.c
     }
     if ((src0->type != HTP_TYPE_F32 && src0->type != HTP_TYPE_F16) || !htp_type_is_float(src1->type) ||
         dst->type != HTP_TYPE_F32) {
@@ -278,6 +286,12 @@ int htp_op_mul_mat_run(struct htp_op_ctx *ctx) {
     a.src0           = ctx->src[0];
     a.src1           = ctx->src[1];
     a.dst            = ctx->dst[0];
+    if (htp_kq_type_ok(a.src0->type)) {
+        return htp_kq_mul_mat_run(ctx);
+    }
+    if (htp_qmm_handles(a.src0->type)) {
+        return htp_op_mul_mat_q_run(ctx);
+    }
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }

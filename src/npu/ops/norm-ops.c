@@ -1,10 +1,16 @@
-// norm-ops.c: RMS_NORM over rows: y = x / sqrt(mean(x^2) + eps).
+// norm-ops.c: normalisations over rows (dim 0).
 //
-//   src0 [ne0, ne1, ne2, ne3] -> dst same shape; params[0] = eps (float, >= 0)
+//   RMS_NORM  y = x / sqrt(mean(x^2) + eps)
+//   NORM      y = (x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps)
+//   L2_NORM   y = x / max(sqrt(sum(x^2)), eps)
 //
-// Any strides, F32/F16/BF16 in and out. Packed F32 rows are normalised in
-// place; other layouts take two chunked passes over the row (sum of squares,
-// then scale) so no row-sized scratch is needed.
+//   src0 [ne0, ne1, ne2, ne3] -> dst same shape (may alias src0: ggml has
+//   in-place forms); params[0] = eps (float, >= 0)
+//
+// Any strides, F32/F16/BF16 in and out. Packed F32 rows are normalised
+// through dst in place; other layouts take chunked passes over the row
+// (statistics first, then the scaled row) so no row-sized scratch is needed.
+// Each pass reads a chunk before it writes it, so dst aliasing src0 is safe.
 
 #include <math.h>
 
@@ -12,14 +18,37 @@
 #include "kernel-util.h"
 #include "vec.h"
 
-struct rms_norm_args {
+enum norm_kind { NORM_RMS, NORM_MEAN, NORM_L2 };
+
+struct norm_args {
     const struct htp_tensor_view *src0;
     const struct htp_tensor_view *dst;
+    enum norm_kind                kind;
     float                         eps;
 };
 
-int htp_op_rms_norm_check(const struct htp_op_ctx *ctx) {
+static int norm_kind_of(uint32_t opcode, enum norm_kind *kind) {
+    switch (opcode) {
+        case HTP_OP_RMS_NORM:
+            *kind = NORM_RMS;
+            return 1;
+        case HTP_OP_NORM:
+            *kind = NORM_MEAN;
+            return 1;
+        case HTP_OP_L2_NORM:
+            *kind = NORM_L2;
+            return 1;
+        default:
+            return 0;
+    }
+}
+
+int htp_op_norm_check(const struct htp_op_ctx *ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *dst = ctx->dst[0];
+    enum norm_kind                kind;
+    if (!norm_kind_of(ctx->desc->opcode, &kind)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
     if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_same_shape(src0, dst)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
@@ -33,11 +62,41 @@ int htp_op_rms_norm_check(const struct htp_op_ctx *ctx) {
     return HTP_STATUS_OK;
 }
 
-static void rms_norm_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct rms_norm_args   *a    = arg;
+// sum (x[i] - m)^2.
+static float norm_sumsq_centered(int64_t n, const float *x, float m) {
+    const htp_vr vm = htp_vr_splat(m);
+    htp_vr       s0 = htp_vr_splat(0.0f), s1 = s0;
+    int64_t      i = 0;
+    for (; i + 2 * HTP_VR_N <= n; i += 2 * HTP_VR_N) {
+        const htp_vr a = htp_vr_load(x + i) - vm, b = htp_vr_load(x + i + HTP_VR_N) - vm;
+        s0 = htp_vr_fma(a, a, s0);
+        s1 = htp_vr_fma(b, b, s1);
+    }
+    for (; i < n; i += HTP_VR_N) {
+        const int64_t k = n - i < HTP_VR_N ? n - i : HTP_VR_N;
+        // Padding lanes load 0 and subtract m: mask them back to 0.
+        htp_vr a = htp_vr_load_n(x + i, k) - vm;
+        for (int64_t j = k; j < HTP_VR_N; j++) {
+            a[j] = 0.0f;
+        }
+        s0 = htp_vr_fma(a, a, s0);
+    }
+    return htp_vr_hsum(s0 + s1);
+}
+
+// The row's (shift, scale): y = (x - shift) * scale, from the row's sum and
+// sum of squares about the mean (NORM) or about zero (RMS, L2).
+static void norm_coeffs(const struct norm_args *a, int64_t ne0, float sum, float sumsq, float *shift, float *scale) {
+    *shift = a->kind == NORM_MEAN ? sum / (float)ne0 : 0.0f;
+    *scale = a->kind == NORM_L2 ? 1.0f / fmaxf(sqrtf(sumsq), a->eps) : 1.0f / sqrtf(sumsq / (float)ne0 + a->eps);
+}
+
+static void norm_job(void *arg, uint32_t ith, uint32_t nth) {
+    const struct norm_args       *a    = arg;
     const struct htp_tensor_view *src0 = a->src0, *dst = a->dst;
     const int64_t                 ne0  = src0->ne[0];
     const int                     fast = htp_view_is_f32_packed(src0) && htp_view_is_f32_packed(dst);
+    const int                     mean = a->kind == NORM_MEAN;
 
     int64_t r0, r1;
     htp_split(htp_view_nrows(src0), ith, nth, &r0, &r1);
@@ -46,34 +105,58 @@ static void rms_norm_job(void *arg, uint32_t ith, uint32_t nth) {
         htp_row_index(src0->ne, ir, &i1, &i2, &i3);
         const uint8_t *x = htp_view_row(src0, i1, i2, i3);
         uint8_t       *y = htp_view_row(dst, i1, i2, i3);
+        float          shift, scale;
         if (fast) {
-            const float sum   = htp_vec_sumsq_f32(ne0, (const float *)(const void *)x);
-            const float scale = 1.0f / sqrtf(sum / (float)ne0 + a->eps);
-            htp_vec_scale_bias_f32(ne0, (float *)(void *)y, (const float *)(const void *)x, scale, 0.0f);
+            const float *xf  = (const float *)(const void *)x;
+            float       *yf  = (float *)(void *)y;
+            const float  sum = mean ? htp_vec_sum_f32(ne0, xf) : 0.0f;
+            const float  ssq = norm_sumsq_centered(ne0, xf, mean ? sum / (float)ne0 : 0.0f);
+            norm_coeffs(a, ne0, sum, ssq, &shift, &scale);
+            // (x - shift) * scale = x * scale + (-shift * scale) would round
+            // twice differently; subtract first, as ggml does.
+            if (mean) {
+                htp_vec_scale_bias_f32(ne0, yf, xf, 1.0f, -shift);
+                xf = yf;
+            }
+            htp_vec_scale_bias_f32(ne0, yf, xf, scale, 0.0f);
             continue;
         }
         float buf[HTP_CHUNK];
-        float sum = 0.0f;
-        for (int64_t c = 0; c < ne0; c += HTP_CHUNK) {
-            const int64_t n = htp_min64(HTP_CHUNK, ne0 - c);
-            htp_row_load_f32(buf, x + c * src0->nb[0], src0->nb[0], src0->type, n);
-            sum += htp_vec_sumsq_f32(n, buf);
+        float sum = 0.0f, ssq = 0.0f;
+        if (mean) {
+            for (int64_t c = 0; c < ne0; c += HTP_CHUNK) {
+                const int64_t n = htp_min64(HTP_CHUNK, ne0 - c);
+                htp_row_load_f32(buf, x + c * src0->nb[0], src0->nb[0], src0->type, n);
+                sum += htp_vec_sum_f32(n, buf);
+            }
         }
-        const float scale = 1.0f / sqrtf(sum / (float)ne0 + a->eps);
+        const float m = mean ? sum / (float)ne0 : 0.0f;
         for (int64_t c = 0; c < ne0; c += HTP_CHUNK) {
             const int64_t n = htp_min64(HTP_CHUNK, ne0 - c);
             htp_row_load_f32(buf, x + c * src0->nb[0], src0->nb[0], src0->type, n);
+            ssq += norm_sumsq_centered(n, buf, m);
+        }
+        norm_coeffs(a, ne0, sum, ssq, &shift, &scale);
+        for (int64_t c = 0; c < ne0; c += HTP_CHUNK) {
+            const int64_t n = htp_min64(HTP_CHUNK, ne0 - c);
+            htp_row_load_f32(buf, x + c * src0->nb[0], src0->nb[0], src0->type, n);
+            if (mean) {
+                htp_vec_scale_bias_f32(n, buf, buf, 1.0f, -shift);
+            }
             htp_vec_scale_bias_f32(n, buf, buf, scale, 0.0f);
             htp_row_store_f32(y + c * dst->nb[0], dst->nb[0], dst->type, buf, n);
         }
     }
 }
 
-int htp_op_rms_norm_run(struct htp_op_ctx *ctx) {
-    struct rms_norm_args a = {ctx->src[0], ctx->dst[0], htp_param_f32(ctx->desc, 0)};
+int htp_op_norm_run(struct htp_op_ctx *ctx) {
+    struct norm_args a = {ctx->src[0], ctx->dst[0], NORM_RMS, htp_param_f32(ctx->desc, 0)};
+    if (!norm_kind_of(ctx->desc->opcode, &a.kind)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }
-    ctx->run(ctx->pool, rms_norm_job, &a);
+    ctx->run(ctx->pool, norm_job, &a);
     return HTP_STATUS_OK;
 }

@@ -1,21 +1,30 @@
-// rope-ops.c: ROPE, rotary position embedding, modes normal (0) and neox (2),
-// with ggml's YaRN frequency correction and optional per-pair frequency factors.
+// rope-ops.c: ROPE, rotary position embedding, modes normal (0), neox (2),
+// multi-section mrope (8) and its interleaved form imrope (40), and vision
+// (24), with ggml's YaRN frequency correction and optional per-pair frequency
+// factors.
 //
 //   src0 [ne0 = head dim, ne1 = heads, ne2 = tokens, ne3]  F32/F16/BF16, any strides
-//   src1 positions [>= ne2]  I32
-//   src2 freq factors [>= n_dims/2]  F32, optional
+//   src1 positions [>= ne2] I32; multi-section modes: 4 per token, pos[i2 + ne2 * s]
+//        for s = 0..3 (time, height, width, extra)
+//   src2 freq factors [>= pairs]  F32, optional
 //   dst  src0's shape
-//   params (ggml_rope_ext's op_params): [1] n_dims, [2] mode, [4] n_ctx_orig,
-//          [5] freq_base, [6] freq_scale, [7] ext_factor, [8] attn_factor,
-//          [9] beta_fast, [10] beta_slow (floats bit-cast)
+//   params (ggml_rope_ext / ggml_rope_multi op_params): [1] n_dims, [2] mode,
+//          [4] n_ctx_orig, [5] freq_base, [6] freq_scale, [7] ext_factor,
+//          [8] attn_factor, [9] beta_fast, [10] beta_slow (floats bit-cast),
+//          [11..14] sections (multi-section modes)
 //
-// Pair k (k < n_dims/2) of a row at position p turns by theta_k, where
+// Pair k of a row at position p turns by theta_k, where
 // theta_k = p * freq_base^(-2k/n_dims) / ff[k] blended by YaRN between the
 // interpolated (* freq_scale) and extrapolated angle. Normal mode pairs
-// elements (2k, 2k+1); neox pairs (k, k + n_dims/2). Elements from n_dims on
-// are copied. The angles depend only on the token (i2), so each worker keeps
-// its current token's cos/sin table in its slice of the scratch area
-// (n_dims floats per worker) and rebuilds it when the token changes.
+// elements (2k, 2k+1) for k < n_dims/2; neox, mrope and imrope pair
+// (k, k + n_dims/2); vision (n_dims = ne0/2) pairs (k, k + n_dims) for
+// k < n_dims. Multi-section modes take p from one of the four position
+// streams by the pair's section (k mod the sections' sum): mrope in runs of
+// sections[0], [1], [2], [3] pairs, imrope interleaved t, h, w; vision also
+// restarts the exponent at each section. Elements past the rotated ones are
+// copied. The angles depend only on the token (i2), so each worker keeps its
+// current token's cos/sin table in its slice of the scratch area (2 floats
+// per pair) and rebuilds it when the token changes.
 
 #include <math.h>
 
@@ -25,6 +34,9 @@
 
 #define ROPE_MODE_NORMAL 0
 #define ROPE_MODE_NEOX 2
+#define ROPE_MODE_MROPE 8  // bit shared by every multi-section mode
+#define ROPE_MODE_VISION 24
+#define ROPE_MODE_IMROPE 40
 
 struct rope_args {
     const struct htp_tensor_view *src0;
@@ -33,6 +45,8 @@ struct rope_args {
     const struct htp_tensor_view *dst;
     int32_t                       n_dims;
     int32_t                       mode;
+    int32_t                       n_pairs;  // rotated pairs per row
+    int32_t                       sections[4];
     float                         freq_scale, ext_factor, attn_factor;
     float                         theta_scale;
     float                         corr_lo, corr_hi;  // YaRN correction range, in pairs
@@ -42,6 +56,7 @@ struct rope_args {
 struct rope_params {
     int32_t n_dims, mode, n_ctx_orig;
     float   freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow;
+    int32_t sections[4];
 };
 
 static struct rope_params rope_params_read(const struct htp_op_desc *desc) {
@@ -55,11 +70,22 @@ static struct rope_params rope_params_read(const struct htp_op_desc *desc) {
     p.attn_factor = htp_param_f32(desc, 8);
     p.beta_fast   = htp_param_f32(desc, 9);
     p.beta_slow   = htp_param_f32(desc, 10);
+    for (int i = 0; i < 4; i++) {
+        p.sections[i] = desc->params[11 + i];
+    }
     return p;
 }
 
-static size_t rope_scratch_size(int32_t n_dims, uint32_t n_threads) {
-    return (size_t)n_dims * sizeof(float) * n_threads;
+static int rope_is_multi(int32_t mode) {
+    return mode == ROPE_MODE_MROPE || mode == ROPE_MODE_IMROPE || mode == ROPE_MODE_VISION;
+}
+
+static int32_t rope_pairs(const struct rope_params *p) {
+    return p->mode == ROPE_MODE_VISION ? p->n_dims : p->n_dims / 2;
+}
+
+static size_t rope_scratch_size(int32_t n_pairs, uint32_t n_threads) {
+    return (size_t)n_pairs * 2 * sizeof(float) * n_threads;
 }
 
 int htp_op_rope_check(const struct htp_op_ctx *ctx) {
@@ -69,11 +95,26 @@ int htp_op_rope_check(const struct htp_op_ctx *ctx) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     const struct rope_params p = rope_params_read(ctx->desc);
-    if (p.mode != ROPE_MODE_NORMAL && p.mode != ROPE_MODE_NEOX) {
-        return HTP_STATUS_NO_SUPPORT;  // mrope, imrope, vision
+    if (p.mode != ROPE_MODE_NORMAL && p.mode != ROPE_MODE_NEOX && !rope_is_multi(p.mode)) {
+        return HTP_STATUS_NO_SUPPORT;
     }
     if (p.n_dims <= 0 || p.n_dims % 2 != 0 || p.n_dims > src0->ne[0] || src0->ne[0] % 2 != 0) {
         return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (rope_is_multi(p.mode)) {
+        int64_t sum = 0;
+        for (int i = 0; i < 4; i++) {
+            if (p.sections[i] < 0 || p.sections[i] > src0->ne[0]) {
+                return HTP_STATUS_INVAL_PARAMS;
+            }
+            sum += p.sections[i];
+        }
+        if (sum <= 0 || sum > src0->ne[0] || pos->ne[0] / 4 < src0->ne[2]) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+        if (p.mode == ROPE_MODE_VISION && p.n_dims * 2 != src0->ne[0]) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
     }
     if (!(p.freq_base > 0.0f) || !isfinite(p.freq_base) || !(p.freq_scale > 0.0f) || !isfinite(p.freq_scale) ||
         !isfinite(p.ext_factor) || !isfinite(p.attn_factor) || !isfinite(p.beta_fast) || !isfinite(p.beta_slow)) {
@@ -83,7 +124,7 @@ int htp_op_rope_check(const struct htp_op_ctx *ctx) {
         return pos->type != HTP_TYPE_I32 ? HTP_STATUS_NO_SUPPORT : HTP_STATUS_INVAL_PARAMS;
     }
     if (ff) {
-        if (!htp_view_shape_ok(ff) || ff->ne[0] < p.n_dims / 2) {
+        if (!htp_view_shape_ok(ff) || ff->ne[0] < rope_pairs(&p)) {
             return HTP_STATUS_INVAL_PARAMS;
         }
         if (ff->type != HTP_TYPE_F32) {
@@ -93,7 +134,7 @@ int htp_op_rope_check(const struct htp_op_ctx *ctx) {
     if (!htp_type_is_float(src0->type) || !htp_type_is_float(dst->type)) {
         return HTP_STATUS_NO_SUPPORT;
     }
-    if (rope_scratch_size(p.n_dims, ctx->n_threads) > ctx->vtcm_size) {
+    if (rope_scratch_size(rope_pairs(&p), ctx->n_threads) > ctx->vtcm_size) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
     return HTP_STATUS_OK;
@@ -105,15 +146,65 @@ static float rope_corr_dim(int32_t n_dims, int32_t n_ctx_orig, float n_rot, floa
     return (float)n_dims * logf((float)n_ctx_orig / (n_rot * 2.0f * (float)M_PI)) / (2.0f * logf(base));
 }
 
-// cos/sin of every pair's angle at position p: c[k], s[k] for k < n_dims/2.
-static void rope_table(const struct rope_args *a, float p, float *c, float *s) {
-    const int32_t half   = a->n_dims / 2;
+// Section of pair k in a multi-section mode: which position stream (0 t,
+// 1 h, 2 w, 3 e) its angle starts from.
+static int rope_section(const struct rope_args *a, int32_t sector) {
+    const int32_t *sec = a->sections;
+    if (a->mode == ROPE_MODE_IMROPE) {
+        if (sector % 3 == 1 && sector < 3 * sec[1]) {
+            return 1;
+        }
+        if (sector % 3 == 2 && sector < 3 * sec[2]) {
+            return 2;
+        }
+        if (sector % 3 == 0 && sector < 3 * sec[0]) {
+            return 0;
+        }
+        return 3;
+    }
+    if (sector < sec[0]) {
+        return 0;
+    }
+    if (sector < sec[0] + sec[1]) {
+        return 1;
+    }
+    if (sector < sec[0] + sec[1] + sec[2]) {
+        return 2;
+    }
+    return 3;
+}
+
+// cos/sin of every pair's angle: c[k], s[k] for k < n_pairs. p holds the
+// token's positions (p[0] only, or the four streams of a multi-section mode).
+static void rope_table(const struct rope_args *a, const float *p, float *c, float *s) {
+    const int32_t half   = a->n_pairs;
     float         mscale = a->attn_factor;
     if (a->ext_factor != 0.0f) {
         mscale *= 1.0f + 0.1f * logf(1.0f / a->freq_scale);
     }
-    float theta = p;  // p * theta_scale^k, accumulated as ggml does
+    const int      multi = rope_is_multi(a->mode);
+    const int32_t *sec   = a->sections;
+    const int32_t  sdims = sec[0] + sec[1] + sec[2] + sec[3];
+    // p * theta_scale^k per stream, accumulated as ggml does (vision restarts
+    // each stream at the start of its section).
+    float th[4] = {p[0], multi ? p[1] : 0.0f, multi ? p[2] : 0.0f, multi ? p[3] : 0.0f};
     for (int32_t k = 0; k < half; k++) {
+        float theta = th[0];
+        if (multi) {
+            const int32_t sector = k % sdims;
+            if (a->mode == ROPE_MODE_VISION) {
+                if (sector == 0) {
+                    th[0] = p[0];
+                } else if (sector == sec[0]) {
+                    th[1] = p[1];
+                } else if (sector == sec[0] + sec[1]) {
+                    th[2] = p[2];
+                } else if (sector == sec[0] + sec[1] + sec[2]) {
+                    th[3] = p[3];
+                }
+            }
+            theta = th[rope_section(a, sector)];
+        }
         float ffk = 1.0f;
         if (a->ff) {
             memcpy(&ffk, a->ff->data + k * a->ff->nb[0], sizeof ffk);
@@ -131,17 +222,19 @@ static void rope_table(const struct rope_args *a, float p, float *c, float *s) {
         }
         c[k] = cosf(t) * mscale;
         s[k] = sinf(t) * mscale;
-        theta *= a->theta_scale;
+        for (int i = 0; i < 4; i++) {
+            th[i] *= a->theta_scale;
+        }
     }
 }
 
 static void rope_row(const struct rope_args *a, uint8_t *yr, const uint8_t *xr, const float *c, const float *s) {
     const struct htp_tensor_view *src0 = a->src0, *dst = a->dst;
     const int64_t                 nbx = src0->nb[0], nby = dst->nb[0], ne0 = src0->ne[0];
-    const int32_t                 n_dims = a->n_dims, half = n_dims / 2;
+    const int32_t                 n_dims = a->n_dims, half = a->n_pairs;
     float                         u[HTP_CHUNK], v[HTP_CHUNK];
 
-    if (a->mode == ROPE_MODE_NEOX) {
+    if (a->mode != ROPE_MODE_NORMAL) {  // pairs (k, k + half)
         for (int64_t k0 = 0; k0 < half; k0 += HTP_CHUNK) {
             const int64_t n = htp_min64(HTP_CHUNK, half - k0);
             htp_row_load_f32(u, xr + k0 * nbx, nbx, src0->type, n);
@@ -167,8 +260,8 @@ static void rope_row(const struct rope_args *a, uint8_t *yr, const uint8_t *xr, 
             htp_row_store_f32(yr + i0 * nby, nby, dst->type, u, n);
         }
     }
-    // Dimensions past n_dims pass through.
-    for (int64_t i0 = n_dims; i0 < ne0; i0 += HTP_CHUNK) {
+    // Dimensions past the rotated ones pass through.
+    for (int64_t i0 = 2 * (int64_t)half; i0 < ne0; i0 += HTP_CHUNK) {
         const int64_t n = htp_min64(HTP_CHUNK, ne0 - i0);
         htp_row_load_f32(u, xr + i0 * nbx, nbx, src0->type, n);
         htp_row_store_f32(yr + i0 * nby, nby, dst->type, u, n);
@@ -178,8 +271,8 @@ static void rope_row(const struct rope_args *a, uint8_t *yr, const uint8_t *xr, 
 static void rope_job(void *arg, uint32_t ith, uint32_t nth) {
     const struct rope_args       *a    = arg;
     const struct htp_tensor_view *src0 = a->src0, *dst = a->dst;
-    float                        *c = (float *)(void *)(a->scratch + (size_t)ith * a->n_dims * sizeof(float));
-    float                        *s = c + a->n_dims / 2;
+    float                        *c = (float *)(void *)(a->scratch + (size_t)ith * a->n_pairs * 2 * sizeof(float));
+    float                        *s = c + a->n_pairs;
 
     int64_t r0, r1;
     htp_split(htp_view_nrows(src0), ith, nth, &r0, &r1);
@@ -188,9 +281,13 @@ static void rope_job(void *arg, uint32_t ith, uint32_t nth) {
         int64_t i1, i2, i3;
         htp_row_index(src0->ne, ir, &i1, &i2, &i3);
         if (i2 != table_i2) {
-            int32_t p;
-            memcpy(&p, a->pos->data + i2 * a->pos->nb[0], sizeof p);
-            rope_table(a, (float)p, c, s);
+            float p[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            for (int j = 0; j < (rope_is_multi(a->mode) ? 4 : 1); j++) {
+                int32_t pj;
+                memcpy(&pj, a->pos->data + (i2 + j * src0->ne[2]) * a->pos->nb[0], sizeof pj);
+                p[j] = (float)pj;
+            }
+            rope_table(a, p, c, s);
             table_i2 = i2;
         }
         rope_row(a, htp_view_row(dst, i1, i2, i3), htp_view_row(src0, i1, i2, i3), c, s);
@@ -199,21 +296,23 @@ static void rope_job(void *arg, uint32_t ith, uint32_t nth) {
 
 int htp_op_rope_run(struct htp_op_ctx *ctx) {
     const struct rope_params p = rope_params_read(ctx->desc);
-    if (rope_scratch_size(p.n_dims, ctx->n_threads) > ctx->vtcm_size) {
+    if (rope_scratch_size(rope_pairs(&p), ctx->n_threads) > ctx->vtcm_size) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
     struct rope_args a = {0};
-    a.src0             = ctx->src[0];
-    a.pos              = ctx->src[1];
-    a.ff               = ctx->src[2];
-    a.dst              = ctx->dst[0];
-    a.n_dims           = p.n_dims;
-    a.mode             = p.mode;
-    a.freq_scale       = p.freq_scale;
-    a.ext_factor       = p.ext_factor;
-    a.attn_factor      = p.attn_factor;
-    a.theta_scale      = powf(p.freq_base, -2.0f / (float)p.n_dims);
-    a.scratch          = ctx->vtcm;
+    a.n_pairs          = rope_pairs(&p);
+    memcpy(a.sections, p.sections, sizeof a.sections);
+    a.src0        = ctx->src[0];
+    a.pos         = ctx->src[1];
+    a.ff          = ctx->src[2];
+    a.dst         = ctx->dst[0];
+    a.n_dims      = p.n_dims;
+    a.mode        = p.mode;
+    a.freq_scale  = p.freq_scale;
+    a.ext_factor  = p.ext_factor;
+    a.attn_factor = p.attn_factor;
+    a.theta_scale = powf(p.freq_base, -2.0f / (float)p.n_dims);
+    a.scratch     = ctx->vtcm;
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }

@@ -12,8 +12,11 @@
 
 #include <stdatomic.h>
 
+#include "htp-types.h"
 #include "kernels.h"
 #include "kernel-util.h"
+#include "kquant.h"
+#include "quant.h"
 #include "vec.h"
 
 struct rows_args {
@@ -24,6 +27,34 @@ struct rows_args {
     // published through it, and ctx->run returning orders it before the read.
     atomic_int bad_index;
 };
+
+// Quantized rows (quant.h): GET_ROWS may read Q4_0, Q4_1, Q8_0, IQ4_NL and
+// MXFP4 rows, plain or tiled (x is then unused: row (i1, i2, i3) is found in
+// the tiles); SET_ROWS may write Q8_0 / Q4_0 rows (plain: a KV cache).
+static void rows_copy_q(const struct htp_tensor_view *src, const struct htp_tensor_view *dst, uint8_t *y,
+                        const uint8_t *x, int64_t n, int64_t i1, int64_t i2, int64_t i3) {
+    float buf[HTP_CHUNK];
+    for (int64_t c = 0; c < n; c += HTP_CHUNK) {  // HTP_CHUNK is a multiple of 32
+        const int64_t k = htp_min64(HTP_CHUNK, n - c);
+        if (src->flags & HTP_TENSOR_TILED) {
+            htp_quant_dequant_tiled_row(src, i1, i2, i3, c, k, buf);
+        } else if (htp_quant_can_dequant(src->type)) {
+            htp_quant_dequant_row(src->type, x + c / 32 * src->nb[0], buf, k);
+        } else {
+            htp_row_load_f32(buf, x + c * src->nb[0], src->nb[0], src->type, k);
+        }
+        if (htp_quant_can_quantize(dst->type)) {
+            htp_quant_quantize_row(dst->type, buf, y + c / 32 * dst->nb[0], k);
+        } else {
+            htp_row_store_f32(y + c * dst->nb[0], dst->nb[0], dst->type, buf, k);
+        }
+    }
+}
+
+// Rows of this type are blocks of 32 that quant.h reads or writes.
+static int rows_type_q(uint32_t type) {
+    return htp_quant_can_dequant(type) || htp_quant_can_quantize(type);
+}
 
 // One row of n elements from (x, type/stride of src) to (y, type/stride of dst).
 static void rows_copy(const struct htp_tensor_view *src, const struct htp_tensor_view *dst, uint8_t *y,
@@ -58,6 +89,9 @@ static int64_t rows_read_index(const struct htp_tensor_view *idx, int64_t i0, in
 
 int htp_op_get_rows_check(const struct htp_op_ctx *ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
+    if (src0 && htp_kq_type_ok(src0->type)) {
+        return htp_kq_get_rows_check(ctx);  // K-quant rows: kquant-ops.c
+    }
     if (!src0 || !src1 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) || !htp_view_shape_ok(dst)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
@@ -65,7 +99,16 @@ int htp_op_get_rows_check(const struct htp_op_ctx *ctx) {
         dst->ne[1] != src1->ne[0] || dst->ne[2] != src1->ne[1] || dst->ne[3] != src1->ne[2]) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    if (src1->type != HTP_TYPE_I32 || !htp_type_is_float(src0->type) || !htp_type_is_float(dst->type)) {
+    if (src1->type != HTP_TYPE_I32 || !htp_type_is_float(dst->type)) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    if (htp_quant_can_dequant(src0->type)) {
+        if (src0->flags & HTP_TENSOR_TILED) {
+            return htp_quant_tiled_view_ok(src0) ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
+        }
+        return src0->nb[0] == (int64_t)htp_type_traits(src0->type)->type_size ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
+    }
+    if (!htp_type_is_float(src0->type) || (src0->flags & HTP_TENSOR_TILED)) {
         return HTP_STATUS_NO_SUPPORT;
     }
     return HTP_STATUS_OK;
@@ -85,11 +128,18 @@ static void get_rows_job(void *arg, uint32_t ith, uint32_t nth) {
             atomic_store_explicit(&a->bad_index, 1, memory_order_relaxed);
             continue;
         }
-        rows_copy(src, dst, htp_view_row(dst, i1, i2, i3), htp_view_row(src, r, i2, i3), dst->ne[0]);
+        if (rows_type_q(src->type)) {
+            rows_copy_q(src, dst, htp_view_row(dst, i1, i2, i3), htp_view_row(src, r, i2, i3), dst->ne[0], r, i2, i3);
+        } else {
+            rows_copy(src, dst, htp_view_row(dst, i1, i2, i3), htp_view_row(src, r, i2, i3), dst->ne[0]);
+        }
     }
 }
 
 int htp_op_get_rows_run(struct htp_op_ctx *ctx) {
+    if (htp_kq_type_ok(ctx->src[0]->type)) {
+        return htp_kq_get_rows_run(ctx);
+    }
     struct rows_args a = {ctx->src[0], ctx->src[1], ctx->dst[0], 0};
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
@@ -115,8 +165,15 @@ int htp_op_set_rows_check(const struct htp_op_ctx *ctx) {
         (src1->ne[1] <= 0 || src1->ne[2] <= 0 || src0->ne[2] % src1->ne[1] != 0 || src0->ne[3] % src1->ne[2] != 0)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    if ((src1->type != HTP_TYPE_I64 && src1->type != HTP_TYPE_I32) || !htp_type_is_float(src0->type) ||
-        !htp_type_is_float(dst->type)) {
+    if ((src1->type != HTP_TYPE_I64 && src1->type != HTP_TYPE_I32) || !htp_type_is_float(src0->type)) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    if (htp_quant_can_quantize(dst->type)) {  // a quantized KV cache: plain rows of whole blocks
+        if ((dst->flags & HTP_TENSOR_TILED) || dst->ne[0] % 32 != 0 ||
+            dst->nb[0] != (int64_t)htp_type_traits(dst->type)->type_size) {
+            return HTP_STATUS_NO_SUPPORT;
+        }
+    } else if (!htp_type_is_float(dst->type)) {
         return HTP_STATUS_NO_SUPPORT;
     }
     return HTP_STATUS_OK;
@@ -136,7 +193,11 @@ static void set_rows_job(void *arg, uint32_t ith, uint32_t nth) {
             atomic_store_explicit(&a->bad_index, 1, memory_order_relaxed);
             continue;
         }
-        rows_copy(src, dst, htp_view_row(dst, r, i2, i3), htp_view_row(src, i1, i2, i3), src->ne[0]);
+        if (rows_type_q(dst->type)) {
+            rows_copy_q(src, dst, htp_view_row(dst, r, i2, i3), htp_view_row(src, i1, i2, i3), src->ne[0], i1, i2, i3);
+        } else {
+            rows_copy(src, dst, htp_view_row(dst, r, i2, i3), htp_view_row(src, i1, i2, i3), src->ne[0]);
+        }
     }
 }
 

@@ -1,18 +1,47 @@
-// unary-ops.c: elementwise ops of one input (SCALE, UNARY silu) and the gated
-// linear unit (GLU swiglu). Any strides; F32, F16 or BF16 in and out, computed
-// in fp32. All three share one row walker: a row function gets fp32 pointers
-// to the input(s) and the output for a column range.
+// unary-ops.c: elementwise ops of one input (SCALE, CLAMP, SQR, SQRT, UNARY)
+// and the gated linear units (GLU). Any strides; F32, F16 or BF16 in and out,
+// computed in fp32. All share one row walker: a row function gets fp32
+// pointers to the input(s) and the output for a column range, and applies the
+// op's vector expression 32 lanes at a time.
 //
-//   SCALE   src0 [ne0, ne1, ne2, ne3] -> dst same shape; params[0] = s, params[1] = b
-//   UNARY   src0 -> dst same shape; params[0] = enum ggml_unary_op (SILU only)
-//   GLU     fused: src0 [2*nc, ...] holds both halves; split: src0, src1 [nc, ...]
-//           -> dst [nc, ...]; params[0] = enum ggml_glu_op (SWIGLU only), params[1] = swapped
+//   SCALE   src0 [ne0, ne1, ne2, ne3] -> dst same shape; params[0] = s, params[1] = b: x * s + b
+//   CLAMP   src0 -> dst same shape; params[0] = min, params[1] = max (dst may alias src0: ggml_clamp
+//           is in place)
+//   SQR     x * x                SQRT   sqrt(x)
+//   UNARY   src0 -> dst same shape; params[0] = enum ggml_unary_op, one of
+//           NEG, TANH, SIGMOID, GELU (tanh form), GELU_QUICK, SILU, EXP, SOFTPLUS
+//   GLU     fused: src0 [2*nc (+1), ...] holds both halves (an odd last column is
+//           unused, as in ggml); split: src0, src1 [nc, ...]
+//           -> dst [nc, ...]; params[0] = enum ggml_glu_op (SWIGLU, GEGLU, SWIGLU_OAI),
+//           params[1] = swapped (fused form only), SWIGLU_OAI: params[2] = alpha, params[3] = limit
+//
+// Transcendentals are our own vector versions built on htp_vf32_exp (vec.h),
+// accurate to a few fp32 ulps; ggml-cpu computes GELU of inputs in (-10, 10)
+// through an fp16 table, which our fp32 results match to fp16 precision.
+
+#include <math.h>
 
 #include "kernels.h"
 #include "kernel-util.h"
 #include "vec.h"
 
-enum unary_kind { UNARY_SCALE, UNARY_SILU, UNARY_SWIGLU };
+enum unary_kind {
+    UNARY_SCALE,
+    UNARY_CLAMP,
+    UNARY_SQR,
+    UNARY_SQRT,
+    UNARY_NEG,
+    UNARY_TANH,
+    UNARY_SIGMOID,
+    UNARY_GELU,
+    UNARY_GELU_QUICK,
+    UNARY_SILU,
+    UNARY_EXP,
+    UNARY_SOFTPLUS,
+    UNARY_SWIGLU,  // GLU kinds from here on: they read a gate
+    UNARY_GEGLU,
+    UNARY_SWIGLU_OAI,
+};
 
 struct unary_args {
     const struct htp_tensor_view *x;  // input (GLU: the activated half)
@@ -21,20 +50,171 @@ struct unary_args {
     int64_t                       x_off;  // column offset of x's half within its row (GLU fused form)
     int64_t                       g_off;
     enum unary_kind               kind;
-    float                         s, b;  // SCALE
+    float                         p0, p1;  // SCALE s, b; CLAMP min, max; SWIGLU_OAI alpha, limit
     struct htp_ew_plan            plan;
 };
 
+// ---------------------------------------------------------------------------
+// Vector math
+// ---------------------------------------------------------------------------
+
+// e^x including results in the subnormal range, which htp_vf32_exp flushes to
+// 0 (x below ln FLT_MIN): there e^x = e^(x + 24 ln 2) 2^-24, a normal number
+// scaled by a power of two (one rounding, as expf).
+static inline htp_vf32 vf_exp(htp_vf32 x) {
+    const htp_vf32 y    = htp_vf32_exp(x);
+    const htp_vf32 tiny = htp_vf32_exp(x + 16.635532333438687f) * 5.9604644775390625e-8f;
+    return htp_vf32_select(x < -87.33654f, tiny, y);
+}
+
+static inline htp_vf32 vf_sigmoid(htp_vf32 x) {
+    return htp_vf32_splat(1.0f) / (htp_vf32_splat(1.0f) + htp_vf32_exp(-x));
+}
+
+// tanh: an odd Taylor polynomial below |x| = 1/4 (where 1 - e^-2|x| would
+// cancel), (1 - e)/(1 + e) with e = e^-2|x| above; the sign put back last.
+static inline htp_vf32 vf_tanh(htp_vf32 x) {
+    const htp_vf32 ax    = htp_vf32_select(x < 0.0f, -x, x);
+    const htp_vf32 e     = htp_vf32_exp(-2.0f * ax);
+    const htp_vf32 big   = (htp_vf32_splat(1.0f) - e) / (htp_vf32_splat(1.0f) + e);
+    const htp_vf32 x2    = ax * ax;
+    htp_vf32       p     = htp_vf32_splat(-1382.0f / 155925.0f);
+    p                    = htp_vf32_fma(p, x2, htp_vf32_splat(62.0f / 2835.0f));
+    p                    = htp_vf32_fma(p, x2, htp_vf32_splat(-17.0f / 315.0f));
+    p                    = htp_vf32_fma(p, x2, htp_vf32_splat(2.0f / 15.0f));
+    p                    = htp_vf32_fma(p, x2, htp_vf32_splat(-1.0f / 3.0f));
+    p                    = htp_vf32_fma(p, x2, htp_vf32_splat(1.0f));
+    const htp_vf32 small = p * ax;
+    const htp_vf32 r     = htp_vf32_select(ax < 0.25f, small, big);
+    // Copy x's sign onto r (also keeps -0 and NaN as they are).
+    const htp_vi32 sign_bit = (htp_vi32){0} + INT32_MIN;
+    return (htp_vf32)(((htp_vi32)r & ~sign_bit) | ((htp_vi32)x & sign_bit));
+}
+
+// GELU, tanh form: 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3).
+static inline htp_vf32 vf_gelu(htp_vf32 x) {
+    const htp_vf32 u =
+        htp_vf32_splat(0.7978845608028654f) * x * htp_vf32_fma(htp_vf32_splat(0.044715f), x * x, htp_vf32_splat(1.0f));
+    return x / (htp_vf32_splat(1.0f) + htp_vf32_exp(-2.0f * u));
+}
+
+static inline htp_vf32 vf_gelu_quick(htp_vf32 x) {
+    return x / (htp_vf32_splat(1.0f) + htp_vf32_exp(-1.702f * x));
+}
+
+// log(1 + t) for t in [0, 1]: 2 atanh(s), s = t / (2 + t) in [0, 1/3], as an
+// odd series in s (terms to s^17, truncation below 1e-9); no cancellation for
+// small t.
+static inline htp_vf32 vf_log1p_01(htp_vf32 t) {
+    const htp_vf32 s  = t / (htp_vf32_splat(2.0f) + t);
+    const htp_vf32 s2 = s * s;
+    htp_vf32       p  = htp_vf32_splat(1.0f / 17.0f);
+    p                 = htp_vf32_fma(p, s2, htp_vf32_splat(1.0f / 15.0f));
+    p                 = htp_vf32_fma(p, s2, htp_vf32_splat(1.0f / 13.0f));
+    p                 = htp_vf32_fma(p, s2, htp_vf32_splat(1.0f / 11.0f));
+    p                 = htp_vf32_fma(p, s2, htp_vf32_splat(1.0f / 9.0f));
+    p                 = htp_vf32_fma(p, s2, htp_vf32_splat(1.0f / 7.0f));
+    p                 = htp_vf32_fma(p, s2, htp_vf32_splat(1.0f / 5.0f));
+    p                 = htp_vf32_fma(p, s2, htp_vf32_splat(1.0f / 3.0f));
+    p                 = htp_vf32_fma(p, s2, htp_vf32_splat(1.0f));
+    return 2.0f * s * p;
+}
+
+// softplus = log(1 + e^x) = max(x, 0) + log(1 + e^-|x|); x itself above 20 as ggml.
+static inline htp_vf32 vf_softplus(htp_vf32 x) {
+    const htp_vf32 ax = htp_vf32_select(x < 0.0f, -x, x);
+    const htp_vf32 r  = htp_vf32_max(x, htp_vf32_splat(0.0f)) + vf_log1p_01(htp_vf32_exp(-ax));
+    return htp_vf32_select(x > 20.0f, x, r);
+}
+
+static inline htp_vf32 vf_sqrt(htp_vf32 x) {
+    for (int i = 0; i < HTP_VF32_N; i++) {
+        x[i] = sqrtf(x[i]);
+    }
+    return x;
+}
+
+// min(x, hi) then max(., lo), in ggml's order (NaN inputs end up as hi).
+static inline htp_vf32 vf_clamp(htp_vf32 x, float lo, float hi) {
+    const htp_vf32 t = htp_vf32_select(x < hi, x, htp_vf32_splat(hi));
+    return htp_vf32_select(t > lo, t, htp_vf32_splat(lo));
+}
+
+// gpt-oss gated unit: x' = min(x, limit), g' = clamp(g, -limit, limit),
+// x' sigmoid(alpha x') (g' + 1).
+static inline htp_vf32 vf_swiglu_oai(htp_vf32 x, htp_vf32 g, float alpha, float limit) {
+    const htp_vf32 xc = htp_vf32_select(x < limit, x, htp_vf32_splat(limit));
+    const htp_vf32 gc = vf_clamp(g, -limit, limit);
+    return xc / (htp_vf32_splat(1.0f) + htp_vf32_exp(-alpha * xc)) * (gc + 1.0f);
+}
+
+// y[0, n) = EXPR over vectors vx (from x) and vg (from g, zero when g is
+// NULL); tails go through partial loads and stores (padding lanes hold 0).
+#define UNARY_ROW(n, y, x, g, EXPR)                                                                 \
+    do {                                                                                            \
+        int64_t i = 0;                                                                              \
+        for (; i + HTP_VF32_N <= (n); i += HTP_VF32_N) {                                            \
+            const htp_vf32 vx = htp_vf32_load((x) + i);                                             \
+            const htp_vf32 vg = (g) ? htp_vf32_load((g) + i) : htp_vf32_splat(0.0f);                \
+            (void)vg;                                                                               \
+            htp_vf32_store((y) + i, (EXPR));                                                        \
+        }                                                                                           \
+        if (i < (n)) {                                                                              \
+            const htp_vf32 vx = htp_vf32_load_n((x) + i, (n)-i, 0.0f);                              \
+            const htp_vf32 vg = (g) ? htp_vf32_load_n((g) + i, (n)-i, 0.0f) : htp_vf32_splat(0.0f); \
+            (void)vg;                                                                               \
+            htp_vf32_store_n((y) + i, (EXPR), (n)-i);                                               \
+        }                                                                                           \
+    } while (0)
+
+// y[0, n) = op(x[0, n)) (GLU kinds: op(x, g)). y may alias x or g.
 static void unary_apply(const struct unary_args *a, int64_t n, float *y, const float *x, const float *g) {
+    const float p0 = a->p0, p1 = a->p1;
     switch (a->kind) {
         case UNARY_SCALE:
-            htp_vec_scale_bias_f32(n, y, x, a->s, a->b);
+            htp_vec_scale_bias_f32(n, y, x, p0, p1);
+            break;
+        case UNARY_CLAMP:
+            UNARY_ROW(n, y, x, g, vf_clamp(vx, p0, p1));
+            break;
+        case UNARY_SQR:
+            UNARY_ROW(n, y, x, g, vx * vx);
+            break;
+        case UNARY_SQRT:
+            UNARY_ROW(n, y, x, g, vf_sqrt(vx));
+            break;
+        case UNARY_NEG:
+            UNARY_ROW(n, y, x, g, -vx);
+            break;
+        case UNARY_TANH:
+            UNARY_ROW(n, y, x, g, vf_tanh(vx));
+            break;
+        case UNARY_SIGMOID:
+            UNARY_ROW(n, y, x, g, vf_sigmoid(vx));
+            break;
+        case UNARY_GELU:
+            UNARY_ROW(n, y, x, g, vf_gelu(vx));
+            break;
+        case UNARY_GELU_QUICK:
+            UNARY_ROW(n, y, x, g, vf_gelu_quick(vx));
             break;
         case UNARY_SILU:
             htp_vec_silu_f32(n, y, x);
             break;
+        case UNARY_EXP:
+            UNARY_ROW(n, y, x, g, vf_exp(vx));
+            break;
+        case UNARY_SOFTPLUS:
+            UNARY_ROW(n, y, x, g, vf_softplus(vx));
+            break;
         case UNARY_SWIGLU:
             htp_vec_swiglu_f32(n, y, x, g);
+            break;
+        case UNARY_GEGLU:
+            UNARY_ROW(n, y, x, g, vf_gelu(vx) * vg);
+            break;
+        case UNARY_SWIGLU_OAI:
+            UNARY_ROW(n, y, x, g, vf_swiglu_oai(vx, vg, p0, p1));
             break;
     }
 }
@@ -69,7 +249,7 @@ static void unary_job(void *arg, uint32_t ith, uint32_t nth) {
             if (g) {
                 htp_row_load_f32(bg, gr + c * g->nb[0], g->nb[0], g->type, n);
             }
-            unary_apply(a, n, bx, bx, bg);
+            unary_apply(a, n, bx, bx, g ? bg : NULL);
             htp_row_store_f32(yr + c * dst->nb[0], dst->nb[0], dst->type, bx, n);
         }
     }
@@ -84,7 +264,7 @@ static int unary_run(struct htp_op_ctx *ctx, struct unary_args *a) {
     return HTP_STATUS_OK;
 }
 
-// Operand checks common to SCALE and UNARY: one input, output of its shape.
+// Operand checks common to the one-input ops: one input, output of its shape.
 static int unary_check_same(const struct htp_op_ctx *ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *dst = ctx->dst[0];
     if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_same_shape(src0, dst)) {
@@ -109,37 +289,105 @@ int htp_op_scale_run(struct htp_op_ctx *ctx) {
     a.x                 = ctx->src[0];
     a.dst               = ctx->dst[0];
     a.kind              = UNARY_SCALE;
-    a.s                 = htp_param_f32(ctx->desc, 0);
-    a.b                 = htp_param_f32(ctx->desc, 1);
+    a.p0                = htp_param_f32(ctx->desc, 0);
+    a.p1                = htp_param_f32(ctx->desc, 1);
     return unary_run(ctx, &a);
 }
 
 // ---------------------------------------------------------------------------
-// UNARY
+// UNARY, CLAMP, SQR, SQRT
 // ---------------------------------------------------------------------------
+
+// The kind an elementwise op code (and for UNARY its ggml unary op) names;
+// 0 when these kernels do not run it.
+static int unary_kind_of(const struct htp_op_desc *desc, enum unary_kind *kind) {
+    switch (desc->opcode) {
+        case HTP_OP_CLAMP:
+            *kind = UNARY_CLAMP;
+            return 1;
+        case HTP_OP_SQR:
+            *kind = UNARY_SQR;
+            return 1;
+        case HTP_OP_SQRT:
+            *kind = UNARY_SQRT;
+            return 1;
+        case HTP_OP_UNARY:
+            break;
+        default:
+            return 0;
+    }
+    switch (desc->params[0]) {
+        case HTP_UNARY_NEG:
+            *kind = UNARY_NEG;
+            return 1;
+        case HTP_UNARY_TANH:
+            *kind = UNARY_TANH;
+            return 1;
+        case HTP_UNARY_SIGMOID:
+            *kind = UNARY_SIGMOID;
+            return 1;
+        case HTP_UNARY_GELU:
+            *kind = UNARY_GELU;
+            return 1;
+        case HTP_UNARY_GELU_QUICK:
+            *kind = UNARY_GELU_QUICK;
+            return 1;
+        case HTP_UNARY_SILU:
+            *kind = UNARY_SILU;
+            return 1;
+        case HTP_UNARY_EXP:
+            *kind = UNARY_EXP;
+            return 1;
+        case HTP_UNARY_SOFTPLUS:
+            *kind = UNARY_SOFTPLUS;
+            return 1;
+        default:
+            return 0;
+    }
+}
 
 int htp_op_unary_check(const struct htp_op_ctx *ctx) {
     const int rc = unary_check_same(ctx);
     if (rc != HTP_STATUS_OK) {
         return rc;
     }
-    return ctx->desc->params[0] == HTP_UNARY_SILU ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
+    enum unary_kind kind;
+    return unary_kind_of(ctx->desc, &kind) ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
 }
 
 int htp_op_unary_run(struct htp_op_ctx *ctx) {
-    if (ctx->desc->params[0] != HTP_UNARY_SILU) {
+    struct unary_args a = {0};
+    if (!unary_kind_of(ctx->desc, &a.kind)) {
         return HTP_STATUS_NO_SUPPORT;
     }
-    struct unary_args a = {0};
-    a.x                 = ctx->src[0];
-    a.dst               = ctx->dst[0];
-    a.kind              = UNARY_SILU;
+    a.x   = ctx->src[0];
+    a.dst = ctx->dst[0];
+    if (a.kind == UNARY_CLAMP) {
+        a.p0 = htp_param_f32(ctx->desc, 0);
+        a.p1 = htp_param_f32(ctx->desc, 1);
+    }
     return unary_run(ctx, &a);
 }
 
 // ---------------------------------------------------------------------------
 // GLU
 // ---------------------------------------------------------------------------
+
+static int glu_kind_of(int32_t op, enum unary_kind *kind) {
+    switch (op) {
+        case HTP_GLU_SWIGLU:
+            *kind = UNARY_SWIGLU;
+            return 1;
+        case HTP_GLU_GEGLU:
+            *kind = UNARY_GEGLU;
+            return 1;
+        case HTP_GLU_SWIGLU_OAI:
+            *kind = UNARY_SWIGLU_OAI;
+            return 1;
+        default:
+            return 0;
+    }
+}
 
 int htp_op_glu_check(const struct htp_op_ctx *ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
@@ -150,24 +398,28 @@ int htp_op_glu_check(const struct htp_op_ctx *ctx) {
         if (!htp_view_same_shape(src0, src1) || !htp_view_same_shape(src0, dst)) {
             return HTP_STATUS_INVAL_PARAMS;
         }
-    } else if (src0->ne[0] != 2 * dst->ne[0] || src0->ne[1] != dst->ne[1] || src0->ne[2] != dst->ne[2] ||
+    } else if (src0->ne[0] / 2 != dst->ne[0] || src0->ne[1] != dst->ne[1] || src0->ne[2] != dst->ne[2] ||
                src0->ne[3] != dst->ne[3]) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     if (!htp_type_is_float(src0->type) || !htp_type_is_float(dst->type) || (src1 && !htp_type_is_float(src1->type))) {
         return HTP_STATUS_NO_SUPPORT;
     }
-    return ctx->desc->params[0] == HTP_GLU_SWIGLU ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
+    enum unary_kind kind;
+    return glu_kind_of(ctx->desc->params[0], &kind) ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
 }
 
 int htp_op_glu_run(struct htp_op_ctx *ctx) {
-    if (ctx->desc->params[0] != HTP_GLU_SWIGLU) {
+    struct unary_args a = {0};
+    if (!glu_kind_of(ctx->desc->params[0], &a.kind)) {
         return HTP_STATUS_NO_SUPPORT;
     }
-    struct unary_args a = {0};
-    a.x                 = ctx->src[0];
-    a.dst               = ctx->dst[0];
-    a.kind              = UNARY_SWIGLU;
+    a.x   = ctx->src[0];
+    a.dst = ctx->dst[0];
+    if (a.kind == UNARY_SWIGLU_OAI) {
+        a.p0 = htp_param_f32(ctx->desc, 2);  // alpha
+        a.p1 = htp_param_f32(ctx->desc, 3);  // limit
+    }
     if (ctx->src[1]) {
         // Split form: as ggml, swapped does not apply.
         a.g = ctx->src[1];

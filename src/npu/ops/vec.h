@@ -382,6 +382,20 @@ static inline float htp_vec_max_f32(int64_t n, const float *x) {
     return htp_vf32_hmax(m);
 }
 
+// sum x[i], fp32, two register accumulators.
+static inline float htp_vec_sum_f32(int64_t n, const float *x) {
+    htp_vr  s0 = htp_vr_splat(0.0f), s1 = s0;
+    int64_t i = 0;
+    for (; i + 2 * HTP_VR_N <= n; i += 2 * HTP_VR_N) {
+        s0 += htp_vr_load(x + i);
+        s1 += htp_vr_load(x + i + HTP_VR_N);
+    }
+    for (; i < n; i += HTP_VR_N) {
+        s0 += n - i < HTP_VR_N ? htp_vr_load_n(x + i, n - i) : htp_vr_load(x + i);
+    }
+    return htp_vr_hsum(s0 + s1);
+}
+
 static inline float htp_vec_sumsq_f32(int64_t n, const float *x) {
     htp_vr  s0 = htp_vr_splat(0.0f), s1 = s0;
     int64_t i = 0;

@@ -1,0 +1,148 @@
+// argsort-ops.c: ARGSORT, the permutation that sorts each row.
+//
+//   src0 [ne0, ne1, ne2, ne3] F32, any strides
+//   dst  [ne0, ne1, ne2, ne3] I32, elements packed (nb[0] = 4), 4-byte aligned
+//   params[0] = order (0 ascending, 1 descending, as enum ggml_sort_order)
+//
+// dst[:, i1, i2, i3] holds the indices i0 of row (i1, i2, i3) of src0 in the
+// order their values sort. Ties are broken by index (the smaller first) and
+// NaNs sort after every number in either order, so the result is one total
+// order, independent of how rows are split across workers.
+//
+// Each row is sorted in place in its dst row: no scratch. Short rows by
+// insertion sort, longer ones by heapsort (O(n log n) worst case, no stack).
+
+#include <math.h>
+
+#include "kernels.h"
+#include "kernel-util.h"
+
+struct argsort_args {
+    const struct htp_tensor_view *src0;
+    const struct htp_tensor_view *dst;
+    int                           desc;  // descending order
+};
+
+// One row's values as the comparator sees them.
+struct argsort_row {
+    const uint8_t *x;    // element 0
+    int64_t        nb0;  // bytes between elements
+    int            desc;
+};
+
+static inline float argsort_val(const struct argsort_row *r, int32_t i) {
+    float v;
+    memcpy(&v, r->x + (int64_t)i * r->nb0, sizeof v);
+    return v;
+}
+
+// a sorts before b.
+static inline int argsort_before(const struct argsort_row *r, int32_t a, int32_t b) {
+    const float va = argsort_val(r, a), vb = argsort_val(r, b);
+    const int   na = isnan(va), nbn = isnan(vb);
+    if (na || nbn) {
+        return na == nbn ? a < b : nbn;  // NaN last; NaNs among themselves by index
+    }
+    if (va != vb) {
+        return r->desc ? va > vb : va < vb;
+    }
+    return a < b;
+}
+
+static void argsort_insertion(const struct argsort_row *r, int32_t *idx, int64_t n) {
+    for (int64_t i = 1; i < n; i++) {
+        const int32_t v = idx[i];
+        int64_t       j = i;
+        while (j > 0 && argsort_before(r, v, idx[j - 1])) {
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = v;
+    }
+}
+
+// Restore the max-heap (by "sorts later") below node i of heap idx[0, n).
+static void argsort_sift(const struct argsort_row *r, int32_t *idx, int64_t i, int64_t n) {
+    const int32_t v = idx[i];
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= n) {
+            break;
+        }
+        if (c + 1 < n && argsort_before(r, idx[c], idx[c + 1])) {
+            c++;
+        }
+        if (!argsort_before(r, v, idx[c])) {
+            break;
+        }
+        idx[i] = idx[c];
+        i      = c;
+    }
+    idx[i] = v;
+}
+
+static void argsort_heap(const struct argsort_row *r, int32_t *idx, int64_t n) {
+    for (int64_t i = n / 2 - 1; i >= 0; i--) {
+        argsort_sift(r, idx, i, n);
+    }
+    for (int64_t end = n - 1; end > 0; end--) {
+        const int32_t t = idx[0];
+        idx[0]          = idx[end];
+        idx[end]        = t;
+        argsort_sift(r, idx, 0, end);
+    }
+}
+
+int htp_op_argsort_check(const struct htp_op_ctx *ctx) {
+    const struct htp_tensor_view *src0 = ctx->src[0], *dst = ctx->dst[0];
+    if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_same_shape(src0, dst)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (ctx->desc->params[0] != HTP_SORT_ASC && ctx->desc->params[0] != HTP_SORT_DESC) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (src0->ne[0] > INT32_MAX) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (src0->type != HTP_TYPE_F32 || dst->type != HTP_TYPE_I32) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    // dst rows are sorted in place as int32 arrays.
+    if (dst->nb[0] != 4 || ((uintptr_t)dst->data & 3) != 0 || dst->nb[1] % 4 != 0 || dst->nb[2] % 4 != 0 ||
+        dst->nb[3] % 4 != 0) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    return HTP_STATUS_OK;
+}
+
+static void argsort_job(void *arg, uint32_t ith, uint32_t nth) {
+    const struct argsort_args    *a    = arg;
+    const struct htp_tensor_view *src0 = a->src0, *dst = a->dst;
+    const int64_t                 ne0 = src0->ne[0];
+
+    int64_t r0, r1;
+    htp_split(htp_view_nrows(dst), ith, nth, &r0, &r1);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        htp_row_index(dst->ne, ir, &i1, &i2, &i3);
+        const struct argsort_row row = {htp_view_row(src0, i1, i2, i3), src0->nb[0], a->desc};
+        int32_t                 *idx = (int32_t *)(void *)htp_view_row(dst, i1, i2, i3);
+        for (int64_t i = 0; i < ne0; i++) {
+            idx[i] = (int32_t)i;
+        }
+        if (ne0 <= 16) {
+            argsort_insertion(&row, idx, ne0);
+        } else {
+            argsort_heap(&row, idx, ne0);
+        }
+    }
+}
+
+int htp_op_argsort_run(struct htp_op_ctx *ctx) {
+    struct argsort_args a = {ctx->src[0], ctx->dst[0], ctx->desc->params[0] == HTP_SORT_DESC};
+    if (htp_view_nelements(a.dst) == 0) {
+        return HTP_STATUS_OK;
+    }
+    ctx->run(ctx->pool, argsort_job, &a);
+    return HTP_STATUS_OK;
+}

@@ -1,0 +1,552 @@
+// flash-attn-ops.c: FLASH_ATTN_EXT, attention with an online softmax over
+// blocks of the KV sequence, never materialising the n_q x n_kv score matrix.
+//
+//   src0 q     [DK, n_q, n_head, ne3]            F32/F16, any strides
+//   src1 k     [DK, n_kv, n_head_kv, ne3k]       F32/F16, any strides
+//   src2 v     [DV, n_kv, n_head_kv, ne3k]       F32/F16, any strides
+//   src3 mask  [>= n_kv, >= n_q, nm2 | n_head, nm3 | ne3]  F16/F32, optional
+//   src4 sinks [>= n_head]                       F32, optional
+//   dst        [DV, n_head, n_q, ne3]            F32, nb[0] = 4 (ggml's permute(0, 2, 1, 3))
+//   params: [0] scale, [1] max_bias (ALiBi), [2] logit_softcap (floats), [3] precision (ignored:
+//           we always accumulate in fp32)
+//
+// Query head h reads KV head h / (n_head / n_head_kv) (GQA). For a query row:
+//
+//   s_j = scale * q.k_j                 (then softcap * tanh(s_j / softcap) when softcap != 0)
+//   s_j += slope(h) * mask[j]           (a -inf mask entry drops j)
+//   out = sum_j e^(s_j - M) v_j / (sum_j e^(s_j - M) + e^(sink_h - M))
+//
+// Work items: (i3, KV head, group of its query heads, block of tokens), at
+// most FA_ROWS query rows each, so the K/V block a worker stages in its slice
+// of the scratch area ("VTCM", converted to fp32 and padded to whole vectors)
+// is reused by every query head that shares it and by several tokens.
+// Workers take items from a shared counter (causal masks make items uneven).
+// KV blocks whose mask is -inf for every row of the item are skipped before
+// anything is staged.
+//
+// Decode with few KV heads has fewer items than workers: the KV sequence is
+// then also cut into chunks (head split + KV split, the reference's
+// GGML_HEXAGON_FA_SPLIT behaviour); each (item, chunk) leaves its partial
+// (max, sum, unnormalised output) in a shared part of the scratch area and a
+// second pass merges the chunks of each row.
+
+#include <math.h>
+#include <stdatomic.h>
+
+#include "kernels.h"
+#include "kernel-util.h"
+#include "vec.h"
+
+#define FA_ROWS 16    // query rows per work item
+#define FA_KV_BLK 64  // K/V rows staged per block
+#define FA_PAD HTP_VF32_N
+
+struct fa_args {
+    const struct htp_tensor_view *q, *k, *v, *mask, *sinks, *dst;
+    float                         scale, softcap, max_bias, m0, m1;
+    uint32_t                      n_head_log2;
+    int64_t                       dk, dv, dkp, dvp;  // head sizes, and padded to whole vectors
+    int64_t                       n_q, n_kv, n_head, n_head_kv, ne3;
+    int64_t                       rk2, rk3;      // query heads per KV head; q ne3 per k ne3
+    int64_t                       hsub, n_hsub;  // query heads per item; items per KV head
+    int64_t                       tpb, n_tb;     // tokens per item; token blocks
+    int64_t                       n_items;
+    int64_t                       n_chunks, chunk;  // KV chunks per item and their length
+    uint8_t                      *scratch;
+    size_t                        slice;     // scratch bytes per worker
+    uint32_t                      n_active;  // workers whose slice fits the scratch area
+    float                        *partials;  // n_items * n_chunks * FA_ROWS * (dvp + 2); NULL: no split
+    _Atomic int64_t               next;      // next task (item * n_chunks + chunk) to take
+};
+
+// Which rows an item holds: heads [h0, h0 + nh), tokens [t0, t0 + nt); row r = hi * nt + ti.
+struct fa_item {
+    int64_t i3, ik2, ik3, h0, nh, t0, nt;
+};
+
+static struct fa_item fa_item_of(const struct fa_args *a, int64_t item) {
+    struct fa_item it;
+    const int64_t  tb = item % a->n_tb;
+    const int64_t  hs = (item / a->n_tb) % a->n_hsub;
+    it.ik2            = (item / (a->n_tb * a->n_hsub)) % a->n_head_kv;
+    it.i3             = item / (a->n_tb * a->n_hsub * a->n_head_kv);
+    it.ik3            = it.i3 / a->rk3;
+    it.h0             = it.ik2 * a->rk2 + hs * a->hsub;
+    it.nh             = htp_min64(a->hsub, (it.ik2 + 1) * a->rk2 - it.h0);
+    it.t0             = tb * a->tpb;
+    it.nt             = htp_min64(a->tpb, a->n_q - it.t0);
+    return it;
+}
+
+static float fa_slope(const struct fa_args *a, int64_t h) {
+    if (a->max_bias <= 0.0f) {
+        return 1.0f;
+    }
+    const uint32_t hu = (uint32_t)h;
+    return hu < a->n_head_log2 ? powf(a->m0, (float)(hu + 1)) : powf(a->m1, (float)(2 * (hu - a->n_head_log2) + 1));
+}
+
+static int64_t fa_pad(int64_t n) {
+    return (n + FA_PAD - 1) / FA_PAD * FA_PAD;
+}
+
+// Scratch bytes one worker uses: Q rows, K and V blocks, scores and biases, output accumulators.
+static size_t fa_slice_bytes(int64_t dkp, int64_t dvp) {
+    const size_t floats = (size_t)FA_ROWS * dkp + (size_t)FA_KV_BLK * dkp + (size_t)FA_KV_BLK * dvp +
+                          2 * (size_t)FA_ROWS * FA_KV_BLK + (size_t)FA_ROWS * dvp;
+    return (floats * sizeof(float) + HTP_VEC_BYTES - 1) / HTP_VEC_BYTES * HTP_VEC_BYTES;
+}
+
+static size_t fa_partials_bytes(const struct fa_args *a) {
+    return (size_t)a->n_items * a->n_chunks * FA_ROWS * (size_t)(a->dvp + 2) * sizeof(float);
+}
+
+// Cuts the op into items and chunks for n_threads workers and vtcm_size
+// bytes of scratch. Returns enum htp_status (VTCM_TOO_SMALL if one worker's
+// slice does not fit).
+static int fa_plan(struct fa_args *a, uint32_t n_threads, size_t vtcm_size) {
+    a->dkp   = fa_pad(a->dk);
+    a->dvp   = fa_pad(a->dv);
+    a->slice = fa_slice_bytes(a->dkp, a->dvp);
+    if (a->slice > vtcm_size) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    const uint32_t fit = (uint32_t)htp_min64((int64_t)(vtcm_size / a->slice), HTP_MAX_NTHREADS);
+    a->n_active        = n_threads < fit ? n_threads : fit;
+    if (a->n_active == 0) {
+        a->n_active = 1;
+    }
+
+    a->hsub   = htp_min64(a->rk2, FA_ROWS);
+    a->n_hsub = (a->rk2 + a->hsub - 1) / a->hsub;
+    a->tpb    = htp_max64(1, FA_ROWS / a->hsub);
+    for (;;) {
+        a->n_tb    = (a->n_q + a->tpb - 1) / a->tpb;
+        a->n_items = a->ne3 * a->n_head_kv * a->n_hsub * a->n_tb;
+        if (a->tpb == 1 || a->n_items >= (int64_t)a->n_active) {
+            break;
+        }
+        a->tpb /= 2;  // prefill with few heads: smaller token blocks before splitting KV
+    }
+
+    // Fewer items than workers: split the KV sequence as well, in whole blocks.
+    a->n_chunks          = 1;
+    a->chunk             = a->n_kv;
+    const int64_t blocks = (a->n_kv + FA_KV_BLK - 1) / FA_KV_BLK;
+    if (a->n_items > 0 && a->n_items < (int64_t)a->n_active && blocks > 1) {
+        int64_t want = htp_min64(((int64_t)a->n_active + a->n_items - 1) / a->n_items, blocks);
+        for (; want > 1; want--) {
+            a->chunk    = (blocks + want - 1) / want * FA_KV_BLK;
+            a->n_chunks = (a->n_kv + a->chunk - 1) / a->chunk;
+            if ((size_t)a->n_active * a->slice + fa_partials_bytes(a) <= vtcm_size) {
+                break;
+            }
+        }
+        if (want <= 1) {
+            a->n_chunks = 1;
+            a->chunk    = a->n_kv;
+        }
+    }
+    return HTP_STATUS_OK;
+}
+
+static int fa_read(const struct htp_op_ctx *ctx, struct fa_args *a) {
+    const struct htp_tensor_view *q = ctx->src[0], *k = ctx->src[1], *v = ctx->src[2], *dst = ctx->dst[0];
+    const struct htp_tensor_view *mask = ctx->src[3], *sinks = ctx->src[4];
+    memset(a, 0, sizeof *a);
+    if (!q || !k || !v || !dst || !htp_view_shape_ok(q) || !htp_view_shape_ok(k) || !htp_view_shape_ok(v) ||
+        !htp_view_shape_ok(dst)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    a->q = q, a->k = k, a->v = v, a->mask = mask, a->sinks = sinks, a->dst = dst;
+    a->dk = q->ne[0], a->dv = v->ne[0];
+    a->n_q = q->ne[1], a->n_head = q->ne[2], a->ne3 = q->ne[3];
+    a->n_kv = k->ne[1], a->n_head_kv = k->ne[2];
+    if (k->ne[0] != a->dk || v->ne[1] != a->n_kv || v->ne[2] != k->ne[2] || v->ne[3] != k->ne[3] || k->ne[2] <= 0 ||
+        k->ne[3] <= 0 || a->n_head % k->ne[2] != 0 || a->ne3 % k->ne[3] != 0) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (dst->ne[0] != a->dv || dst->ne[1] != a->n_head || dst->ne[2] != a->n_q || dst->ne[3] != a->ne3) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    a->rk2 = a->n_head / k->ne[2];
+    a->rk3 = a->ne3 / k->ne[3];
+    if (mask) {
+        if (!htp_view_shape_ok(mask) || mask->ne[0] < a->n_kv || mask->ne[1] < a->n_q || mask->ne[2] <= 0 ||
+            mask->ne[3] <= 0 || a->n_head % mask->ne[2] != 0 || a->ne3 % mask->ne[3] != 0) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+        if (mask->type != HTP_TYPE_F16 && mask->type != HTP_TYPE_F32) {
+            return HTP_STATUS_NO_SUPPORT;
+        }
+    }
+    if (sinks) {
+        if (!htp_view_shape_ok(sinks) || sinks->ne[0] < a->n_head) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+        if (sinks->type != HTP_TYPE_F32) {
+            return HTP_STATUS_NO_SUPPORT;
+        }
+    }
+    a->scale    = htp_param_f32(ctx->desc, 0);
+    a->max_bias = htp_param_f32(ctx->desc, 1);
+    a->softcap  = htp_param_f32(ctx->desc, 2);
+    if (!isfinite(a->scale) || !(a->max_bias >= 0.0f) || !isfinite(a->max_bias) || !isfinite(a->softcap)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if ((q->type != HTP_TYPE_F32 && q->type != HTP_TYPE_F16) || (k->type != HTP_TYPE_F32 && k->type != HTP_TYPE_F16) ||
+        (v->type != HTP_TYPE_F32 && v->type != HTP_TYPE_F16) || dst->type != HTP_TYPE_F32 || dst->nb[0] != 4) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    if (a->softcap != 0.0f) {
+        a->scale /= a->softcap;  // s = softcap * tanh(q.k * scale / softcap)
+    }
+    // ALiBi slope bases from the largest power of two <= n_head.
+    a->n_head_log2 = 1;
+    while ((int64_t)a->n_head_log2 * 2 <= a->n_head) {
+        a->n_head_log2 *= 2;
+    }
+    a->m0 = powf(2.0f, -(a->max_bias) / (float)a->n_head_log2);
+    a->m1 = powf(2.0f, -(a->max_bias / 2.0f) / (float)a->n_head_log2);
+    return HTP_STATUS_OK;
+}
+
+int htp_op_flash_attn_ext_check(const struct htp_op_ctx *ctx) {
+    struct fa_args a;
+    const int      st = fa_read(ctx, &a);
+    if (st != HTP_STATUS_OK) {
+        return st;
+    }
+    return fa_plan(&a, 1, ctx->vtcm_size);
+}
+
+// ---------------------------------------------------------------------------
+// Per-worker computation
+
+// Sum of the lanes of a register: with the target's shuffles where it has
+// them (one per output score, so it must be cheap), the portable tree otherwise.
+static inline float fa_hsum(htp_vr v) {
+#if HTP_VR_BYTES == 64
+    return _mm512_reduce_add_ps(v);
+#elif HTP_VR_BYTES == 32
+    __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    x        = _mm_add_ps(x, _mm_movehl_ps(x, x));
+    x        = _mm_add_ss(x, _mm_movehdup_ps(x));
+    return _mm_cvtss_f32(x);
+#else
+    return htp_vr_hsum(v);
+#endif
+}
+
+// Scores of one K row against up to 4 query rows: out[i] = q_i . kr (n a multiple of HTP_VR_N).
+static void fa_dot_rows(int64_t n, const float *kr, const float *q, int64_t qstride, int nq, float *out) {
+    htp_vr a0 = htp_vr_splat(0.0f), a1 = a0, a2 = a0, a3 = a0;
+    if (nq == 4) {
+        for (int64_t d = 0; d < n; d += HTP_VR_N) {
+            const htp_vr kv = htp_vr_load(kr + d);
+            a0              = htp_vr_fma(htp_vr_load(q + d), kv, a0);
+            a1              = htp_vr_fma(htp_vr_load(q + qstride + d), kv, a1);
+            a2              = htp_vr_fma(htp_vr_load(q + 2 * qstride + d), kv, a2);
+            a3              = htp_vr_fma(htp_vr_load(q + 3 * qstride + d), kv, a3);
+        }
+        out[0] = fa_hsum(a0), out[1] = fa_hsum(a1), out[2] = fa_hsum(a2), out[3] = fa_hsum(a3);
+        return;
+    }
+    for (int i = 0; i < nq; i++) {
+        const float *qi = q + i * qstride;
+        htp_vr       s0 = htp_vr_splat(0.0f), s1 = s0;
+        int64_t      d = 0;
+        for (; d + 2 * HTP_VR_N <= n; d += 2 * HTP_VR_N) {
+            s0 = htp_vr_fma(htp_vr_load(qi + d), htp_vr_load(kr + d), s0);
+            s1 = htp_vr_fma(htp_vr_load(qi + d + HTP_VR_N), htp_vr_load(kr + d + HTP_VR_N), s1);
+        }
+        for (; d < n; d += HTP_VR_N) {
+            s0 = htp_vr_fma(htp_vr_load(qi + d), htp_vr_load(kr + d), s0);
+        }
+        out[i] = fa_hsum(s0 + s1);
+    }
+}
+
+// o[0, n) += sum_j p[j] * vt[j * n + ...] for j < nb (n a multiple of HTP_VR_N).
+static void fa_accum_v(int64_t n, float *o, const float *p, const float *vt, int64_t nb) {
+    int64_t d = 0;
+    for (; d + 4 * HTP_VR_N <= n; d += 4 * HTP_VR_N) {
+        htp_vr a0 = htp_vr_load(o + d), a1 = htp_vr_load(o + d + HTP_VR_N);
+        htp_vr a2 = htp_vr_load(o + d + 2 * HTP_VR_N), a3 = htp_vr_load(o + d + 3 * HTP_VR_N);
+        for (int64_t j = 0; j < nb; j++) {
+            const htp_vr pj = htp_vr_splat(p[j]);
+            const float *vr = vt + j * n + d;
+            a0              = htp_vr_fma(pj, htp_vr_load(vr), a0);
+            a1              = htp_vr_fma(pj, htp_vr_load(vr + HTP_VR_N), a1);
+            a2              = htp_vr_fma(pj, htp_vr_load(vr + 2 * HTP_VR_N), a2);
+            a3              = htp_vr_fma(pj, htp_vr_load(vr + 3 * HTP_VR_N), a3);
+        }
+        memcpy(o + d, &a0, sizeof a0);
+        memcpy(o + d + HTP_VR_N, &a1, sizeof a1);
+        memcpy(o + d + 2 * HTP_VR_N, &a2, sizeof a2);
+        memcpy(o + d + 3 * HTP_VR_N, &a3, sizeof a3);
+    }
+    for (; d < n; d += HTP_VR_N) {
+        htp_vr a0 = htp_vr_load(o + d);
+        for (int64_t j = 0; j < nb; j++) {
+            a0 = htp_vr_fma(htp_vr_splat(p[j]), htp_vr_load(vt + j * n + d), a0);
+        }
+        memcpy(o + d, &a0, sizeof a0);
+    }
+}
+
+// tanh(x) = 1 - 2 / (e^2x + 1): saturates to +-1 where e^2x over/underflows.
+static inline htp_vf32 fa_tanh(htp_vf32 x) {
+    const htp_vf32 one = htp_vf32_splat(1.0f);
+    return one - htp_vf32_splat(2.0f) / (htp_vf32_exp(x + x) + one);
+}
+
+// s[j] = f(s[j]) + bias[j] for j < n: f scales and, with a softcap, squashes.
+static void fa_finish_scores(const struct fa_args *a, float *s, const float *bias, int64_t n) {
+    const htp_vf32 vscale = htp_vf32_splat(a->scale), vcap = htp_vf32_splat(a->softcap);
+    for (int64_t j = 0; j < n; j += HTP_VF32_N) {
+        const int64_t m = htp_min64(HTP_VF32_N, n - j);
+        htp_vf32      x = m == HTP_VF32_N ? htp_vf32_load(s + j) : htp_vf32_load_n(s + j, m, 0.0f);
+        x               = x * vscale;
+        if (a->softcap != 0.0f) {
+            x = vcap * fa_tanh(x);
+        }
+        x += m == HTP_VF32_N ? htp_vf32_load(bias + j) : htp_vf32_load_n(bias + j, m, 0.0f);
+        if (m == HTP_VF32_N) {
+            htp_vf32_store(s + j, x);
+        } else {
+            htp_vf32_store_n(s + j, x, m);
+        }
+    }
+}
+
+// n rows of a K or V view starting at KV row ic, converted to fp32 rows of
+// `pad` floats (the tail zeroed).
+static void fa_stage(float *dst, const struct htp_tensor_view *t, int64_t ic, int64_t i2, int64_t i3, int64_t n,
+                     int64_t d, int64_t pad) {
+    for (int64_t j = 0; j < n; j++) {
+        float *row = dst + j * pad;
+        htp_row_load_f32(row, htp_view_row(t, ic + j, i2, i3), t->nb[0], t->type, d);
+        memset(row + d, 0, (size_t)(pad - d) * sizeof(float));
+    }
+}
+
+// One (item, chunk): accumulate KV rows [c0, c1) into the item's rows, then
+// either write the normalised result (no split) or leave the partial.
+static void fa_task(const struct fa_args *a, float *ws, int64_t item, int64_t chunk) {
+    const struct fa_item it   = fa_item_of(a, item);
+    const int64_t        rows = it.nh * it.nt, dkp = a->dkp, dvp = a->dvp;
+    float               *qs = ws;                        // [FA_ROWS][dkp]
+    float               *kt = qs + FA_ROWS * dkp;        // [FA_KV_BLK][dkp]
+    float               *vt = kt + FA_KV_BLK * dkp;      // [FA_KV_BLK][dvp]
+    float               *sc = vt + FA_KV_BLK * dvp;      // [FA_ROWS][FA_KV_BLK] scores, then weights
+    float               *bs = sc + FA_ROWS * FA_KV_BLK;  // [FA_ROWS][FA_KV_BLK] mask * slope
+    float               *o  = bs + FA_ROWS * FA_KV_BLK;  // [FA_ROWS][dvp]
+    float                M[FA_ROWS], S[FA_ROWS], slope[FA_ROWS];
+    int                  live[FA_ROWS];
+
+    for (int64_t r = 0; r < rows; r++) {
+        const int64_t h = it.h0 + r / it.nt, t = it.t0 + r % it.nt;
+        float        *qr = qs + r * dkp;
+        htp_row_load_f32(qr, htp_view_row(a->q, t, h, it.i3), a->q->nb[0], a->q->type, a->dk);
+        memset(qr + a->dk, 0, (size_t)(dkp - a->dk) * sizeof(float));
+        memset(o + r * dvp, 0, (size_t)dvp * sizeof(float));
+        M[r]     = -INFINITY;
+        S[r]     = 0.0f;
+        slope[r] = fa_slope(a, h);
+    }
+
+    const int64_t c0 = chunk * a->chunk, c1 = htp_min64(a->n_kv, c0 + a->chunk);
+    for (int64_t ic = c0; ic < c1; ic += FA_KV_BLK) {
+        const int64_t nb  = htp_min64(FA_KV_BLK, c1 - ic);
+        int           any = 0;
+        for (int64_t r = 0; r < rows; r++) {
+            float *b = bs + r * FA_KV_BLK;
+            live[r]  = 1;
+            if (a->mask) {
+                const struct htp_tensor_view *m = a->mask;
+                const int64_t                 h = it.h0 + r / it.nt, t = it.t0 + r % it.nt;
+                const uint8_t                *mr =
+                    m->data + ic * m->nb[0] + t * m->nb[1] + (h % m->ne[2]) * m->nb[2] + (it.i3 % m->ne[3]) * m->nb[3];
+                htp_row_load_f32(b, mr, m->nb[0], m->type, nb);
+                if (slope[r] != 1.0f) {
+                    htp_vec_scale_bias_f32(nb, b, b, slope[r], 0.0f);
+                }
+                live[r] = htp_vec_max_f32(nb, b) != -INFINITY;
+            } else {
+                memset(b, 0, (size_t)nb * sizeof(float));
+            }
+            any |= live[r];
+        }
+        if (!any) {
+            continue;  // masked out for every row: nothing to stage
+        }
+
+        fa_stage(kt, a->k, ic, it.ik2, it.ik3, nb, a->dk, dkp);
+        for (int64_t j = 0; j < nb; j++) {
+            float   dots[4];
+            int64_t r = 0;
+            while (r < rows) {
+                const int nq = (int)htp_min64(4, rows - r);
+                fa_dot_rows(dkp, kt + j * dkp, qs + r * dkp, dkp, nq, dots);
+                for (int i = 0; i < nq; i++) {
+                    sc[(r + i) * FA_KV_BLK + j] = dots[i];
+                }
+                r += nq;
+            }
+        }
+
+        int any_v = 0;
+        for (int64_t r = 0; r < rows; r++) {
+            if (!live[r]) {
+                continue;
+            }
+            float *s = sc + r * FA_KV_BLK;
+            fa_finish_scores(a, s, bs + r * FA_KV_BLK, nb);
+            const float mb = htp_vec_max_f32(nb, s);
+            if (mb == -INFINITY) {
+                live[r] = 0;
+                continue;
+            }
+            if (mb > M[r]) {
+                const float ms = htp_exp_f32(M[r] - mb);  // 0 on the first live block
+                htp_vec_scale_bias_f32(dvp, o + r * dvp, o + r * dvp, ms, 0.0f);
+                S[r] *= ms;
+                M[r] = mb;
+            }
+            S[r] += htp_vec_exp_sub_sum_f32(nb, s, s, M[r]);
+            any_v = 1;
+        }
+        if (!any_v) {
+            continue;
+        }
+        fa_stage(vt, a->v, ic, it.ik2, it.ik3, nb, a->dv, dvp);
+        for (int64_t r = 0; r < rows; r++) {
+            if (live[r]) {
+                fa_accum_v(dvp, o + r * dvp, sc + r * FA_KV_BLK, vt, nb);
+            }
+        }
+    }
+
+    if (a->partials) {
+        float *p = a->partials + (item * a->n_chunks + chunk) * FA_ROWS * (dvp + 2);
+        for (int64_t r = 0; r < rows; r++) {
+            float *pr = p + r * (dvp + 2);
+            pr[0]     = M[r];
+            pr[1]     = S[r];
+            memcpy(pr + 2, o + r * dvp, (size_t)dvp * sizeof(float));
+        }
+        return;
+    }
+    for (int64_t r = 0; r < rows; r++) {
+        const int64_t h = it.h0 + r / it.nt, t = it.t0 + r % it.nt;
+        float        *orow = o + r * dvp;
+        float         s    = S[r];
+        if (a->sinks) {
+            float sink;
+            memcpy(&sink, a->sinks->data + h * a->sinks->nb[0], sizeof sink);
+            if (sink > M[r]) {
+                const float ms = htp_exp_f32(M[r] - sink);
+                htp_vec_scale_bias_f32(a->dv, orow, orow, ms, 0.0f);
+                s = s * ms + 1.0f;
+            } else {
+                s += htp_exp_f32(sink - M[r]);
+            }
+        }
+        htp_vec_scale_bias_f32(a->dv, orow, orow, s == 0.0f ? 0.0f : 1.0f / s, 0.0f);
+        htp_row_store_f32(htp_view_row(a->dst, h, t, it.i3), 4, HTP_TYPE_F32, orow, a->dv);
+    }
+}
+
+static void fa_job(void *arg, uint32_t ith, uint32_t nth) {
+    struct fa_args *a = arg;
+    (void)nth;
+    if (ith >= a->n_active) {
+        return;  // no scratch slice for this worker
+    }
+    float        *ws      = (float *)(void *)(a->scratch + (size_t)ith * a->slice);
+    const int64_t n_tasks = a->n_items * a->n_chunks;
+    for (;;) {
+        // Relaxed: the counter only hands out task numbers; the pool's join
+        // publishes what the tasks wrote.
+        const int64_t task = atomic_fetch_add_explicit(&a->next, 1, memory_order_relaxed);
+        if (task >= n_tasks) {
+            break;
+        }
+        fa_task(a, ws, task / a->n_chunks, task % a->n_chunks);
+    }
+}
+
+// Second pass of a split: each output row merges its chunks' partials.
+static void fa_merge_job(void *arg, uint32_t ith, uint32_t nth) {
+    const struct fa_args *a   = arg;
+    const int64_t         dvp = a->dvp;
+    (void)nth;
+    if (ith >= a->n_active) {
+        return;
+    }
+    float  *acc = (float *)(void *)(a->scratch + (size_t)ith * a->slice);  // dvp floats of the worker's slice
+    int64_t r0, r1;
+    htp_split(a->n_items * FA_ROWS, ith, a->n_active, &r0, &r1);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        const int64_t        item = ir / FA_ROWS, r = ir % FA_ROWS;
+        const struct fa_item it = fa_item_of(a, item);
+        if (r >= it.nh * it.nt) {
+            continue;
+        }
+        const int64_t h = it.h0 + r / it.nt, t = it.t0 + r % it.nt;
+        float         M = -INFINITY, S = 0.0f;
+        memset(acc, 0, (size_t)dvp * sizeof(float));
+        for (int64_t c = 0; c < a->n_chunks; c++) {
+            const float *p = a->partials + ((item * a->n_chunks + c) * FA_ROWS + r) * (dvp + 2);
+            if (p[1] == 0.0f) {
+                continue;  // nothing live in this chunk
+            }
+            const float mn = p[0] > M ? p[0] : M;
+            const float so = htp_exp_f32(M - mn), sn = htp_exp_f32(p[0] - mn);
+            htp_vec_scale_bias_f32(dvp, acc, acc, so, 0.0f);
+            for (int64_t d = 0; d < dvp; d++) {
+                acc[d] += p[2 + d] * sn;
+            }
+            S = S * so + p[1] * sn;
+            M = mn;
+        }
+        if (a->sinks) {
+            float sink;
+            memcpy(&sink, a->sinks->data + h * a->sinks->nb[0], sizeof sink);
+            if (sink > M) {
+                const float ms = htp_exp_f32(M - sink);
+                htp_vec_scale_bias_f32(a->dv, acc, acc, ms, 0.0f);
+                S = S * ms + 1.0f;
+            } else {
+                S += htp_exp_f32(sink - M);
+            }
+        }
+        htp_vec_scale_bias_f32(a->dv, acc, acc, S == 0.0f ? 0.0f : 1.0f / S, 0.0f);
+        htp_row_store_f32(htp_view_row(a->dst, h, t, it.i3), 4, HTP_TYPE_F32, acc, a->dv);
+    }
+}
+
+int htp_op_flash_attn_ext_run(struct htp_op_ctx *ctx) {
+    struct fa_args a;
+    int            st = fa_read(ctx, &a);
+    if (st == HTP_STATUS_OK) {
+        st = fa_plan(&a, ctx->n_threads, ctx->vtcm_size);
+    }
+    if (st != HTP_STATUS_OK) {
+        return st;
+    }
+    if (htp_view_nelements(a.dst) == 0) {
+        return HTP_STATUS_OK;
+    }
+    a.scratch = ctx->vtcm;
+    if (a.n_chunks > 1) {
+        a.partials = (float *)(void *)(ctx->vtcm + (size_t)a.n_active * a.slice);
+    }
+    atomic_init(&a.next, 0);
+    ctx->run(ctx->pool, fa_job, &a);
+    if (a.partials) {
+        ctx->run(ctx->pool, fa_merge_job, &a);
+    }
+    return HTP_STATUS_OK;
+}

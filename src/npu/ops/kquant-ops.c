@@ -1,0 +1,423 @@
+// kquant-ops.c: MUL_MAT, MUL_MAT_ID and GET_ROWS with K-quant weights
+// (Q4_K, Q5_K, Q6_K), in the tiled layout (kquant.h) or plain ggml rows.
+//
+//   MUL_MAT     src0 [K, M, ne02, ne03] K-quant; src1 [K, N, ne12, ne13] F32/F16/BF16
+//               dst [M, N, ne12, ne13] F32 (weights broadcast over dims 2-3 as in ggml)
+//   MUL_MAT_ID  src0 experts [K, M, n_as]; src1 [K, ne11 | n_used, T]; src2 ids I32 [n_used, T]
+//               dst [M, n_used, T]:  dst[:, e, t] = src0[:, :, ids[e, t]] x src1[:, e % ne11, t]
+//   GET_ROWS    src0 [K, n, ne2, ne3] K-quant; src1 I32 [m, ne2, ne3]; dst [K, m, ne2, ne3] F32/F16/BF16
+//
+// A matmul runs in two passes over the worker pool per chunk of columns (a
+// column is one (src1 row, weight matrix, dst row) triple):
+//   1. quantize: each column's activations -> struct htp_q8k_block rows in the
+//      scratch area ("VTCM"), as ggml-cpu quantizes to Q8_K;
+//   2. dot: tiles of KQ_RB row groups x KQ_CB columns, taken by workers in
+//      contiguous runs; within a tile each 16-row group meets the columns four
+//      at a time (htp_kq_dot_group: one weight load feeds 4 columns).
+// MUL_MAT_ID first sorts its columns by expert (counting sort into scratch),
+// so the columns of one expert share weight loads like an ordinary matmul.
+// Plain (not tiled) weights are packed one row group at a time into the
+// worker's slice of scratch and then read as tiles.
+//
+// Scratch: [ids order: ncols int32 (MUL_MAT_ID)] [pack: n_threads x group]
+// [activations: chunk x K/256 blocks]. An op whose smallest working set (one
+// column) does not fit answers HTP_STATUS_VTCM_TOO_SMALL.
+
+#include <stdatomic.h>
+
+#include "kernel-util.h"
+#include "kernels.h"
+#include "kquant.h"
+#include "tiled.h"
+#include "vec.h"
+
+#define KQ_RB 4   // row groups (of 16 rows) per tile
+#define KQ_CB 64  // columns per tile
+
+// src0 is a K-quant this file handles: tiled with tiled.h's strides, or plain
+// rows of whole blocks. Returns enum htp_status.
+static int kq_weights_check(const struct htp_tensor_view * w) {
+    const struct htp_tile_format * f = htp_tile_format(w->type);
+    if (!f || !htp_kq_type_ok(w->type) || w->ne[0] % HTP_KQ_QK != 0) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    if (w->flags & HTP_TENSOR_TILED) {
+        return htp_tiled_strides_ok(f, w->ne, w->nb) ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
+    }
+    if (w->nb[0] != f->blck_bytes) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    return HTP_STATUS_OK;
+}
+
+// ---------------------------------------------------------------------------
+// Matmul core, shared by MUL_MAT and MUL_MAT_ID
+// ---------------------------------------------------------------------------
+
+struct kq_mm {
+    const struct htp_tensor_view *src0, *src1, *dst, *ids;
+    const struct htp_tile_format *f;
+    int                           tiled;
+    int64_t                       nsb;     // super-blocks per row
+    size_t                        gbytes;  // bytes of a row group (tiled, and as packed into scratch)
+    int64_t                       ngroup;  // row groups per matrix
+    int64_t                       r2, r3;  // MUL_MAT broadcast ratios
+    int64_t                       ncols;   // columns in all
+    const int32_t *               order;   // MUL_MAT_ID: column j -> e * T + t, sorted by expert
+    uint8_t *                     pack;    // plain weights: n_threads x gbytes
+    struct htp_q8k_block *        act;     // chunk x nsb blocks
+    int64_t                       j0, j1;  // the chunk of columns being computed
+    atomic_int                    bad_id;  // an expert id out of range was met (relaxed: read after run)
+};
+
+// Column j: weight matrix, src1 row and dst row (NULL w: bad expert id).
+static void kq_col(const struct kq_mm * a, int64_t j, const uint8_t ** w, const uint8_t ** x, uint8_t ** y) {
+    const struct htp_tensor_view *src0 = a->src0, *src1 = a->src1, *dst = a->dst;
+    if (!a->ids) {
+        int64_t n, i2, i3;
+        htp_row_index(src1->ne, j, &n, &i2, &i3);
+        *w = src0->data + (i2 / a->r2) * src0->nb[2] + (i3 / a->r3) * src0->nb[3];
+        *x = htp_view_row(src1, n, i2, i3);
+        *y = htp_view_row(dst, n, i2, i3);
+        return;
+    }
+    const int64_t n_used = a->ids->ne[0];
+    const int64_t e = a->order[j] % n_used, t = a->order[j] / n_used;
+    int32_t       id;
+    memcpy(&id, a->ids->data + e * a->ids->nb[0] + t * a->ids->nb[1], sizeof id);
+    *w = id >= 0 && id < src0->ne[2] ? src0->data + id * src0->nb[2] : NULL;
+    *x = htp_view_row(src1, e % src1->ne[1], t, 0);
+    *y = htp_view_row(dst, e, t, 0);
+}
+
+static void kq_quantize_job(void * arg, uint32_t ith, uint32_t nth) {
+    struct kq_mm * a = arg;
+    int64_t        c0, c1;
+    htp_split(a->j1 - a->j0, ith, nth, &c0, &c1);
+    float buf[HTP_KQ_QK];
+    for (int64_t c = c0; c < c1; c++) {
+        const uint8_t *w, *x;
+        uint8_t *      y;
+        kq_col(a, a->j0 + c, &w, &x, &y);
+        for (int64_t b = 0; b < a->nsb; b++) {
+            htp_row_load_f32(buf, x + b * HTP_KQ_QK * a->src1->nb[0], a->src1->nb[0], a->src1->type, HTP_KQ_QK);
+            htp_kq_quantize_q8k(a->act + c * a->nsb + b, buf, HTP_KQ_QK);
+        }
+    }
+}
+
+// Row group g of matrix w as tiles: in place when tiled, else packed into
+// this worker's scratch (kept while the same group is asked for again).
+static const uint8_t * kq_group(const struct kq_mm * a, const uint8_t * w, int64_t g, uint8_t * pack,
+                                const uint8_t ** cached_w, int64_t * cached_g) {
+    if (a->tiled) {
+        return w + (size_t) g * a->gbytes;
+    }
+    if (*cached_w != w || *cached_g != g) {
+        const int64_t M = a->src0->ne[1];
+        const int     n = (int) htp_min64(HTP_KQ_R, M - g * HTP_KQ_R);
+        htp_tiled_pack_group(a->f, w + g * HTP_KQ_R * a->src0->nb[1], (size_t) a->src0->nb[1], n, a->nsb, pack);
+        *cached_w = w;
+        *cached_g = g;
+    }
+    return pack;
+}
+
+static void kq_dot_job(void * arg, uint32_t ith, uint32_t nth) {
+    struct kq_mm *  a    = arg;
+    const int64_t   M    = a->src0->ne[1];
+    const int64_t   nch  = a->j1 - a->j0;
+    const int64_t   cb   = a->tiled ? KQ_CB : nch;  // plain: one column block, so each group is packed once
+    const int64_t   n_rb = (a->ngroup + KQ_RB - 1) / KQ_RB, n_cb = (nch + cb - 1) / cb;
+    uint8_t *       pack = a->pack ? a->pack + (size_t) ith * a->gbytes : NULL;
+    const uint8_t * cached_w = NULL;
+    int64_t         cached_g = -1;
+
+    int64_t t0, t1;
+    htp_split(n_rb * n_cb, ith, nth, &t0, &t1);
+    for (int64_t t = t0; t < t1; t++) {
+        const int64_t cbi = t / n_rb, rbi = t % n_rb;
+        const int64_t c0 = cbi * cb, c1 = htp_min64(nch, c0 + cb);
+        const int64_t g0 = rbi * KQ_RB, g1 = htp_min64(a->ngroup, g0 + KQ_RB);
+        for (int64_t g = g0; g < g1; g++) {
+            const int64_t m0 = g * HTP_KQ_R, nr = htp_min64(HTP_KQ_R, M - m0);
+            for (int64_t c = c0; c < c1;) {
+                // Up to 4 columns that read the same weight matrix.
+                const struct htp_q8k_block * act[4];
+                uint8_t *                    y[4];
+                const uint8_t *              w, *x, *wc;
+                kq_col(a, a->j0 + c, &w, &x, &y[0]);
+                if (!w) {
+                    atomic_store_explicit(&a->bad_id, 1, memory_order_relaxed);
+                    c++;
+                    continue;
+                }
+                act[0] = a->act + c * a->nsb;
+                int nc = 1;
+                for (; nc < 4 && c + nc < c1; nc++) {
+                    kq_col(a, a->j0 + c + nc, &wc, &x, &y[nc]);
+                    if (wc != w) {
+                        break;
+                    }
+                    act[nc] = a->act + (c + nc) * a->nsb;
+                }
+                const uint8_t * grp = kq_group(a, w, g, pack, &cached_w, &cached_g);
+                float           out[4][HTP_KQ_R];
+                htp_kq_dot_group(a->src0->type, out, grp, a->nsb, act, nc);
+                for (int i = 0; i < nc; i++) {
+                    for (int64_t r = 0; r < nr; r++) {
+                        memcpy(y[i] + (m0 + r) * a->dst->nb[0], &out[i][r], sizeof(float));
+                    }
+                }
+                c += nc;
+            }
+        }
+    }
+}
+
+// Scratch plan: bytes for the id order and packing, then how many columns
+// of activations fit (0: not even one).
+static int64_t kq_mm_plan(const struct htp_op_ctx * ctx, const struct htp_tensor_view * w, int64_t ncols, int with_ids,
+                          size_t * fixed) {
+    const struct htp_tile_format * f      = htp_tile_format(w->type);
+    const size_t                   gbytes = htp_tiled_group_bytes(f, w->ne[0]);
+    size_t                         head   = with_ids ? ((size_t) ncols * sizeof(int32_t) + 127) / 128 * 128 : 0;
+    if (!(w->flags & HTP_TENSOR_TILED)) {
+        head += (size_t) ctx->n_threads * gbytes;
+    }
+    *fixed             = head;
+    const size_t col_b = (size_t) (w->ne[0] / HTP_KQ_QK) * sizeof(struct htp_q8k_block);
+    if (col_b == 0) {
+        return head <= ctx->vtcm_size ? ncols : 0;  // K = 0: nothing to quantize
+    }
+    if (head + col_b > ctx->vtcm_size) {
+        return 0;
+    }
+    const int64_t fit = (int64_t) ((ctx->vtcm_size - head) / col_b);
+    return htp_min64(fit, ncols);
+}
+
+static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
+    size_t        fixed;
+    const int64_t chunk = kq_mm_plan(ctx, a->src0, a->ncols, a->ids != NULL, &fixed);
+    if (chunk < 1) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    a->f      = htp_tile_format(a->src0->type);
+    a->tiled  = (a->src0->flags & HTP_TENSOR_TILED) != 0;
+    a->nsb    = a->src0->ne[0] / HTP_KQ_QK;
+    a->gbytes = htp_tiled_group_bytes(a->f, a->src0->ne[0]);
+    a->ngroup = htp_tiled_ngroups(a->src0->ne[1]);
+    uint8_t * p = ctx->vtcm + (a->ids ? ((size_t) a->ncols * sizeof(int32_t) + 127) / 128 * 128 : 0);
+    a->pack     = a->tiled ? NULL : p;
+    a->act      = (struct htp_q8k_block *) (void *) (ctx->vtcm + fixed);
+    for (a->j0 = 0; a->j0 < a->ncols; a->j0 = a->j1) {
+        a->j1 = htp_min64(a->ncols, a->j0 + chunk);
+        ctx->run(ctx->pool, kq_quantize_job, a);
+        ctx->run(ctx->pool, kq_dot_job, a);
+    }
+    return atomic_load_explicit(&a->bad_id, memory_order_relaxed) ? HTP_STATUS_INVAL_PARAMS : HTP_STATUS_OK;
+}
+
+// ---------------------------------------------------------------------------
+// MUL_MAT
+// ---------------------------------------------------------------------------
+
+int htp_kq_mul_mat_check(const struct htp_op_ctx * ctx) {
+    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
+    if (!src0 || !src1 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) || !htp_view_shape_ok(dst)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (src0->ne[0] != src1->ne[0] || dst->ne[0] != src0->ne[1] || dst->ne[1] != src1->ne[1] ||
+        dst->ne[2] != src1->ne[2] || dst->ne[3] != src1->ne[3]) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (htp_view_nelements(dst) > 0 &&
+        (src0->ne[2] <= 0 || src0->ne[3] <= 0 || src1->ne[2] % src0->ne[2] != 0 || src1->ne[3] % src0->ne[3] != 0)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    const int st = kq_weights_check(src0);
+    if (st != HTP_STATUS_OK) {
+        return st;
+    }
+    if (!htp_type_is_float(src1->type) || dst->type != HTP_TYPE_F32) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    size_t fixed;
+    if (htp_view_nelements(dst) > 0 && kq_mm_plan(ctx, src0, 1, 0, &fixed) < 1) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    return HTP_STATUS_OK;
+}
+
+int htp_kq_mul_mat_run(struct htp_op_ctx * ctx) {
+    struct kq_mm a = { 0 };
+    a.src0         = ctx->src[0];
+    a.src1         = ctx->src[1];
+    a.dst          = ctx->dst[0];
+    if (htp_view_nelements(a.dst) == 0) {
+        return HTP_STATUS_OK;
+    }
+    a.r2    = a.src1->ne[2] / a.src0->ne[2];
+    a.r3    = a.src1->ne[3] / a.src0->ne[3];
+    a.ncols = htp_view_nrows(a.src1);
+    return kq_mm_execute(ctx, &a);
+}
+
+// ---------------------------------------------------------------------------
+// MUL_MAT_ID
+// ---------------------------------------------------------------------------
+
+int htp_kq_mul_mat_id_check(const struct htp_op_ctx * ctx) {
+    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *ids = ctx->src[2], *dst = ctx->dst[0];
+    if (!src0 || !src1 || !ids || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) ||
+        !htp_view_shape_ok(ids) || !htp_view_shape_ok(dst)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    // ids [n_used, T]; src1 [K, ne11, T] with ne11 = 1 or n_used; dst [M, n_used, T].
+    if (src0->ne[0] != src1->ne[0] || src0->ne[3] != 1 || ids->ne[2] != 1 || ids->ne[3] != 1 || src1->ne[3] != 1 ||
+        dst->ne[0] != src0->ne[1] || dst->ne[1] != ids->ne[0] || dst->ne[2] != ids->ne[1] || dst->ne[3] != 1 ||
+        src1->ne[2] != ids->ne[1]) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (htp_view_nelements(dst) > 0 && (src1->ne[1] <= 0 || ids->ne[0] % src1->ne[1] != 0 || src0->ne[2] <= 0)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    const int st = kq_weights_check(src0);
+    if (st != HTP_STATUS_OK) {
+        return st;
+    }
+    if (ids->type != HTP_TYPE_I32 || !htp_type_is_float(src1->type) || dst->type != HTP_TYPE_F32) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    size_t fixed;
+    if (htp_view_nelements(dst) > 0 && kq_mm_plan(ctx, src0, ids->ne[0] * ids->ne[1], 1, &fixed) < 1) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    return HTP_STATUS_OK;
+}
+
+int htp_kq_mul_mat_id_run(struct htp_op_ctx * ctx) {
+    struct kq_mm a = { 0 };
+    a.src0         = ctx->src[0];
+    a.src1         = ctx->src[1];
+    a.ids          = ctx->src[2];
+    a.dst          = ctx->dst[0];
+    if (htp_view_nelements(a.dst) == 0) {
+        return HTP_STATUS_OK;
+    }
+    const int64_t n_used = a.ids->ne[0], T = a.ids->ne[1], n_as = a.src0->ne[2];
+    a.ncols              = n_used * T;
+    size_t fixed;
+    if (kq_mm_plan(ctx, a.src0, a.ncols, 1, &fixed) < 1) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    // Columns sorted by expert: two passes of a counting sort over the ids
+    // (bad ids go last; kq_col reports them). Buckets live on the stack for
+    // up to 1024 experts, else the order stays unsorted.
+    int32_t * order = (int32_t *) (void *) ctx->vtcm;
+    int64_t   start[1025];
+    const int sort  = n_as <= 1024;
+    if (sort) {
+        memset(start, 0, sizeof start);
+    }
+    for (int64_t j = 0; j < a.ncols; j++) {
+        int32_t id;
+        memcpy(&id, a.ids->data + (j % n_used) * a.ids->nb[0] + (j / n_used) * a.ids->nb[1], sizeof id);
+        if (sort) {
+            start[id >= 0 && id < n_as ? id : n_as]++;
+        }
+        order[j] = (int32_t) j;
+    }
+    if (sort) {
+        int64_t pos = 0;
+        for (int64_t e = 0; e <= n_as; e++) {
+            const int64_t n = start[e];
+            start[e]        = pos;
+            pos += n;
+        }
+        for (int64_t j = 0; j < a.ncols; j++) {
+            int32_t id;
+            memcpy(&id, a.ids->data + (j % n_used) * a.ids->nb[0] + (j / n_used) * a.ids->nb[1], sizeof id);
+            order[start[id >= 0 && id < n_as ? id : n_as]++] = (int32_t) j;
+        }
+    }
+    a.order = order;
+    return kq_mm_execute(ctx, &a);
+}
+
+// ---------------------------------------------------------------------------
+// GET_ROWS
+// ---------------------------------------------------------------------------
+
+int htp_kq_get_rows_check(const struct htp_op_ctx * ctx) {
+    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
+    if (!src0 || !src1 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) || !htp_view_shape_ok(dst)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (src1->ne[1] != src0->ne[2] || src1->ne[2] != src0->ne[3] || src1->ne[3] != 1 || dst->ne[0] != src0->ne[0] ||
+        dst->ne[1] != src1->ne[0] || dst->ne[2] != src1->ne[1] || dst->ne[3] != src1->ne[2]) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    const int st = kq_weights_check(src0);
+    if (st != HTP_STATUS_OK) {
+        return st;
+    }
+    if (src1->type != HTP_TYPE_I32 || !htp_type_is_float(dst->type)) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    return HTP_STATUS_OK;
+}
+
+struct kq_rows {
+    const struct htp_tensor_view *src, *idx, *dst;
+    atomic_int                    bad_index;  // relaxed: read after ctx->run returns
+};
+
+static void kq_get_rows_job(void * arg, uint32_t ith, uint32_t nth) {
+    struct kq_rows *               a   = arg;
+    const struct htp_tensor_view * src = a->src, *idx = a->idx, *dst = a->dst;
+    const struct htp_tile_format * f   = htp_tile_format(src->type);
+    const int64_t                  nsb = src->ne[0] / HTP_KQ_QK;
+    const int                      tiled  = (src->flags & HTP_TENSOR_TILED) != 0;
+    const size_t                   gbytes = htp_tiled_group_bytes(f, src->ne[0]);
+    float                          buf[HTP_KQ_QK];
+
+    int64_t r0, r1;
+    htp_split(htp_view_nrows(dst), ith, nth, &r0, &r1);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        htp_row_index(dst->ne, ir, &i1, &i2, &i3);
+        int32_t r;
+        memcpy(&r, idx->data + i1 * idx->nb[0] + i2 * idx->nb[1] + i3 * idx->nb[2], sizeof r);
+        if (r < 0 || r >= src->ne[1]) {
+            atomic_store_explicit(&a->bad_index, 1, memory_order_relaxed);
+            continue;
+        }
+        const uint8_t * m = src->data + i2 * src->nb[2] + i3 * src->nb[3];
+        uint8_t *       y = htp_view_row(dst, i1, i2, i3);
+        for (int64_t b = 0; b < nsb; b++) {  // one super-block at a time through buf
+            if (tiled) {
+                // Row r of its group, super-block b only: a group of one tile.
+                const uint8_t * grp = m + (size_t) (r / HTP_KQ_R) * gbytes;
+                const uint8_t * q   = htp_tiled_q(f, grp, b);
+                const uint8_t * s   = htp_tiled_s(f, grp, nsb, b);
+                uint8_t         blk[256];
+                f->unpack(q, s, r % HTP_KQ_R, blk);
+                htp_kq_dequant_row(src->type, buf, blk, 1);
+            } else {
+                htp_kq_dequant_row(src->type, buf, m + r * src->nb[1] + b * src->nb[0], 1);
+            }
+            htp_row_store_f32(y + b * HTP_KQ_QK * dst->nb[0], dst->nb[0], dst->type, buf, HTP_KQ_QK);
+        }
+    }
+}
+
+int htp_kq_get_rows_run(struct htp_op_ctx * ctx) {
+    struct kq_rows a = { ctx->src[0], ctx->src[1], ctx->dst[0], 0 };
+    if (htp_view_nelements(a.dst) == 0) {
+        return HTP_STATUS_OK;
+    }
+    ctx->run(ctx->pool, kq_get_rows_job, &a);
+    return atomic_load_explicit(&a.bad_index, memory_order_relaxed) ? HTP_STATUS_INVAL_PARAMS : HTP_STATUS_OK;
+}

@@ -1,0 +1,612 @@
+// qmatmul-ops.c: MUL_MAT with quantized (Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4) or
+// BF16 weights, and MUL_MAT_ID (mixture of experts) for every weight type.
+//
+//   MUL_MAT     src0 [K, M, ne02, ne03]  src1 [K, N, ne12, ne13] F32/F16/BF16  dst [M, N, ne12, ne13] F32
+//   MUL_MAT_ID  src0 [K, M, E]           src1 [K, ne11, T]   src2 ids I32 [U, T]   dst [M, U, T] F32
+//               dst[:, s, t] = src0[:, :, ids[s, t]] x src1[:, s % ne11, t]
+//
+// Quantized weights take integer dot products, as ggml-cpu does: activations
+// are quantized on the NPU into the scratch area ("VTCM") as Q8 blocks of 32
+// (int8 q, f32 d, int32 sum of q), then one vpdpbusd multiplies a vector of
+// weight bytes (u8, 16 rows x 4 k of a tile, tiled.h) by 4 activation bytes
+// broadcast to every lane. Each lane collects one row's block dot product; the
+// weights' offset (8 for Q4_0, 128 for the u8 form of Q8_0 and the table
+// types) is removed by starting the accumulator at -offset * sum(q). Per block
+// the int32 dot is scaled by d_w (16 lanes) * d_a and accumulated in f32.
+//
+// Work: columns (one src1 row each; for MUL_MAT_ID one (slot, token) pair,
+// sorted by expert) are described in a list; tiles of one row group (16 rows)
+// x up to QMM_CB columns are split over workers, column block by column block,
+// so decode splits over rows and prefill over rows and columns. Within a tile
+// the micro-kernel takes up to QMM_NC columns that share a weight slice and
+// loads each weight vector once for all of them. Weights in the plain ggml
+// layout (not repacked) are packed one row group at a time into the worker's
+// slice of scratch and then take the same path. If the activations of all
+// columns do not fit the scratch, they are processed in chunks.
+//
+// Float weights (F32/F16/BF16 under MUL_MAT_ID, BF16 under MUL_MAT) use the
+// same column list with f32 dot products.
+
+#include <string.h>
+
+#include "fp16.h"
+#include "htp-types.h"
+#include "kernel-util.h"
+#include "kernels.h"
+#include "kquant.h"
+#include "quant.h"
+#include "tiled.h"
+#include "vec.h"
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
+#include <immintrin.h>
+#define QMM_AVX512 1
+#endif
+
+#define QMM_NC 8   // columns per micro-kernel call
+#define QMM_CB 64  // columns per tile
+
+struct qmm_col {
+    const uint8_t * act;  // quantized (or f32 staged) activations of this column
+    uint8_t *       dst;  // dst row: element m at dst + m * dst_nb0
+    const uint8_t * w;    // weight slice (2-D) of this column
+};
+
+struct qmm_args {
+    const struct htp_tensor_view * src0;
+    const struct htp_tensor_view * src1;
+    const struct htp_tile_format * f;  // NULL: float weights
+    int                            tiled;
+    int64_t                        K, M, nblk;
+    uint64_t                       gb;       // bytes per row group (tiled layout)
+    int64_t                        dst_nb0;  // dst element stride
+    size_t                         act_stride;
+    // chunk
+    int64_t          act_row0, n_act;  // src1 flat rows quantized into acts
+    uint8_t *        acts;
+    struct qmm_col * cols;
+    int64_t          ncols, n_cb, n_groups;
+    uint8_t *        slices;  // per-worker scratch: one packed group or one f32 weight row
+    size_t           slice_bytes;
+};
+
+static int qmm_quant_type(uint32_t t) {
+    return htp_tile_format(t) != NULL && htp_quant_can_dequant(t);
+}
+
+int htp_qmm_handles(uint32_t src0_type) {
+    return qmm_quant_type(src0_type) || src0_type == HTP_TYPE_BF16;
+}
+
+// Bytes of one quantized activation column: q[K], d[K/32] f32, sum[K/32] i32.
+static size_t qmm_act_stride(int64_t K, int quant) {
+    const size_t raw = quant ? (size_t) K + (size_t) (K / 32) * 8 : (size_t) K * 4;
+    return (raw + 63) / 64 * 64;
+}
+
+// ---------------------------------------------------------------------------
+// Activation quantization: a row of K floats -> Q8 blocks of 32
+// ---------------------------------------------------------------------------
+
+// nb blocks of 32 floats at x -> q[32 * nb], d[nb], sums[nb].
+static void qmm_quantize_blocks(const float * x, int64_t nb, int8_t * q, float * d, int32_t * sums) {
+    for (int64_t b = 0; b < nb; b++) {
+        const float * xb   = x + 32 * b;
+        float         amax = 0.0f;
+        for (int j = 0; j < 32; j++) {
+            const float v = xb[j] < 0 ? -xb[j] : xb[j];
+            amax          = amax > v ? amax : v;
+        }
+        const float db = amax / 127.0f;
+        const float id = db != 0.0f ? 1.0f / db : 0.0f;
+        int32_t     s  = 0;
+        for (int j = 0; j < 32; j++) {
+            const int32_t v = (int32_t) __builtin_nearbyintf(xb[j] * id);  // ties to even, as ggml-cpu's SIMD
+            q[32 * b + j]   = (int8_t) v;
+            s += v;
+        }
+        d[b]    = db;
+        sums[b] = s;
+    }
+}
+
+static void qmm_act_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct qmm_args *        a    = arg;
+    const struct htp_tensor_view * src1 = a->src1;
+    float                          buf[HTP_CHUNK];
+    int64_t                        r0, r1;
+    htp_split(a->n_act, ith, nth, &r0, &r1);
+    for (int64_t i = r0; i < r1; i++) {
+        int64_t i1, i2, i3;
+        htp_row_index(src1->ne, a->act_row0 + i, &i1, &i2, &i3);
+        const uint8_t * row = htp_view_row(src1, i1, i2, i3);
+        uint8_t *       out = a->acts + (size_t) i * a->act_stride;
+        if (!a->f) {
+            htp_row_load_f32((float *) (void *) out, row, src1->nb[0], src1->type, a->K);
+            continue;
+        }
+        int8_t *  q    = (int8_t *) out;
+        float *   d    = (float *) (void *) (out + a->K);
+        int32_t * sums = (int32_t *) (void *) (out + a->K + (a->K / 32) * 4);
+        for (int64_t c = 0; c < a->K; c += HTP_CHUNK) {  // chunks of whole blocks
+            const int64_t k = htp_min64(HTP_CHUNK, a->K - c);
+            const float * x = buf;
+            if (htp_view_is_f32_packed(src1)) {
+                x = (const float *) (const void *) (row + c * 4);
+            } else {
+                htp_row_load_f32(buf, row + c * src1->nb[0], src1->nb[0], src1->type, k);
+            }
+            qmm_quantize_blocks(x, k / 32, q + c, d + c / 32, sums + c / 32);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Micro-kernel: one row group (16 rows) x nc columns over all blocks.
+// out[c][r] = dot(row r, column c).
+// ---------------------------------------------------------------------------
+
+static inline int qmm_offset(uint32_t type) {
+    return type == HTP_TYPE_Q4_0 ? 8 : type == HTP_TYPE_Q4_1 ? 0 : 128;
+}
+
+#if defined(QMM_AVX512)
+
+static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, const int nc, const uint8_t * group,
+                                                           int64_t nblk, int64_t K, const struct qmm_col * cols,
+                                                           float out[QMM_NC][HTP_TILE_ROWS]) {
+    const int      q8     = type == HTP_TYPE_Q8_0;
+    const uint32_t qbytes = q8 ? 512 : 256;
+    const uint32_t sbytes = type == HTP_TYPE_Q4_1 ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
+    const int      off    = qmm_offset(type);
+    const uint8_t *qb = group, *sb = group + (size_t) nblk * qbytes;
+
+    __m512i lut = _mm512_setzero_si512();
+    if (type == HTP_TYPE_IQ4_NL || type == HTP_TYPE_MXFP4) {
+        const int8_t * tab = type == HTP_TYPE_IQ4_NL ? htp_iq4nl_values : htp_mxfp4_values;
+        uint8_t        t8[16];
+        for (int i = 0; i < 16; i++) {
+            t8[i] = (uint8_t) (tab[i] + 128);  // u8 form: value + 128
+        }
+        lut = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *) t8));
+    }
+    const __m512i m4 = _mm512_set1_epi8(0x0f);
+
+    __m512 acc[QMM_NC];
+    for (int c = 0; c < nc; c++) {
+        acc[c] = _mm512_setzero_ps();
+    }
+    const size_t dof = (size_t) K, sof = (size_t) K + (size_t) (K / 32) * 4;
+    for (int64_t kb = 0; kb < nblk; kb++) {
+        __m512i w[8];
+        if (q8) {
+            for (int v = 0; v < 8; v++) {
+                w[v] = _mm512_loadu_si512((const void *) (qb + kb * 512 + 64 * v));
+            }
+        } else {
+            for (int v = 0; v < 4; v++) {
+                const __m512i raw = _mm512_loadu_si512((const void *) (qb + kb * 256 + 64 * v));
+                w[v]              = _mm512_and_si512(raw, m4);
+                w[v + 4]          = _mm512_and_si512(_mm512_srli_epi16(raw, 4), m4);
+                if (type == HTP_TYPE_IQ4_NL || type == HTP_TYPE_MXFP4) {
+                    w[v]     = _mm512_shuffle_epi8(lut, w[v]);
+                    w[v + 4] = _mm512_shuffle_epi8(lut, w[v + 4]);
+                }
+            }
+        }
+        __m512 ds, ms = _mm512_setzero_ps();
+        if (type == HTP_TYPE_MXFP4) {
+            const __m512i   e    = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *) (sb + kb * sbytes)));
+            const __mmask16 lo   = _mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(2));
+            const __m512i   norm = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(1)), 23);
+            const __m512i   sub  = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), e);
+            ds                   = _mm512_castsi512_ps(_mm512_mask_blend_epi32(lo, norm, sub));
+        } else {
+            ds = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (sb + kb * sbytes)));
+            if (type == HTP_TYPE_Q4_1) {
+                ms = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (sb + kb * sbytes + 32)));
+            }
+        }
+        for (int c = 0; c < nc; c++) {
+            const uint8_t * a  = cols[c].act;
+            const uint8_t * aq = a + kb * 32;
+            float           ad;
+            int32_t         is;
+            memcpy(&ad, a + dof + kb * 4, 4);
+            memcpy(&is, a + sof + kb * 4, 4);
+            __m512i ia = _mm512_set1_epi32(-off * is);
+            for (int g = 0; g < 8; g++) {
+                int32_t a4;
+                memcpy(&a4, aq + 4 * g, 4);
+                ia = _mm512_dpbusd_epi32(ia, w[g], _mm512_set1_epi32(a4));
+            }
+            acc[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(ia), _mm512_mul_ps(ds, _mm512_set1_ps(ad)), acc[c]);
+            if (type == HTP_TYPE_Q4_1) {
+                acc[c] = _mm512_fmadd_ps(ms, _mm512_set1_ps(ad * (float) is), acc[c]);
+            }
+        }
+    }
+    for (int c = 0; c < nc; c++) {
+        _mm512_storeu_ps(out[c], acc[c]);
+    }
+}
+
+#else  // portable C: the same arithmetic lane by lane
+
+static inline float qmm_scale(uint32_t type, const uint8_t * s, int r) {
+    if (type == HTP_TYPE_MXFP4) {
+        return htp_e8m0_to_fp32_half(s[r]);
+    }
+    uint16_t h;
+    memcpy(&h, s + 2 * r, 2);
+    return htp_fp16_to_fp32(h);
+}
+
+static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, const int nc, const uint8_t * group,
+                                                           int64_t nblk, int64_t K, const struct qmm_col * cols,
+                                                           float out[QMM_NC][HTP_TILE_ROWS]) {
+    const int      q8     = type == HTP_TYPE_Q8_0;
+    const uint32_t qbytes = q8 ? 512 : 256;
+    const uint32_t sbytes = type == HTP_TYPE_Q4_1 ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
+    const int      off    = qmm_offset(type);
+    const uint8_t *qb = group, *sb = group + (size_t) nblk * qbytes;
+    const size_t   dof = (size_t) K, sof = (size_t) K + (size_t) (K / 32) * 4;
+    for (int c = 0; c < nc; c++) {
+        for (int r = 0; r < HTP_TILE_ROWS; r++) {
+            out[c][r] = 0.0f;
+        }
+    }
+    for (int64_t kb = 0; kb < nblk; kb++) {
+        for (int r = 0; r < HTP_TILE_ROWS; r++) {
+            uint8_t w[32];  // u8 form of the row's 32 weights, element order
+            for (int g = 0; g < 8; g++) {
+                for (int j = 0; j < 4; j++) {
+                    uint8_t u;
+                    if (q8) {
+                        u = qb[kb * 512 + 64 * g + 4 * r + j];
+                    } else {
+                        const uint8_t b = qb[kb * 256 + 64 * (g & 3) + 4 * r + j];
+                        u               = g < 4 ? (b & 15) : (b >> 4);
+                        if (type == HTP_TYPE_IQ4_NL) {
+                            u = (uint8_t) (htp_iq4nl_values[u] + 128);
+                        } else if (type == HTP_TYPE_MXFP4) {
+                            u = (uint8_t) (htp_mxfp4_values[u] + 128);
+                        }
+                    }
+                    w[4 * g + j] = u;
+                }
+            }
+            const float ds = qmm_scale(type, sb + kb * sbytes, r);
+            const float ms = type == HTP_TYPE_Q4_1 ? qmm_scale(type, sb + kb * sbytes + 32, r) : 0.0f;
+            for (int c = 0; c < nc; c++) {
+                const uint8_t * a  = cols[c].act;
+                const int8_t *  aq = (const int8_t *) a + kb * 32;
+                float           ad;
+                int32_t         is;
+                memcpy(&ad, a + dof + kb * 4, 4);
+                memcpy(&is, a + sof + kb * 4, 4);
+                int32_t ia = -off * is;
+                for (int k = 0; k < 32; k++) {
+                    ia += (int32_t) w[k] * aq[k];
+                }
+                out[c][r] = __builtin_fmaf((float) ia, ds * ad, out[c][r]);
+                if (type == HTP_TYPE_Q4_1) {
+                    out[c][r] = __builtin_fmaf(ms, ad * (float) is, out[c][r]);
+                }
+            }
+        }
+    }
+}
+
+#endif
+
+typedef void (*qmm_tile_fn)(const uint8_t * group, int64_t nblk, int64_t K, const struct qmm_col * cols,
+                            float out[QMM_NC][HTP_TILE_ROWS]);
+
+#define QMM_FN(T, NC)                                                                                         \
+    static void qmm_##T##_##NC(const uint8_t * group, int64_t nblk, int64_t K, const struct qmm_col * cols, \
+                               float out[QMM_NC][HTP_TILE_ROWS]) {                                          \
+        qmm_tile(HTP_TYPE_##T, NC, group, nblk, K, cols, out);                                              \
+    }
+#define QMM_FNS(T)                                                                                      \
+    QMM_FN(T, 1) QMM_FN(T, 2) QMM_FN(T, 3) QMM_FN(T, 4) QMM_FN(T, 5) QMM_FN(T, 6) QMM_FN(T, 7) QMM_FN(T, 8) \
+        static const qmm_tile_fn qmm_fns_##T[QMM_NC] = { qmm_##T##_1, qmm_##T##_2, qmm_##T##_3, qmm_##T##_4,   \
+                                                         qmm_##T##_5, qmm_##T##_6, qmm_##T##_7, qmm_##T##_8 };
+
+QMM_FNS(Q4_0)
+QMM_FNS(Q4_1)
+QMM_FNS(Q8_0)
+QMM_FNS(IQ4_NL)
+QMM_FNS(MXFP4)
+
+static const qmm_tile_fn * qmm_fns(uint32_t type) {
+    switch (type) {
+        case HTP_TYPE_Q4_0:   return qmm_fns_Q4_0;
+        case HTP_TYPE_Q4_1:   return qmm_fns_Q4_1;
+        case HTP_TYPE_Q8_0:   return qmm_fns_Q8_0;
+        case HTP_TYPE_IQ4_NL: return qmm_fns_IQ4_NL;
+        case HTP_TYPE_MXFP4:  return qmm_fns_MXFP4;
+        default:              return NULL;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Tiles
+// ---------------------------------------------------------------------------
+
+static void qmm_write(const struct qmm_args * a, const struct qmm_col * cols, int nc, int64_t m0,
+                      float out[QMM_NC][HTP_TILE_ROWS]) {
+    const int nr = (int) htp_min64(HTP_TILE_ROWS, a->M - m0);
+    for (int c = 0; c < nc; c++) {
+        uint8_t * d = cols[c].dst + m0 * a->dst_nb0;
+        if (a->dst_nb0 == 4) {
+            memcpy(d, out[c], (size_t) nr * 4);
+        } else {
+            for (int r = 0; r < nr; r++) {
+                memcpy(d + r * a->dst_nb0, &out[c][r], 4);
+            }
+        }
+    }
+}
+
+static void qmm_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct qmm_args * a     = arg;
+    uint8_t *               slice = a->slices + (size_t) ith * a->slice_bytes;
+    const qmm_tile_fn *     fns   = a->f ? qmm_fns(a->f->type) : NULL;
+    const uint8_t *         packed_w = NULL;  // (slice, group) packed into slice
+    int64_t                 packed_g = -1;
+
+    int64_t t0, t1;
+    htp_split(a->n_groups * a->n_cb, ith, nth, &t0, &t1);
+    for (int64_t t = t0; t < t1; t++) {
+        const int64_t g = t % a->n_groups, cb = t / a->n_groups;
+        const int64_t c0 = cb * QMM_CB, c1 = htp_min64(a->ncols, c0 + QMM_CB);
+        const int64_t m0 = g * HTP_TILE_ROWS;
+        for (int64_t c = c0; c < c1;) {
+            int nc = 1;
+            while (nc < QMM_NC && c + nc < c1 && a->cols[c + nc].w == a->cols[c].w) {
+                nc++;
+            }
+            const struct qmm_col * cols = a->cols + c;
+            float                  out[QMM_NC][HTP_TILE_ROWS];
+            if (fns) {
+                const uint8_t * group;
+                if (a->tiled) {
+                    group = cols[0].w + (size_t) g * a->gb;
+                } else {
+                    if (packed_w != cols[0].w || packed_g != g) {
+                        htp_tiled_pack_group(a->f, cols[0].w + m0 * a->src0->nb[1], (size_t) a->src0->nb[1],
+                                             (int) htp_min64(HTP_TILE_ROWS, a->M - m0), a->nblk, slice);
+                        packed_w = cols[0].w;
+                        packed_g = g;
+                    }
+                    group = slice;
+                }
+                fns[nc - 1](group, a->nblk, a->K, cols, out);
+            } else {
+                float *   wrow = (float *) (void *) slice;
+                const int nr   = (int) htp_min64(HTP_TILE_ROWS, a->M - m0);
+                for (int r = 0; r < nr; r++) {
+                    htp_row_load_f32(wrow, cols[0].w + (m0 + r) * a->src0->nb[1], a->src0->nb[0], a->src0->type,
+                                     a->K);
+                    for (int j = 0; j < nc; j++) {
+                        out[j][r] = htp_vec_dot_f32(a->K, wrow, (const float *) (const void *) cols[j].act);
+                    }
+                }
+            }
+            qmm_write(a, cols, nc, m0, out);
+            c += nc;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Planning shared by MUL_MAT and MUL_MAT_ID
+// ---------------------------------------------------------------------------
+
+// Weight operand checks: returns enum htp_status; sets *f (NULL for float).
+static int qmm_check_weights(const struct htp_tensor_view * src0, const struct htp_tile_format ** f) {
+    *f = NULL;
+    if (qmm_quant_type(src0->type)) {
+        *f = htp_tile_format(src0->type);
+        if (src0->flags & HTP_TENSOR_TILED) {
+            return htp_quant_tiled_view_ok(src0) ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
+        }
+        return src0->nb[0] == (int64_t) (*f)->blck_bytes ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
+    }
+    if (htp_type_is_float(src0->type) && !(src0->flags & HTP_TENSOR_TILED)) {
+        return HTP_STATUS_OK;
+    }
+    return HTP_STATUS_NO_SUPPORT;
+}
+
+// Scratch per worker, and the largest column count a chunk can hold.
+static int64_t qmm_plan(struct qmm_args * a, const struct htp_op_ctx * ctx) {
+    a->act_stride  = qmm_act_stride(a->K, a->f != NULL);
+    a->slice_bytes = a->f ? (a->tiled ? 0 : (size_t) a->gb) : (size_t) a->K * 4;
+    a->slice_bytes = (a->slice_bytes + 63) / 64 * 64;
+    const size_t fixed = a->slice_bytes * ctx->n_threads + 64;
+    if (ctx->vtcm_size <= fixed) {
+        return 0;
+    }
+    return (int64_t) ((ctx->vtcm_size - fixed) / (a->act_stride + sizeof(struct qmm_col)));
+}
+
+static void qmm_init(struct qmm_args * a, const struct htp_op_ctx * ctx, const struct htp_tile_format * f) {
+    memset(a, 0, sizeof *a);
+    a->src0    = ctx->src[0];
+    a->src1    = ctx->src[1];
+    a->f       = f;
+    a->tiled   = (a->src0->flags & HTP_TENSOR_TILED) != 0;
+    a->K       = a->src0->ne[0];
+    a->M       = a->src0->ne[1];
+    a->nblk    = f ? a->K / f->blck_size : 0;
+    a->gb      = f ? htp_tiled_group_bytes(f, a->K) : 0;
+    a->dst_nb0 = ctx->dst[0]->nb[0];
+}
+
+// Lay out a chunk's scratch: acts, then cols, then worker slices.
+static void qmm_chunk_layout(struct qmm_args * a, const struct htp_op_ctx * ctx, int64_t max_cols) {
+    uint8_t * p = (uint8_t *) (((uintptr_t) ctx->vtcm + 63) & ~(uintptr_t) 63);
+    a->acts     = p;
+    p += (size_t) max_cols * a->act_stride;
+    a->cols = (struct qmm_col *) (void *) p;
+    p += (size_t) max_cols * sizeof(struct qmm_col);
+    a->slices = (uint8_t *) (((uintptr_t) p + 63) & ~(uintptr_t) 63);
+}
+
+static void qmm_run_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
+    ctx->run(ctx->pool, qmm_act_job, a);
+    a->n_cb     = (a->ncols + QMM_CB - 1) / QMM_CB;
+    a->n_groups = htp_tiled_ngroups(a->M);
+    ctx->run(ctx->pool, qmm_job, a);
+}
+
+// ---------------------------------------------------------------------------
+// MUL_MAT
+// ---------------------------------------------------------------------------
+
+int htp_op_mul_mat_q_check(const struct htp_op_ctx * ctx) {
+    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
+    // Shapes were checked by htp_op_mul_mat_check.
+    const struct htp_tile_format * f;
+    int                            rc = qmm_check_weights(src0, &f);
+    if (rc != HTP_STATUS_OK) {
+        return rc;
+    }
+    if (!htp_type_is_float(src1->type) || dst->type != HTP_TYPE_F32) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    struct qmm_args a;
+    qmm_init(&a, ctx, f);
+    return qmm_plan(&a, ctx) >= 1 ? HTP_STATUS_OK : HTP_STATUS_VTCM_TOO_SMALL;
+}
+
+int htp_op_mul_mat_q_run(struct htp_op_ctx * ctx) {
+    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
+    if (htp_view_nelements(dst) == 0) {
+        return HTP_STATUS_OK;
+    }
+    const struct htp_tile_format * f;
+    if (qmm_check_weights(src0, &f) != HTP_STATUS_OK) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    struct qmm_args a;
+    qmm_init(&a, ctx, f);
+    const int64_t max_cols = htp_min64(qmm_plan(&a, ctx), htp_view_nrows(src1));
+    if (max_cols < 1) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    qmm_chunk_layout(&a, ctx, max_cols);
+    const int64_t ncols = htp_view_nrows(src1);
+    const int64_t r2 = src1->ne[2] / src0->ne[2], r3 = src1->ne[3] / src0->ne[3];
+    for (int64_t j0 = 0; j0 < ncols; j0 += max_cols) {
+        a.act_row0 = j0;
+        a.n_act    = htp_min64(max_cols, ncols - j0);
+        a.ncols    = a.n_act;
+        for (int64_t j = 0; j < a.ncols; j++) {
+            int64_t n, i2, i3;
+            htp_row_index(src1->ne, j0 + j, &n, &i2, &i3);
+            a.cols[j].act = a.acts + (size_t) j * a.act_stride;
+            a.cols[j].dst = htp_view_row(dst, n, i2, i3);
+            a.cols[j].w   = src0->data + (i2 / r2) * src0->nb[2] + (i3 / r3) * src0->nb[3];
+        }
+        qmm_run_chunk(&a, ctx);
+    }
+    return HTP_STATUS_OK;
+}
+
+// ---------------------------------------------------------------------------
+// MUL_MAT_ID
+// ---------------------------------------------------------------------------
+
+int htp_op_mul_mat_id_check(const struct htp_op_ctx * ctx) {
+    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *ids = ctx->src[2], *dst = ctx->dst[0];
+    if (src0 && htp_kq_type_ok(src0->type)) {
+        return htp_kq_mul_mat_id_check(ctx);  // K-quant experts: kquant-ops.c
+    }
+    if (!src0 || !src1 || !ids || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) ||
+        !htp_view_shape_ok(ids) || !htp_view_shape_ok(dst)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    // src0 [K, M, E, 1]; src1 [K, ne11, T, 1]; ids [U, T]; dst [M, U, T, 1]
+    if (src0->ne[3] != 1 || src1->ne[3] != 1 || ids->ne[2] != 1 || ids->ne[3] != 1 || dst->ne[3] != 1 ||
+        src1->ne[0] != src0->ne[0] || dst->ne[0] != src0->ne[1] || dst->ne[1] != ids->ne[0] ||
+        dst->ne[2] != ids->ne[1] || src1->ne[2] != ids->ne[1]) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (htp_view_nelements(dst) > 0 && (src1->ne[1] <= 0 || ids->ne[0] % src1->ne[1] != 0 || src0->ne[2] <= 0)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (ids->type != HTP_TYPE_I32 || !htp_type_is_float(src1->type) || dst->type != HTP_TYPE_F32) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    const struct htp_tile_format * f;
+    int                            rc = qmm_check_weights(src0, &f);
+    if (rc != HTP_STATUS_OK) {
+        return rc;
+    }
+    struct qmm_args a;
+    qmm_init(&a, ctx, f);
+    // A chunk holds at least one token: its ne11 activation rows and U columns.
+    const int64_t per_token = htp_max64(src1->ne[1], ids->ne[0]);
+    return qmm_plan(&a, ctx) >= per_token ? HTP_STATUS_OK : HTP_STATUS_VTCM_TOO_SMALL;
+}
+
+int htp_op_mul_mat_id_run(struct htp_op_ctx * ctx) {
+    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *ids = ctx->src[2], *dst = ctx->dst[0];
+    if (htp_kq_type_ok(src0->type)) {
+        return htp_kq_mul_mat_id_run(ctx);
+    }
+    if (htp_view_nelements(dst) == 0) {
+        return HTP_STATUS_OK;
+    }
+    const struct htp_tile_format * f;
+    if (qmm_check_weights(src0, &f) != HTP_STATUS_OK) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    const int64_t U = ids->ne[0], T = ids->ne[1], ne11 = src1->ne[1], E = src0->ne[2];
+    // Every id must name an expert; checked before anything runs.
+    for (int64_t t = 0; t < T; t++) {
+        for (int64_t s = 0; s < U; s++) {
+            int32_t e;
+            memcpy(&e, ids->data + s * ids->nb[0] + t * ids->nb[1], 4);
+            if (e < 0 || e >= E) {
+                return HTP_STATUS_INVAL_PARAMS;
+            }
+        }
+    }
+    struct qmm_args a;
+    qmm_init(&a, ctx, f);
+    const int64_t per_token = htp_max64(ne11, U);
+    const int64_t max_cols  = qmm_plan(&a, ctx);
+    if (max_cols < per_token) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    qmm_chunk_layout(&a, ctx, max_cols);
+    const int64_t tok_per_chunk = max_cols / per_token;
+    for (int64_t t0 = 0; t0 < T; t0 += tok_per_chunk) {
+        const int64_t t1 = htp_min64(T, t0 + tok_per_chunk);
+        a.act_row0       = t0 * ne11;
+        a.n_act          = (t1 - t0) * ne11;
+        // Columns (slot, token) of this chunk, grouped by expert.
+        a.ncols = 0;
+        for (int64_t e = 0; e < E; e++) {
+            for (int64_t t = t0; t < t1; t++) {
+                for (int64_t s = 0; s < U; s++) {
+                    int32_t id;
+                    memcpy(&id, ids->data + s * ids->nb[0] + t * ids->nb[1], 4);
+                    if (id != e) {
+                        continue;
+                    }
+                    struct qmm_col * c = &a.cols[a.ncols++];
+                    c->act             = a.acts + (size_t) ((t - t0) * ne11 + s % ne11) * a.act_stride;
+                    c->dst             = htp_view_row(dst, s, t, 0);
+                    c->w               = src0->data + e * src0->nb[2];
+                }
+            }
+        }
+        qmm_run_chunk(&a, ctx);
+    }
+    return HTP_STATUS_OK;
+}

@@ -1,0 +1,203 @@
+// quant-ops.c: quantized blocks on the NPU: dequantizing rows (plain and
+// tiled) for GET_ROWS, quantizing F32 rows into Q8_0 / Q4_0 for CPY and
+// SET_ROWS (a quantized KV cache, plain ggml layout), with the rounding of
+// ggml's reference quantizers so the bytes match the CPU's.
+
+#include <math.h>
+#include <string.h>
+
+#include "fp16.h"
+#include "htp-types.h"
+#include "kernel-util.h"
+#include "quant.h"
+#include "tiled.h"
+#include "vec.h"
+
+const int8_t htp_iq4nl_values[16] = { -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113 };
+const int8_t htp_mxfp4_values[16] = { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 };
+
+float htp_e8m0_to_fp32_half(uint8_t e) {
+    // 0.5 * 2^(e - 127): a normal float for e >= 2, a subnormal below.
+    const uint32_t bits = e < 2 ? 0x00200000u << e : (uint32_t) (e - 1) << 23;
+    return htp_bits_f32(bits);
+}
+
+static uint16_t rd16(const uint8_t * p) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return h;
+}
+
+int htp_quant_can_dequant(uint32_t type) {
+    return type == HTP_TYPE_Q4_0 || type == HTP_TYPE_Q4_1 || type == HTP_TYPE_Q8_0 || type == HTP_TYPE_IQ4_NL ||
+           type == HTP_TYPE_MXFP4;
+}
+
+int htp_quant_can_quantize(uint32_t type) {
+    return type == HTP_TYPE_Q8_0 || type == HTP_TYPE_Q4_0;
+}
+
+// One ggml block of type at b -> 32 floats.
+static void dequant_block(uint32_t type, const uint8_t * b, float * y) {
+    switch (type) {
+        case HTP_TYPE_Q8_0: {
+            const float d = htp_fp16_to_fp32(rd16(b));
+            for (int j = 0; j < 32; j++) {
+                y[j] = d * (float) (int8_t) b[2 + j];
+            }
+            break;
+        }
+        case HTP_TYPE_Q4_0: {
+            const float d = htp_fp16_to_fp32(rd16(b));
+            for (int j = 0; j < 16; j++) {
+                y[j]      = d * (float) ((b[2 + j] & 15) - 8);
+                y[j + 16] = d * (float) ((b[2 + j] >> 4) - 8);
+            }
+            break;
+        }
+        case HTP_TYPE_Q4_1: {
+            const float d = htp_fp16_to_fp32(rd16(b)), m = htp_fp16_to_fp32(rd16(b + 2));
+            for (int j = 0; j < 16; j++) {
+                y[j]      = d * (float) (b[4 + j] & 15) + m;
+                y[j + 16] = d * (float) (b[4 + j] >> 4) + m;
+            }
+            break;
+        }
+        case HTP_TYPE_IQ4_NL: {
+            const float d = htp_fp16_to_fp32(rd16(b));
+            for (int j = 0; j < 16; j++) {
+                y[j]      = d * (float) htp_iq4nl_values[b[2 + j] & 15];
+                y[j + 16] = d * (float) htp_iq4nl_values[b[2 + j] >> 4];
+            }
+            break;
+        }
+        case HTP_TYPE_MXFP4: {
+            const float d = htp_e8m0_to_fp32_half(b[0]);
+            for (int j = 0; j < 16; j++) {
+                y[j]      = d * (float) htp_mxfp4_values[b[1 + j] & 15];
+                y[j + 16] = d * (float) htp_mxfp4_values[b[1 + j] >> 4];
+            }
+            break;
+        }
+        default:
+            memset(y, 0, 32 * sizeof(float));  // unreachable: checks refuse other types
+            break;
+    }
+}
+
+void htp_quant_dequant_row(uint32_t type, const uint8_t * x, float * y, int64_t n) {
+    const struct htp_type_traits * tt = htp_type_traits(type);
+    for (int64_t i = 0; i < n / 32; i++) {
+        dequant_block(type, x + i * tt->type_size, y + 32 * i);
+    }
+}
+
+int htp_quant_tiled_view_ok(const struct htp_tensor_view * v) {
+    const struct htp_tile_format * f = htp_tile_format(v->type);
+    return f && htp_tiled_strides_ok(f, v->ne, v->nb);
+}
+
+void htp_quant_dequant_tiled_row(const struct htp_tensor_view * v, int64_t i1, int64_t i2, int64_t i3, int64_t k0,
+                                 int64_t n, float * y) {
+    const struct htp_tile_format * f     = htp_tile_format(v->type);
+    const int64_t                  nblk  = v->ne[0] / f->blck_size;
+    const uint8_t *                group = v->data + i3 * v->nb[3] + i2 * v->nb[2] +
+                            (i1 / HTP_TILE_ROWS) * (int64_t) htp_tiled_group_bytes(f, v->ne[0]);
+    uint8_t block[64];
+    for (int64_t kb = k0 / f->blck_size; kb < (k0 + n) / f->blck_size; kb++) {
+        htp_tiled_unpack_block(f, group, nblk, (int) (i1 % HTP_TILE_ROWS), kb, block);
+        dequant_block(v->type, block, y + kb * f->blck_size - k0);
+    }
+}
+
+void htp_quant_quantize_row(uint32_t type, const float * x, uint8_t * y, int64_t n) {
+    for (int64_t i = 0; i < n / 32; i++, x += 32) {
+        if (type == HTP_TYPE_Q8_0) {
+            float amax = 0.0f;
+            for (int j = 0; j < 32; j++) {
+                amax = fmaxf(amax, fabsf(x[j]));
+            }
+            const float    d  = amax / 127.0f;
+            const float    id = d != 0.0f ? 1.0f / d : 0.0f;
+            const uint16_t h  = htp_fp32_to_fp16(d);
+            memcpy(y, &h, 2);
+            for (int j = 0; j < 32; j++) {
+                y[2 + j] = (uint8_t) (int8_t) roundf(x[j] * id);
+            }
+            y += 34;
+        } else {  // Q4_0: the value of largest magnitude maps to -8
+            float amax = 0.0f, max = 0.0f;
+            for (int j = 0; j < 32; j++) {
+                if (amax < fabsf(x[j])) {
+                    amax = fabsf(x[j]);
+                    max  = x[j];
+                }
+            }
+            const float    d  = max / -8.0f;
+            const float    id = d != 0.0f ? 1.0f / d : 0.0f;
+            const uint16_t h  = htp_fp32_to_fp16(d);
+            memcpy(y, &h, 2);
+            for (int j = 0; j < 16; j++) {
+                const int8_t q0 = (int8_t) (x[j] * id + 8.5f), q1 = (int8_t) (x[j + 16] * id + 8.5f);
+                const uint8_t u0 = (uint8_t) (q0 < 15 ? q0 : 15), u1 = (uint8_t) (q1 < 15 ? q1 : 15);
+                y[2 + j]         = (uint8_t) (u0 | (u1 << 4));
+            }
+            y += 18;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// CPY F32 / F16 / BF16 -> Q8_0 / Q4_0
+//   src [ne0, ne1, ne2, ne3] any float type and strides; dst of the same shape,
+//   rows of whole blocks packed (nb[0] = block bytes). Row by row.
+// ---------------------------------------------------------------------------
+
+int htp_quant_cpy_handles(const struct htp_op_ctx * ctx) {
+    return ctx->src[0] && ctx->dst[0] && htp_quant_can_quantize(ctx->dst[0]->type) &&
+           ctx->src[0]->type != ctx->dst[0]->type;
+}
+
+int htp_op_cpy_q_check(const struct htp_op_ctx * ctx) {
+    const struct htp_tensor_view *src = ctx->src[0], *dst = ctx->dst[0];
+    if (!htp_view_shape_ok(src) || !htp_view_shape_ok(dst)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (!htp_type_is_float(src->type) || !htp_view_same_shape(src, dst) || dst->ne[0] % 32 != 0 ||
+        dst->nb[0] != (int64_t) htp_type_traits(dst->type)->type_size || (dst->flags & HTP_TENSOR_TILED)) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    return HTP_STATUS_OK;
+}
+
+struct cpyq_args {
+    const struct htp_tensor_view *src, *dst;
+};
+
+static void cpyq_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct cpyq_args * a = arg;
+    float                    buf[HTP_CHUNK];
+    int64_t                  r0, r1;
+    htp_split(htp_view_nrows(a->src), ith, nth, &r0, &r1);
+    const int64_t bb = htp_type_traits(a->dst->type)->type_size;
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        htp_row_index(a->src->ne, ir, &i1, &i2, &i3);
+        const uint8_t * x = htp_view_row(a->src, i1, i2, i3);
+        uint8_t *       y = htp_view_row(a->dst, i1, i2, i3);
+        for (int64_t c = 0; c < a->src->ne[0]; c += HTP_CHUNK) {  // HTP_CHUNK is a multiple of 32
+            const int64_t k = htp_min64(HTP_CHUNK, a->src->ne[0] - c);
+            htp_row_load_f32(buf, x + c * a->src->nb[0], a->src->nb[0], a->src->type, k);
+            htp_quant_quantize_row(a->dst->type, buf, y + c / 32 * bb, k);
+        }
+    }
+}
+
+int htp_op_cpy_q_run(struct htp_op_ctx * ctx) {
+    struct cpyq_args a = { ctx->src[0], ctx->dst[0] };
+    if (htp_view_nelements(a.src) == 0) {
+        return HTP_STATUS_OK;
+    }
+    ctx->run(ctx->pool, cpyq_job, &a);
+    return HTP_STATUS_OK;
+}

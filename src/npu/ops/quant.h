@@ -1,0 +1,66 @@
+// quant.h: the quantized block formats on the NPU side (the NPU does not
+// include ggml; the formats equal ggml's, see tiled.h for the repacked form):
+// dequantizing rows (plain or tiled) to F32, quantizing F32 rows to Q8_0 / Q4_0
+// with ggml's reference rounding (CPY and SET_ROWS into a quantized KV cache),
+// and the hooks by which the MUL_MAT / GET_ROWS / SET_ROWS / CPY families
+// hand quantized cases to quant-ops.c and qmatmul-ops.c.
+//
+//   Q4_0    { fp16 d; u8 qs[16] }            x = d * (q - 8)
+//   Q4_1    { fp16 d; fp16 m; u8 qs[16] }    x = d * q + m
+//   Q8_0    { fp16 d; i8 qs[32] }            x = d * q
+//   IQ4_NL  { fp16 d; u8 qs[16] }            x = d * iq4nl[q]
+//   MXFP4   { u8 e; u8 qs[16] }              x = 2^(e-128) * fp4x2[q]   (table values doubled)
+// Nibble order (all 4-bit types): qs[j] & 15 is element j, qs[j] >> 4 element j + 16.
+
+#ifndef HTP_QUANT_H
+#define HTP_QUANT_H
+
+#include <stdint.h>
+
+#include "htp-ops.h"
+
+extern const int8_t htp_iq4nl_values[16];
+extern const int8_t htp_mxfp4_values[16];
+
+// ggml's e8m0 -> fp32 with the 0.5 factor of its doubled fp4 table.
+float htp_e8m0_to_fp32_half(uint8_t e);
+
+// The type's rows can be dequantized (GET_ROWS, fallback paths).
+int htp_quant_can_dequant(uint32_t type);
+
+// The type can be produced from F32 rows (CPY, SET_ROWS): Q8_0, Q4_0.
+int htp_quant_can_quantize(uint32_t type);
+
+// n elements (a multiple of the block size) of a plain row at x -> y.
+void htp_quant_dequant_row(uint32_t type, const uint8_t * x, float * y, int64_t n);
+
+// Elements [k0, k0 + n) (whole blocks) of row (i1, i2, i3) of a tiled view
+// (HTP_TENSOR_TILED) -> y.
+void htp_quant_dequant_tiled_row(const struct htp_tensor_view * v, int64_t i1, int64_t i2, int64_t i3, int64_t k0,
+                                 int64_t n, float * y);
+
+// n floats (a multiple of 32) -> blocks of type at y (Q8_0 or Q4_0),
+// bit-exact with ggml's quantize_row_*_ref.
+void htp_quant_quantize_row(uint32_t type, const float * x, uint8_t * y, int64_t n);
+
+// A tiled view's strides match the tiled layout of its shape and type.
+int htp_quant_tiled_view_ok(const struct htp_tensor_view * v);
+
+// --- hooks for the op families (return enum htp_status) ---
+
+// MUL_MAT whose weights (src0) are quantized or BF16: matmul-ops.c hands these
+// over. htp_qmm_handles says which src0 types.
+int htp_qmm_handles(uint32_t src0_type);
+int htp_op_mul_mat_q_check(const struct htp_op_ctx * ctx);
+int htp_op_mul_mat_q_run(struct htp_op_ctx * ctx);
+
+// MUL_MAT_ID (all weight types).
+int htp_op_mul_mat_id_check(const struct htp_op_ctx * ctx);
+int htp_op_mul_mat_id_run(struct htp_op_ctx * ctx);
+
+// CPY from F32/F16/BF16 into Q8_0 / Q4_0 (cpy-ops.c hands these over).
+int htp_quant_cpy_handles(const struct htp_op_ctx * ctx);
+int htp_op_cpy_q_check(const struct htp_op_ctx * ctx);
+int htp_op_cpy_q_run(struct htp_op_ctx * ctx);
+
+#endif  // HTP_QUANT_H

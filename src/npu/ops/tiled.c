@@ -1,0 +1,152 @@
+// tiled.c: pack and unpack of the tiled weight layout described in tiled.h.
+// Linked by the NPU (kernels, the plain-layout fallback) and by the host
+// (repack in set_tensor, unpack in get_tensor), so both read one definition.
+//
+// The 32-element types share one shape of tile: a block is a header of
+// scale fields followed by 16 bytes of nibbles (or 32 int8 for Q8_0). The
+// quant part interleaves 4-byte groups of the 16 rows; the scale part stores
+// header field f of row r at s[(f * 16 + r) * field_bytes].
+
+#include "tiled.h"
+
+#include <string.h>
+
+#include "../../proto/htp-proto.h"
+#include "kquant.h"
+
+// --- blocks of a header (hdr_fields x field_bytes) and nq quant bytes ---
+
+static void tile_pack(const uint8_t * const blocks[HTP_TILE_ROWS], uint8_t * q, uint8_t * s, int hdr_fields,
+                      int field_bytes, int nq, uint8_t qxor) {
+    const int hdr = hdr_fields * field_bytes;
+    for (int r = 0; r < HTP_TILE_ROWS; r++) {
+        const uint8_t * b = blocks[r];
+        for (int f = 0; f < hdr_fields; f++) {
+            uint8_t * sf = s + ((size_t) f * HTP_TILE_ROWS + r) * field_bytes;
+            if (b) {
+                memcpy(sf, b + f * field_bytes, field_bytes);
+            } else {
+                memset(sf, 0, field_bytes);  // padding row: zero scale
+            }
+        }
+        for (int v = 0; v < nq / 4; v++) {
+            for (int j = 0; j < 4; j++) {
+                q[64 * v + 4 * r + j] = b ? (uint8_t) (b[hdr + 4 * v + j] ^ qxor) : 0;
+            }
+        }
+    }
+}
+
+static void tile_unpack(const uint8_t * q, const uint8_t * s, int r, uint8_t * block, int hdr_fields,
+                        int field_bytes, int nq, uint8_t qxor) {
+    const int hdr = hdr_fields * field_bytes;
+    for (int f = 0; f < hdr_fields; f++) {
+        memcpy(block + f * field_bytes, s + ((size_t) f * HTP_TILE_ROWS + r) * field_bytes, field_bytes);
+    }
+    for (int v = 0; v < nq / 4; v++) {
+        for (int j = 0; j < 4; j++) {
+            block[hdr + 4 * v + j] = (uint8_t) (q[64 * v + 4 * r + j] ^ qxor);
+        }
+    }
+}
+
+// Q8_0: fp16 d, 32 x int8 (stored + 128 as u8, i.e. xor 0x80).
+static void pack_q8_0(const uint8_t * const b[HTP_TILE_ROWS], uint8_t * q, uint8_t * s) {
+    tile_pack(b, q, s, 1, 2, 32, 0x80);
+}
+
+static void unpack_q8_0(const uint8_t * q, const uint8_t * s, int r, uint8_t * block) {
+    tile_unpack(q, s, r, block, 1, 2, 32, 0x80);
+}
+
+// Q4_0, IQ4_NL: fp16 d, 16 bytes of nibbles.
+static void pack_d_q4(const uint8_t * const b[HTP_TILE_ROWS], uint8_t * q, uint8_t * s) {
+    tile_pack(b, q, s, 1, 2, 16, 0);
+}
+
+static void unpack_d_q4(const uint8_t * q, const uint8_t * s, int r, uint8_t * block) {
+    tile_unpack(q, s, r, block, 1, 2, 16, 0);
+}
+
+// Q4_1: fp16 d, fp16 m, 16 bytes of nibbles.
+static void pack_q4_1(const uint8_t * const b[HTP_TILE_ROWS], uint8_t * q, uint8_t * s) {
+    tile_pack(b, q, s, 2, 2, 16, 0);
+}
+
+static void unpack_q4_1(const uint8_t * q, const uint8_t * s, int r, uint8_t * block) {
+    tile_unpack(q, s, r, block, 2, 2, 16, 0);
+}
+
+// MXFP4: e8m0 exponent, 16 bytes of nibbles.
+static void pack_mxfp4(const uint8_t * const b[HTP_TILE_ROWS], uint8_t * q, uint8_t * s) {
+    tile_pack(b, q, s, 1, 1, 16, 0);
+}
+
+static void unpack_mxfp4(const uint8_t * q, const uint8_t * s, int r, uint8_t * block) {
+    tile_unpack(q, s, r, block, 1, 1, 16, 0);
+}
+
+static const struct htp_tile_format tile_formats[] = {
+    { HTP_TYPE_Q8_0, 32, 34, 512, 32, pack_q8_0, unpack_q8_0 },
+    { HTP_TYPE_Q4_0, 32, 18, 256, 32, pack_d_q4, unpack_d_q4 },
+    { HTP_TYPE_Q4_1, 32, 20, 256, 64, pack_q4_1, unpack_q4_1 },
+    { HTP_TYPE_IQ4_NL, 32, 18, 256, 32, pack_d_q4, unpack_d_q4 },
+    { HTP_TYPE_MXFP4, 32, 17, 256, 16, pack_mxfp4, unpack_mxfp4 },
+    // K-quants: tiles of one 256-element super-block per row, see kquant.h.
+    { HTP_TYPE_Q4_K, 256, 144, 2048, 320, htp_kq_pack_q4_K, htp_kq_unpack_q4_K },
+    { HTP_TYPE_Q5_K, 256, 176, 2560, 320, htp_kq_pack_q5_K, htp_kq_unpack_q5_K },
+    { HTP_TYPE_Q6_K, 256, 210, 3072, 288, htp_kq_pack_q6_K, htp_kq_unpack_q6_K },
+};
+
+const struct htp_tile_format * htp_tile_format(uint32_t type) {
+    for (size_t i = 0; i < sizeof tile_formats / sizeof tile_formats[0]; i++) {
+        if (tile_formats[i].type == type) {
+            return &tile_formats[i];
+        }
+    }
+    return NULL;
+}
+
+void htp_tiled_strides(const struct htp_tile_format * f, const int64_t ne[4], int64_t nb[4]) {
+    const uint64_t gb = htp_tiled_group_bytes(f, ne[0]);
+    nb[0]             = f->blck_bytes;
+    nb[1]             = (int64_t) (gb / HTP_TILE_ROWS);
+    nb[2]             = (int64_t) gb * htp_tiled_ngroups(ne[1]);
+    nb[3]             = nb[2] * ne[2];
+}
+
+uint64_t htp_tiled_nbytes(const struct htp_tile_format * f, const int64_t ne[4]) {
+    int64_t nb[4];
+    htp_tiled_strides(f, ne, nb);
+    return (uint64_t) nb[3] * (uint64_t) ne[3];
+}
+
+int htp_tiled_strides_ok(const struct htp_tile_format * f, const int64_t ne[4], const int64_t nb[4]) {
+    if (ne[0] < 0 || ne[0] % f->blck_size != 0 || ne[1] < 0 || ne[2] < 0 || ne[3] < 0) {
+        return 0;
+    }
+    int64_t want[4];
+    htp_tiled_strides(f, ne, want);
+    return nb[0] == want[0] && nb[1] == want[1] && nb[2] == want[2] && nb[3] == want[3];
+}
+
+void htp_tiled_pack_group(const struct htp_tile_format * f, const uint8_t * rows, size_t row_stride, int nrows,
+                          int64_t nblk, uint8_t * group) {
+    uint8_t * const qbase = group;
+    uint8_t * const sbase = group + (size_t) nblk * f->q_bytes;
+    for (int64_t kb = 0; kb < nblk; kb++) {
+        const uint8_t * blocks[HTP_TILE_ROWS];
+        for (int r = 0; r < HTP_TILE_ROWS; r++) {
+            blocks[r] = r < nrows ? rows + (size_t) r * row_stride + (size_t) kb * f->blck_bytes : NULL;
+        }
+        f->pack(blocks, qbase + (size_t) kb * f->q_bytes, sbase + (size_t) kb * f->s_bytes);
+    }
+    const size_t used = (size_t) nblk * (f->q_bytes + f->s_bytes);
+    const size_t gb   = htp_tiled_group_bytes(f, nblk * f->blck_size);
+    memset(group + used, 0, gb - used);
+}
+
+void htp_tiled_unpack_block(const struct htp_tile_format * f, const uint8_t * group, int64_t nblk, int r, int64_t kb,
+                            uint8_t * block) {
+    f->unpack(htp_tiled_q(f, group, kb), htp_tiled_s(f, group, nblk, kb), r, block);
+}
