@@ -332,11 +332,11 @@ static void test_bad_ops(void) {
     EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "CPY with different element counts");
     tb_reset(&b);
     s          = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 64, 1, 1, 1);
-    d          = tb_tensor(&b, 1, 0, HTP_TYPE_Q8_0, 64, 1, 1, 1);
+    d          = tb_tensor(&b, 1, 0, HTP_TYPE_Q4_1, 64, 1, 1, 1);
     op         = tb_op(&b, HTP_OP_CPY);
     op->src[0] = s;
     op->dst[0] = d;
-    EXPECT(validate(&b) == HTP_STATUS_NO_SUPPORT, "CPY F32 -> Q8_0 is not supported");
+    EXPECT(validate(&b) == HTP_STATUS_NO_SUPPORT, "CPY F32 -> Q4_1 is not supported");
     tb_reset(&b);
     tb_op(&b, HTP_OP_ALLREDUCE);
     EXPECT(validate(&b) == HTP_STATUS_NO_SUPPORT, "op without a kernel answers NO_SUPPORT");
