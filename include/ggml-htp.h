@@ -36,6 +36,32 @@ struct ggml_backend_htp_stats {
 typedef void (*ggml_backend_htp_get_stats_t)(ggml_backend_t backend, struct ggml_backend_htp_stats * stats);
 GGML_BACKEND_API void ggml_backend_htp_get_stats(ggml_backend_t backend, struct ggml_backend_htp_stats * stats);
 
+// Allocate the tensors of ctx (created with no_alloc) in buffers of buft the
+// way the reference backend's alloc_buffer_n does, which this ggml version's
+// buffer-type interface cannot express: tensors are grouped into units of one
+// layer's weights ("blk.N.*") or one layer's KV cache ("cache_*_lN"), units
+// are packed first-fit into buffers of at most GGML_HEXAGON_MBUF's static
+// limit (default 1 GiB; a single larger unit gets a buffer of its own) and the
+// buffers are allocated largest first. No layer is split across buffers
+// unless it alone exceeds the limit. Views are initialised after. Returns one
+// buffer (a ggml multi-buffer when there are several; free it with
+// ggml_backend_buffer_free) or NULL when ctx has nothing to allocate or an
+// allocation failed. Any buffer type works; it pays for HTP buffer types,
+// where each buffer is one NPU mapping.
+//
+// A drop-in for ggml_backend_alloc_ctx_tensors_from_buft (which cuts wherever
+// the running size reaches get_max_size). libllama of this ggml version
+// allocates model weights and its KV cache itself, with that function, and
+// has no hook for another allocator, so a libllama user does not get the
+// planner; programs that build their own weight contexts (our tools, ggml
+// users) get it with
+//   ggml_backend_htp_alloc_ctx_tensors_t f = (ggml_backend_htp_alloc_ctx_tensors_t)
+//       ggml_backend_reg_get_proc_address(reg, "ggml_backend_htp_alloc_ctx_tensors");
+typedef ggml_backend_buffer_t (*ggml_backend_htp_alloc_ctx_tensors_t)(struct ggml_context *      ctx,
+                                                                      ggml_backend_buffer_type_t buft);
+GGML_BACKEND_API ggml_backend_buffer_t ggml_backend_htp_alloc_ctx_tensors(struct ggml_context *      ctx,
+                                                                         ggml_backend_buffer_type_t buft);
+
 #ifdef __cplusplus
 }
 #endif

@@ -134,8 +134,17 @@ static ggml_backend_buffer_t buft_alloc_buffer(ggml_backend_buffer_type_t buft, 
                       size, (unsigned long long) max_vmem);
         return NULL;
     }
+    // DMA64: extended mappings go in 2 MiB units, so every buffer that may
+    // hold weights (its usage is not known yet) is sized to a multiple of
+    // 2 MiB, guard page included; the slack sits before the guard page.
+    size_t memsize = size;
+    if (htp_backend_config->dma64) {
+        const size_t ext = (size_t) 2 << 20;
+        memsize          = (((size + HTP_PAGE_SIZE - 1) & ~(size_t) (HTP_PAGE_SIZE - 1)) + HTP_PAGE_SIZE + ext - 1) /
+                      ext * ext - HTP_PAGE_SIZE;
+    }
     struct htp_buffer * buf = NULL;
-    int                 rc  = htp_buffer_alloc(sess, size, 0, &buf);
+    int                 rc  = htp_buffer_alloc(sess, memsize, 0, &buf);
     if (rc != 0) {
         HTP_LOG_ERROR("ggml-htp: %s: cannot allocate a buffer of %zu bytes: %s\n", d->cfg.name, size,
                       htp_status_str(rc));

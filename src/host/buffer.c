@@ -273,30 +273,126 @@ static int map_call(struct htp_buffer * buf, struct htp_session * sess, uint32_t
     return rc;
 }
 
-int htp_buffer_map(struct htp_buffer * buf, struct htp_session * sess) {
+// Map record i of buf (not mapped yet). A failed map is retried once after
+// 100 ms (spurious failures happen on the DSP); an extended map is retried in
+// eager mode. With once, there is no retry and no error log (probing). Lock held.
+static int map_locked(struct htp_buffer * buf, uint32_t i, bool once) {
+    struct htp_session * sess  = buf->maps[i].sess;
+    uint32_t             flags = htp_buffer_desc_flags(buf, sess);
+    int                  rc    = map_call(buf, sess, flags);
+    if (rc != 0 && !once && rc != HTP_STATUS_NPU_DEAD && rc != HTP_STATUS_PROTOCOL) {
+        if (flags & HTP_BUF_EXTENDED) {
+            flags |= HTP_BUF_EAGER;
+        }
+        HTP_VERBOSE("ggml-htp: %s map of fd %d failed (%s), retrying in 100 ms\n", htp_session_name(sess), buf->fd,
+                    htp_status_str(rc));
+        usleep(100 * 1000);
+        rc = map_call(buf, sess, flags);
+    }
+    if (rc == 0) {
+        buf->maps[i].mapped = true;
+        HTP_VERBOSE("ggml-htp: %s mapped buffer: base %p size %zu fd %d flags 0x%x\n", htp_session_name(sess),
+                    (void *) buf->base, buf->size, buf->fd, flags);
+    } else if (!once) {
+        HTP_LOG_ERROR("ggml-htp: %s buffer mapping failed: size %zu fd %d: %s\n", htp_session_name(sess), buf->size,
+                      buf->fd, htp_status_str(rc));
+    }
+    return rc;
+}
+
+static int map_one(struct htp_buffer * buf, struct htp_session * sess, bool once) {
     int rc = 0;
     pthread_mutex_lock(&htp_buffer_lock);
     int i = use_locked(buf, sess);
     if (i < 0) {
         rc = HTP_STATUS_HOST_ERR;
     } else if (!buf->maps[i].mapped) {
-        uint32_t flags = htp_buffer_desc_flags(buf, sess);
-        rc             = map_call(buf, sess, flags);
-        if (rc != 0 && rc != HTP_STATUS_NPU_DEAD && rc != HTP_STATUS_PROTOCOL) {
-            HTP_VERBOSE("ggml-htp: %s map of fd %d failed (%s), retrying in 100 ms\n", htp_session_name(sess),
-                        buf->fd, htp_status_str(rc));
-            usleep(100 * 1000);
-            rc = map_call(buf, sess, flags);
-        }
-        if (rc == 0) {
-            buf->maps[i].mapped = true;
-            HTP_VERBOSE("ggml-htp: %s mapped buffer: base %p size %zu fd %d flags 0x%x\n", htp_session_name(sess),
-                        (void *) buf->base, buf->size, buf->fd, flags);
-        } else {
-            HTP_LOG_ERROR("ggml-htp: %s buffer mapping failed: size %zu fd %d: %s\n", htp_session_name(sess),
-                          buf->size, buf->fd, htp_status_str(rc));
+        rc = map_locked(buf, (uint32_t) i, once);
+    }
+    pthread_mutex_unlock(&htp_buffer_lock);
+    return rc;
+}
+
+int htp_buffer_map(struct htp_buffer * buf, struct htp_session * sess) {
+    return map_one(buf, sess, false);
+}
+
+int htp_buffer_try_map(struct htp_buffer * buf, struct htp_session * sess) {
+    return map_one(buf, sess, true);
+}
+
+// One registration waiting to be mapped.
+struct pending {
+    struct htp_buffer * buf;
+    uint32_t            rec;   // index in buf->maps
+    uint32_t            phys;  // the session's physical NPU (the reference's domain)
+    uint32_t            sid;   // the session's id there
+};
+
+// Largest first; ties by fd, then NPU, then session, so the order (and with it
+// the NPU's placement) does not depend on the buffer list's order.
+static int pending_cmp(const void * pa, const void * pb) {
+    const struct pending * a = pa;
+    const struct pending * b = pb;
+    if (a->buf->size != b->buf->size) {
+        return a->buf->size > b->buf->size ? -1 : 1;
+    }
+    if (a->buf->fd != b->buf->fd) {
+        return a->buf->fd < b->buf->fd ? -1 : 1;
+    }
+    if (a->phys != b->phys) {
+        return a->phys < b->phys ? -1 : 1;
+    }
+    return a->sid < b->sid ? -1 : a->sid > b->sid;
+}
+
+static bool in_set(struct htp_session * const * sessions, uint32_t n, const struct htp_session * s) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (sessions[i] == s) {
+            return true;
         }
     }
+    return false;
+}
+
+int htp_buffer_map_pending(struct htp_session * const * sessions, uint32_t n_sessions,
+                           struct htp_buffer_map_failure * failed) {
+    int rc = 0;
+    pthread_mutex_lock(&htp_buffer_lock);
+    size_t n = 0;
+    for (struct htp_buffer * b = htp_buffer_list; b; b = b->next) {
+        for (uint32_t i = 0; i < b->n_maps; i++) {
+            n += !b->maps[i].mapped && in_set(sessions, n_sessions, b->maps[i].sess);
+        }
+    }
+    struct pending * p = n ? malloc(n * sizeof *p) : NULL;
+    if (n && !p) {
+        rc = HTP_STATUS_HOST_ERR;
+        goto done;
+    }
+    size_t k = 0;
+    for (struct htp_buffer * b = htp_buffer_list; b; b = b->next) {
+        for (uint32_t i = 0; i < b->n_maps; i++) {
+            struct htp_session * s = b->maps[i].sess;
+            if (!b->maps[i].mapped && in_set(sessions, n_sessions, s)) {
+                p[k++] = (struct pending){ b, i, htp_session_phys_idx(s), htp_session_id(s) };
+            }
+        }
+    }
+    if (n > 1) {
+        qsort(p, n, sizeof *p, pending_cmp);
+    }
+    // The records stay put while the lock is held, so rec indices are valid.
+    for (k = 0; k < n && rc == 0; k++) {
+        rc = map_locked(p[k].buf, p[k].rec, false);
+        if (rc != 0 && failed) {
+            failed->sess = p[k].buf->maps[p[k].rec].sess;
+            failed->fd   = p[k].buf->fd;
+            failed->size = p[k].buf->size;
+        }
+    }
+    free(p);
+done:
     pthread_mutex_unlock(&htp_buffer_lock);
     return rc;
 }

@@ -66,9 +66,32 @@ uint32_t htp_buffer_desc_flags(const struct htp_buffer * buf, const struct htp_s
 int htp_buffer_use(struct htp_buffer * buf, struct htp_session * sess);
 
 // Map buf into sess now (registers it first). Idempotent. A failed map is
-// retried once after 100 ms (the reference's answer to spurious failures).
-// Returns 0 or the NPU's / host's status.
+// retried once after 100 ms (the reference's answer to spurious failures); an
+// extended map is retried in eager mode (HTP_BUF_EAGER). Returns 0 or the
+// NPU's / host's status.
 int htp_buffer_map(struct htp_buffer * buf, struct htp_session * sess);
+
+// One attempt to map buf into sess, without the retry and without logging a
+// failure: probing how much fits (the VA-window measurement).
+int htp_buffer_try_map(struct htp_buffer * buf, struct htp_session * sess);
+
+// Which mapping failed in htp_buffer_map_pending().
+struct htp_buffer_map_failure {
+    struct htp_session * sess;
+    int                  fd;
+    size_t               size;
+};
+
+// mmap stacking (the reference's mmap_buffers): map every buffer registered
+// with any of the n sessions (a session and the members of its group) and not
+// mapped there yet, all together, largest first (ties by fd, then physical
+// NPU, then session), so that the big buffers are stacked at the bottom of
+// each VA window and small, short-lived ones above them, where freeing them
+// does not leave holes between large mappings. Each map is retried as
+// htp_buffer_map does. Stops at the first failure (described in *failed, if
+// given). Returns 0 or the status of that failure.
+int htp_buffer_map_pending(struct htp_session * const * sessions, uint32_t n_sessions,
+                           struct htp_buffer_map_failure * failed);
 
 // Unmap buf from sess (HTP_CTL_UNMAP if mapped) and forget the registration.
 // Returns 0, or the NPU's status (the registration is dropped regardless).

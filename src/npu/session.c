@@ -189,7 +189,7 @@ int htp_session_map(struct htp_session *s, int32_t key, int fd, uint64_t size, u
                     struct htp_vmem_info *info) {
     int rc = HTP_STATUS_OK;
     pthread_mutex_lock(&s->lock);
-    if ((flags & ~(uint32_t)(HTP_BUF_EXTENDED | HTP_BUF_PINNED)) != 0 || find_map(s, key) >= 0) {
+    if ((flags & ~(uint32_t)(HTP_BUF_EXTENDED | HTP_BUF_PINNED | HTP_BUF_EAGER)) != 0 || find_map(s, key) >= 0) {
         rc = HTP_STATUS_INVAL_PARAMS;  // unknown flag, or the key is already mapped
         goto done;
     }

@@ -132,11 +132,14 @@ int htp_vmem_release(struct htp_vmem* vm, uint64_t off, uint64_t len) {
 
 // mmap the memfd over [p, p + size - PAGE); the guard page stays as it is
 // (PROT_NONE reserved).
-static int map_fd_at(uint8_t* p, int fd, uint64_t size) {
+static int map_fd_at(uint8_t* p, int fd, uint64_t size, uint32_t flags) {
     if (size == PAGE) {
         return HTP_STATUS_OK;  // a buffer of guard page only: nothing accessible
     }
-    void* q = mmap(p, (size_t)(size - PAGE), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    // Eager: fault every page in now (FastRPC's non-delayed map), so a mapping
+    // that would fail later fails here, where the host can still react.
+    int   populate = (flags & HTP_BUF_EAGER) ? MAP_POPULATE : 0;
+    void* q = mmap(p, (size_t)(size - PAGE), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | populate, fd, 0);
     return q == MAP_FAILED ? HTP_STATUS_INVAL_PARAMS : HTP_STATUS_OK;
 }
 
@@ -155,7 +158,7 @@ int htp_vmem_map(struct htp_vmem* vm, int fd, uint64_t size, uint32_t flags, uin
         if (p == MAP_FAILED) {
             return HTP_STATUS_NO_MEMORY;
         }
-        int rc = map_fd_at(p, fd, size);
+        int rc = map_fd_at(p, fd, size, flags);
         if (rc != HTP_STATUS_OK) {
             munmap(p, (size_t)size);
             return rc;
@@ -170,7 +173,7 @@ int htp_vmem_map(struct htp_vmem* vm, int fd, uint64_t size, uint32_t flags, uin
     if (rc != HTP_STATUS_OK) {
         return rc;
     }
-    rc = map_fd_at(vm->base + off, fd, size);
+    rc = map_fd_at(vm->base + off, fd, size, flags);
     if (rc != HTP_STATUS_OK) {
         // A failed MAP_FIXED may have unmapped the range: reserve it again.
         reserve(vm->base + off, size, 1);
