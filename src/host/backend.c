@@ -147,6 +147,9 @@ static int enqueue_fence(struct htp_session * sess, const struct htp_op_tensor *
 // Per (source device, destination device): the fence slot in the
 // destination's pinned buffer that the source signals after its copy.
 static struct htp_fence_slot * g_cpy_fence[HTP_CONFIG_MAX_DEVICES][HTP_CONFIG_MAX_DEVICES];
+// ... and the slot in the source's pinned buffer that the destination signals
+// once the work queued before the copy is done.
+static struct htp_fence_slot * g_cpy_ready[HTP_CONFIG_MAX_DEVICES][HTP_CONFIG_MAX_DEVICES];
 
 static bool cpy_tensor_async(ggml_backend_t backend_src, ggml_backend_t backend_dst, const struct ggml_tensor * src,
                              struct ggml_tensor * dst) {
@@ -180,25 +183,42 @@ static bool cpy_tensor_async(ggml_backend_t backend_src, ggml_backend_t backend_
     }
 
     // Another NPU: the source stream copies into the destination's buffer and
-    // signals a fence the destination stream waits on.
-    struct htp_fence_slot ** slot = &g_cpy_fence[ds->index][dd->index];
+    // signals a fence the destination stream waits on. ggml's async copy
+    // happens after the work queued on both streams, so the source first
+    // waits for a fence the destination signals once its queued work is done:
+    // without it the copy could overwrite dst while the destination's earlier
+    // ops still read it (the meta backend's reduction reuses its buffers).
+    struct htp_fence_slot ** slot  = &g_cpy_fence[ds->index][dd->index];
+    struct htp_fence_slot ** ready = &g_cpy_ready[ds->index][dd->index];
     if (!*slot) {
         *slot = htp_session_fence_alloc(sd, 1);
         if (!*slot) {
             return false;
         }
     }
-    struct htp_op_tensor fence;
+    if (!*ready) {
+        *ready = htp_session_fence_alloc(ss, 1);
+        if (!*ready) {
+            return false;
+        }
+    }
+    struct htp_op_tensor fence, rfence;
     htp_session_fence_tensor(sd, *slot, 1, &fence);
+    htp_session_fence_tensor(ss, *ready, 1, &rfence);
     if (htp_session_use_buffer(ss, htp_ggml_buffer_get(dst->buffer)) != 0 ||
-        htp_session_use_buffer(ss, htp_session_pinned(sd)) != 0) {
+        htp_session_use_buffer(ss, htp_session_pinned(sd)) != 0 ||
+        htp_session_use_buffer(sd, htp_session_pinned(ss)) != 0) {
         return false;
     }
-    uint32_t seq = htp_session_next_fence_seq(sd);
-    if (enqueue_cpy(ss, src, dst, &fence, seq) != 0 || enqueue_fence(sd, &fence, seq, false) != 0) {
+    uint32_t rseq = htp_session_next_fence_seq(ss);
+    uint32_t seq  = htp_session_next_fence_seq(sd);
+    if (enqueue_fence(sd, &rfence, rseq, true) != 0 || enqueue_fence(ss, &rfence, rseq, false) != 0 ||
+        enqueue_cpy(ss, src, dst, &fence, seq) != 0 || enqueue_fence(sd, &fence, seq, false) != 0) {
         return false;
     }
+    // Each waits for the other: pushing either pushes the other first.
     htp_device_add_peer(dd, ds);
+    htp_device_add_peer(ds, dd);
     return true;
 }
 

@@ -8,6 +8,38 @@
 #include "backend-impl.h"
 #include "log.h"
 
+// A group device: one more session per member NPU, with the leader's
+// parameters, handed to the leader (which then owns them).
+static int open_group_members(struct htp_device * d, const struct htp_session_params * lead) {
+    struct htp_session * members[HTP_SESSION_MAX_MEMBERS - 1] = { 0 };
+    uint32_t             n                                     = d->cfg.n_members - 1;
+    int                  rc                                    = 0;
+    if (d->cfg.n_members > HTP_SESSION_MAX_MEMBERS) {
+        return HTP_STATUS_HOST_ERR;
+    }
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
+        struct htp_session_params p = *lead;
+        p.phys_idx                  = d->cfg.phys[i + 1];
+        htp_config_member_name(&d->cfg, i + 1, p.name, sizeof p.name);
+        rc = htp_session_open(&p, &members[i]);
+        if (rc != 0) {
+            HTP_LOG_ERROR("ggml-htp: %s: cannot open member %s on NPU %u: %s\n", d->cfg.name, p.name, p.phys_idx,
+                          htp_status_str(rc));
+        }
+    }
+    if (rc == 0) {
+        rc = htp_session_group_init(d->sess, members, n);
+    }
+    if (rc != 0) {
+        for (uint32_t i = 0; i < n; i++) {
+            htp_session_close(members[i]);
+        }
+        return rc;
+    }
+    HTP_VERBOSE("ggml-htp: %s: group of %u NPUs\n", d->cfg.name, d->cfg.n_members);
+    return 0;
+}
+
 struct htp_session * htp_device_session(struct htp_device * d) {
     pthread_mutex_lock(&d->lock);
     if (!d->sess && d->open_status == 0) {
@@ -18,6 +50,8 @@ struct htp_session * htp_device_session(struct htp_device * d) {
         p.n_threads   = cfg->nhvx;
         p.vtcm_size   = cfg->vtcm_size;
         p.vmem_size   = cfg->vmem;
+        p.measure_vmem = cfg->vmem == 0;  // GGML_HEXAGON_VMEM=0: measure the window
+        p.dma64        = cfg->dma64 != 0;
         p.batch_ops   = cfg->opbatch;
         p.queue_depth = cfg->opqueue;
         p.poll        = cfg->oppoll ? 1 : 0;
@@ -29,6 +63,13 @@ struct htp_session * htp_device_session(struct htp_device * d) {
             d->sess        = NULL;
             HTP_LOG_ERROR("ggml-htp: %s: cannot open a session on NPU %u: %s\n", d->cfg.name, d->cfg.phys[0],
                           htp_status_str(rc));
+        } else if (d->cfg.n_members > 1) {
+            rc = open_group_members(d, &p);
+            if (rc != 0) {
+                htp_session_close(d->sess);
+                d->open_status = rc;
+                d->sess        = NULL;
+            }
         }
     }
     struct htp_session * sess = d->sess;
@@ -175,7 +216,15 @@ static bool dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor * o
     // a source already in a buffer no HTP session can map cannot be used.
     for (int i = 0; i < GGML_MAX_SRC; i++) {
         const struct ggml_tensor * s = op->src[i];
-        if (s && s->buffer && !htp_ggml_buffer_is_htp(s->buffer) && !ggml_backend_buffer_is_host(s->buffer)) {
+        // A zero-size buffer of our type is ggml's dummy for an empty
+        // allocation: libllama places weights by asking about one.
+        const bool dummy = s && s->buffer && s->buffer->size == 0 && htp_buft_is_htp(s->buffer->buft);
+        // ggml's meta device (tensor split) asks each of its devices about the
+        // whole op, sources in its meta buffers; each device then gets its
+        // share in its own buffers.
+        const bool meta = s && s->buffer && (ggml_backend_buffer_is_meta(s->buffer) || ggml_backend_buft_is_meta(s->buffer->buft));
+        if (s && s->buffer && !dummy && !meta && !htp_ggml_buffer_is_htp(s->buffer) &&
+            !ggml_backend_buffer_is_host(s->buffer)) {
             return false;
         }
     }

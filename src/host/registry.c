@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "backend-impl.h"
+#include "comm.h"
 #include "ggml-htp.h"
 #include "log.h"
+#include "planner.h"
 
 // The HTP type codes travel as ggml's: they must agree.
 _Static_assert((int) HTP_TYPE_F32 == (int) GGML_TYPE_F32, "type codes");
@@ -73,6 +75,22 @@ static void * reg_get_proc_address(ggml_backend_reg_t reg, const char * name) {
     if (strcmp(name, "ggml_backend_htp_get_stats") == 0) {
         return (void *) ggml_backend_htp_get_stats;
     }
+    // Tensor split (ggml's meta backend): comm.h.
+    if (strcmp(name, "ggml_backend_split_buffer_type") == 0) {
+        return (void *) htp_comm_split_buffer_type;
+    }
+    if (strcmp(name, "ggml_backend_comm_init") == 0) {
+        return (void *) htp_comm_init;
+    }
+    if (strcmp(name, "ggml_backend_comm_free") == 0) {
+        return (void *) htp_comm_free;
+    }
+    if (strcmp(name, "ggml_backend_comm_allreduce_tensor") == 0) {
+        return (void *) htp_comm_allreduce_tensor;
+    }
+    if (strcmp(name, "ggml_backend_htp_alloc_ctx_tensors") == 0) {
+        return (void *) ggml_backend_htp_alloc_ctx_tensors;
+    }
     return NULL;
 }
 
@@ -90,20 +108,17 @@ static void registry_init(void) {
     r->reg = (struct ggml_backend_reg){ GGML_BACKEND_API_VERSION, htp_reg_iface, r };
     for (int i = 0; i < r->cfg.n_devices; i++) {
         const struct htp_device_config * dc = &r->cfg.devices[i];
-        if (dc->n_members > 1) {
-            // Multi-NPU groups need the group barrier on the NPU, which this
-            // version does not have yet: leave the device out rather than
-            // offer one that fails on first use.
-            HTP_LOG_WARN("ggml-htp: device %s groups %u NPUs; groups are not supported yet, skipped\n", dc->name,
-                         dc->n_members);
-            continue;
-        }
         struct htp_device * d = &r->devices[r->n_devices];
         d->index              = r->n_devices;
         d->cfg                = *dc;
         pthread_mutex_init(&d->lock, NULL);
-        snprintf(d->description, sizeof d->description, "Hexagon NPU %u session %u (software NPU htp-npu)",
-                 dc->phys[0], dc->virt);
+        if (dc->n_members > 1) {
+            snprintf(d->description, sizeof d->description, "Hexagon NPU group of %u, NPUs %u..%u session %u (software NPU htp-npu)",
+                     dc->n_members, dc->phys[0], dc->phys[dc->n_members - 1], dc->virt);
+        } else {
+            snprintf(d->description, sizeof d->description, "Hexagon NPU %u session %u (software NPU htp-npu)",
+                     dc->phys[0], dc->virt);
+        }
         d->dev = (struct ggml_backend_device){ htp_device_iface, &r->reg, d };
         htp_buffer_types_init(d);
         r->n_devices++;
@@ -115,6 +130,11 @@ ggml_backend_reg_t ggml_backend_htp_reg(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, registry_init);
     return &g_registry.reg;
+}
+
+ggml_backend_buffer_t ggml_backend_htp_alloc_ctx_tensors(struct ggml_context * ctx, ggml_backend_buffer_type_t buft) {
+    ggml_backend_htp_reg();  // the configuration (GGML_HEXAGON_MBUF) is loaded with the registry
+    return htp_planner_alloc_ctx_tensors(ctx, buft, (size_t) htp_backend_config->mbuf_static);
 }
 
 GGML_BACKEND_DL_IMPL(ggml_backend_htp_reg)

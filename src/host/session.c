@@ -23,6 +23,7 @@
 #include "session.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,34 @@ struct htp_session {
     struct htp_opbatch_rsp last_rsp;
     struct htp_prof_desc * last_prof;  // [batch_ops]
     uint32_t               n_last_prof;
+
+    // Multi-NPU group (htp_session_group_init): a leader owns the other
+    // members' sessions; every batch goes to all of them, headed by
+    // MDEV_GROUP, whose fence slots (one per member, the leader's first) are
+    // group_slots in the leader's pinned buffer.
+    struct htp_session *    members[HTP_SESSION_MAX_MEMBERS - 1];
+    uint32_t                n_members;  // other members (0: not a group)
+    struct htp_fence_slot * group_slots;
 };
+
+// GGML_HTP_MMAP_STACKING: 1 (default) or 0, read once. Only measurements turn
+// stacking off (htp-bench vmem shows what it buys).
+static bool env_mmap_stacking(void) {
+    static _Atomic int cached = -1;  // -1 unread, else 0 / 1
+    // Relaxed: every thread computes the same value from the same environment.
+    int v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v < 0) {
+        const char * e = getenv("GGML_HTP_MMAP_STACKING");
+        v              = 1;
+        if (e && strcmp(e, "0") == 0) {
+            v = 0;
+        } else if (e && e[0] && strcmp(e, "1") != 0) {
+            HTP_LOG_WARN("ggml-htp: GGML_HTP_MMAP_STACKING='%s' is not 0 or 1, using 1\n", e);
+        }
+        atomic_store_explicit(&cached, v, memory_order_relaxed);
+    }
+    return v != 0;
+}
 
 void htp_session_params_default(struct htp_session_params * p, uint32_t phys_idx, uint32_t virt_idx) {
     memset(p, 0, sizeof *p);
@@ -74,8 +102,9 @@ void htp_session_params_default(struct htp_session_params * p, uint32_t phys_idx
     }
     p->batch_ops   = HTP_OP_DEFAULT_OPS;
     p->queue_depth = HTP_QUEUE_DEPTH;
-    p->n_traces    = 0;
-    p->n_fences    = 512;
+    p->n_traces      = 0;
+    p->n_fences      = 512;
+    p->mmap_stacking = env_mmap_stacking();
 }
 
 // --- errors ---
@@ -254,6 +283,17 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
     sess->vmem_size = params->vmem_size ? params->vmem_size : hw->vmem_size ? hw->vmem_size : HTP_VMEM_DEFAULT;
     uint64_t pinned = htp_buffer_size(sess->pinned);
     sess->max_vmem  = sess->vmem_size > pinned ? sess->vmem_size - pinned : sess->vmem_size;
+    if (params->measure_vmem) {
+        // Measured with the pinned buffer already mapped: the answer is what
+        // batches can use, nothing to subtract.
+        uint64_t measured = 0;
+        rc                = htp_session_measure_vmem(sess, &measured);
+        if (rc != 0) {
+            goto fail;
+        }
+        HTP_LOG_INFO("ggml-htp: %s measured max vmem %llu\n", params->name, (unsigned long long) measured);
+        sess->max_vmem = measured;
+    }
     rc              = htp_opbatch_init(&sess->batch, sess, params->batch_ops, sess->max_vmem);
     if (rc != 0) {
         goto fail;
@@ -276,6 +316,11 @@ void htp_session_close(struct htp_session * sess) {
     if (!sess) {
         return;
     }
+    // Members first: their batches use the leader's pinned buffer.
+    for (uint32_t i = 0; i < sess->n_members; i++) {
+        htp_session_close(sess->members[i]);
+    }
+    sess->n_members = 0;
     struct htp_ctl_req req;
     struct htp_ctl_rsp rsp;
     if (sess->queue_started) {
@@ -419,7 +464,18 @@ static int collect_one(struct htp_session * sess, bool record_status) {
     }
 }
 
+// A member's first error becomes the group's (the leader's).
+static void adopt_member_error(struct htp_session * sess, const struct htp_session * m) {
+    if (m->last_error && !sess->last_error) {
+        record_error(sess, m->last_error, "group member %s failed: %s", m->params.name, m->error);
+    }
+}
+
 int htp_session_flush_pending(struct htp_session * sess, bool all) {
+    for (uint32_t i = 0; i < sess->n_members; i++) {
+        htp_session_flush_pending(sess->members[i], all);
+        adopt_member_error(sess, sess->members[i]);
+    }
     while (htp_opqueue_in_flight(&sess->queue) > 0) {
         // A dead NPU answers nothing: stop at once instead of waiting out a slice per batch.
         if (sess->last_error == HTP_STATUS_NPU_DEAD || sess->last_error == HTP_STATUS_PROTOCOL) {
@@ -471,12 +527,13 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
     if (b->n_ops < min_ops) {
         return 0;
     }
-    htp_opbatch_sort_buffers(b);
-
-    // Lazy mapping, largest first: the buffer table is sorted that way.
-    for (uint32_t i = 0; i < b->n_bufs; i++) {
-        if (!htp_buffer_is_mapped(b->buf_ptrs[i], sess)) {
+    if (!sess->params.mmap_stacking) {
+        // Naive order (measurements only): this batch's buffers as it met them.
+        for (uint32_t i = 0; i < b->n_bufs; i++) {
             int rc = htp_buffer_map(b->buf_ptrs[i], sess);
+            for (uint32_t k = 0; rc == 0 && k < sess->n_members; k++) {
+                rc = htp_buffer_map(b->buf_ptrs[i], sess->members[k]);
+            }
             if (rc != 0) {
                 htp_opbatch_reset(b);
                 return rc == HTP_STATUS_NPU_DEAD ? npu_died(sess)
@@ -484,6 +541,50 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
                                                                 b->bufs[i].fd, (size_t) b->bufs[i].size);
             }
         }
+    }
+    htp_opbatch_sort_buffers(b);
+
+    if (sess->params.mmap_stacking) {
+        // mmap stacking: everything registered and unmapped in the session
+        // and its group goes in now, largest first, across sessions.
+        struct htp_session * group[HTP_SESSION_MAX_MEMBERS] = { sess };  // + the group's member sessions
+        for (uint32_t k = 0; k < sess->n_members; k++) {
+            group[k + 1] = sess->members[k];
+        }
+        struct htp_buffer_map_failure f  = { 0 };
+        int                           rc = htp_buffer_map_pending(group, 1 + sess->n_members, &f);
+        if (rc != 0) {
+            htp_opbatch_reset(b);
+            if (rc == HTP_STATUS_NPU_DEAD) {
+                return npu_died(sess);
+            }
+            return record_error(sess, rc, "mapping buffer fd %d of %zu bytes%s%s", f.fd, f.size,
+                                f.sess && f.sess != sess ? " into " : "",
+                                f.sess && f.sess != sess ? htp_session_name(f.sess) : "");
+        }
+    }
+
+    // A group's members get the same batch first, each told its index (the
+    // reference's flush_batch); the descriptors name buffers by fd, which is
+    // the same key in every session of this process.
+    for (uint32_t k = 0; k < sess->n_members; k++) {
+        struct htp_session * m = sess->members[k];
+        b->ops[0].params[0]    = (int32_t) (k + 1);
+        int mr                 = m->last_error ? m->last_error : make_room(m);
+        if (mr == 0) {
+            mr = htp_opqueue_push(&m->queue, b->bufs, b->n_bufs, b->tensors, b->n_tensors, b->ops, b->n_ops);
+            if (mr != 0) {
+                record_error(m, mr == HTP_OPQUEUE_BUSY ? HTP_STATUS_HOST_ERR : mr, "pushing batch of %u ops", b->n_ops);
+            }
+        }
+        adopt_member_error(sess, m);
+        if (sess->last_error) {
+            htp_opbatch_reset(b);
+            return sess->last_error;
+        }
+    }
+    if (sess->n_members) {
+        b->ops[0].params[0] = 0;
     }
 
     int rc = make_room(sess);
@@ -521,12 +622,33 @@ static int use_operand(struct htp_session * sess, const struct htp_op_tensor * t
         HTP_LOG_ERROR("ggml-htp: %s: operand without a buffer\n", sess->params.name);
         return HTP_STATUS_HOST_ERR;
     }
+    if (sess->params.dma64 && (t->flags & HTP_TENSOR_WEIGHT) && !(htp_buffer_flags(t->buf) & HTP_BUFFER_EXTENDED)) {
+        // DMA64: weights are mapped outside the VA window. The buffer's usage
+        // is only known once it is used; one already mapped somewhere stays
+        // where it is (set_extended refuses, which is fine).
+        htp_buffer_set_extended(t->buf, true);
+    }
     for (uint32_t i = 0; i < sess->batch.n_bufs; i++) {
         if (sess->batch.buf_ptrs[i] == t->buf) {
             return 0;
         }
     }
-    return htp_buffer_use(t->buf, sess);
+    int rc = htp_buffer_use(t->buf, sess);
+    for (uint32_t k = 0; rc == 0 && k < sess->n_members; k++) {
+        rc = htp_buffer_use(t->buf, sess->members[k]);
+    }
+    return rc;
+}
+
+// Head an empty batch of a group with MDEV_GROUP (member index 0 here;
+// flush_batch sets each member's).
+static int add_group_op(struct htp_session * sess) {
+    struct htp_op_tensor slots;
+    htp_session_fence_tensor(sess, sess->group_slots, sess->n_members + 1, &slots);
+    struct htp_opnode op = { 0 };
+    op.opcode            = HTP_OP_MDEV_GROUP;
+    op.src[0]            = &slots;
+    return htp_opbatch_add(&sess->batch, &op);
 }
 
 int htp_session_enqueue(struct htp_session * sess, const struct htp_opnode * op) {
@@ -557,7 +679,59 @@ int htp_session_enqueue(struct htp_session * sess, const struct htp_opnode * op)
             return HTP_STATUS_NO_MEMORY;
         }
     }
+    if (sess->n_members && htp_opbatch_empty(b)) {
+        int rc = add_group_op(sess);
+        if (rc == 0 && !htp_opbatch_fits(b, op)) {
+            rc = HTP_STATUS_NO_MEMORY;
+        }
+        if (rc) {
+            htp_opbatch_reset(b);
+            return rc;
+        }
+    }
     return htp_opbatch_add(b, op);
+}
+
+int htp_session_group_init(struct htp_session * sess, struct htp_session * const * members, uint32_t n) {
+    if (sess->n_members || n == 0 || n + 1 > HTP_SESSION_MAX_MEMBERS || !htp_opbatch_empty(&sess->batch)) {
+        return HTP_STATUS_HOST_ERR;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (members[i]->n_members || htp_opbatch_empty(&members[i]->batch) == false ||
+            members[i]->params.batch_ops < sess->params.batch_ops) {
+            return HTP_STATUS_HOST_ERR;
+        }
+        for (uint32_t j = 0; j <= i; j++) {
+            uint32_t other = j == i ? sess->params.phys_idx : members[j]->params.phys_idx;
+            if (members[i]->params.phys_idx == other) {
+                HTP_LOG_ERROR("ggml-htp: %s: group members must be on distinct NPUs (%u twice)\n", sess->params.name,
+                              other);
+                return HTP_STATUS_HOST_ERR;
+            }
+        }
+    }
+    sess->group_slots = htp_session_fence_alloc(sess, n + 1);
+    if (!sess->group_slots) {
+        return HTP_STATUS_HOST_ERR;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        // The members signal and wait on the leader's slots: they map its pinned buffer.
+        int rc = htp_buffer_use(sess->pinned, members[i]);
+        if (rc) {
+            htp_session_fence_free(sess, sess->group_slots, n + 1);
+            sess->group_slots = NULL;
+            return rc;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        sess->members[i] = members[i];
+    }
+    sess->n_members = n;
+    return 0;
+}
+
+uint32_t htp_session_group_size(const struct htp_session * sess) {
+    return sess->n_members + 1;
 }
 
 int htp_session_push_raw(struct htp_session * sess, const void * bytes, uint64_t n, uint32_t n_bufs,
@@ -592,6 +766,51 @@ int htp_session_map_buffer(struct htp_session * sess, struct htp_buffer * buf) {
 int htp_session_unmap_buffer(struct htp_session * sess, struct htp_buffer * buf) {
     int rc = htp_buffer_unmap(buf, sess);
     return rc == HTP_STATUS_NPU_DEAD ? npu_died(sess) : rc;
+}
+
+int htp_session_measure_vmem(struct htp_session * sess, uint64_t * bytes) {
+    const uint64_t      MiB  = 1024 * 1024;
+    const uint64_t      big  = 1024 * MiB;
+    const uint64_t      step = 256 * MiB;
+    struct htp_buffer * bufs[64];
+    uint32_t            n = 0, n_big = 0;
+    uint64_t            total = 0;
+    int                 rc    = 0;
+    // Three 1 GiB buffers, then 256 MiB ones (the reference's probe). Unlike
+    // the reference, a window too small for 1 GiB is still measured in steps.
+    // Sizes include the guard page, so the window's own rounding is measured too.
+    while (n < sizeof bufs / sizeof bufs[0]) {
+        uint64_t size = n_big < 3 ? big : step;
+        rc            = htp_buffer_alloc(sess, (size_t) (size - HTP_PAGE_SIZE), 0, &bufs[n]);
+        if (rc != 0) {
+            break;  // the host ran out first: measure what was mapped
+        }
+        rc = htp_buffer_try_map(bufs[n], sess);
+        if (rc != 0) {
+            htp_buffer_unref(bufs[n]);
+            if (size == big && rc != HTP_STATUS_NPU_DEAD && rc != HTP_STATUS_PROTOCOL) {
+                n_big = 3;  // no room for another 1 GiB: go on in steps
+                continue;
+            }
+            break;
+        }
+        n++;
+        n_big += size == big;
+        total += size;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        htp_buffer_unref(bufs[i]);  // unmaps it
+    }
+    if (rc == HTP_STATUS_NPU_DEAD || rc == HTP_STATUS_PROTOCOL) {
+        return npu_died(sess);
+    }
+    if (total == 0) {
+        HTP_LOG_ERROR("ggml-htp: %s: not even %llu MiB of VA window could be mapped\n", sess->params.name,
+                      (unsigned long long) (step / MiB));
+        return HTP_STATUS_NO_MEMORY;
+    }
+    *bytes = total > step ? total - step : total;
+    return 0;
 }
 
 int htp_session_vmem_info(struct htp_session * sess, struct htp_vmem_info * info) {

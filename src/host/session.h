@@ -42,9 +42,15 @@ struct htp_session_params {
     uint32_t profile;     // 0 off, 1 basic, 2 pmu, 3 trace (GGML_HEXAGON_PROFILE)
     uint32_t n_traces;    // trace events per thread per batch when profile == 3 (GGML_HEXAGON_OPTRACE)
     uint32_t n_fences;    // fence slots in the pinned buffer (default 512)
+    bool     measure_vmem;  // measure the usable VA window at open by mapping until failure (GGML_HEXAGON_VMEM=0)
+    bool     dma64;         // map buffers of weight operands extended, outside the window (GGML_HEXAGON_DMA64)
+    bool     mmap_stacking; // map all pending buffers at flush, largest first (default; GGML_HTP_MMAP_STACKING=0
+                            // maps each batch's buffers in the order the batch met them: the naive order, for
+                            // measurements)
 };
 
-// Defaults for session phys:virt ("HTP<phys>" or "HTP<phys>:<virt>").
+// Defaults for session phys:virt ("HTP<phys>" or "HTP<phys>:<virt>"); the
+// one setting read from the environment here is GGML_HTP_MMAP_STACKING.
 void htp_session_params_default(struct htp_session_params * p, uint32_t phys_idx, uint32_t virt_idx);
 
 struct htp_session;
@@ -85,8 +91,8 @@ const char * htp_session_error(const struct htp_session * sess);
 int htp_session_enqueue(struct htp_session * sess, const struct htp_opnode * op);
 
 // Push the current batch if it has at least min_ops ops (0 pushes even an
-// empty batch: round-trip benchmarks). Maps the batch's unmapped buffers
-// largest first, waits (bounded, checking the NPU) for a free slot when depth
+// empty batch: round-trip benchmarks). Maps every buffer registered with the
+// session and not mapped yet, largest first (mmap stacking), waits (bounded, checking the NPU) for a free slot when depth
 // batches are in flight. Returns 0 or a status.
 int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops);
 
@@ -132,6 +138,13 @@ int htp_session_use_buffer(struct htp_session * sess, struct htp_buffer * buf);
 int htp_session_map_buffer(struct htp_session * sess, struct htp_buffer * buf);
 int htp_session_unmap_buffer(struct htp_session * sess, struct htp_buffer * buf);
 
+// Measure the usable VA window the way the reference does: map buffers of
+// 1 GiB (three at most), then of 256 MiB, until a map fails; unmap them all
+// and answer the bytes mapped less one 256 MiB step (a margin for the NPU's
+// own mappings). Done at open when params.measure_vmem is set. Returns 0 with
+// *bytes set, or a status.
+int htp_session_measure_vmem(struct htp_session * sess, uint64_t * bytes);
+
 // State of the session's VA window on the NPU (HTP_CTL_VMEM_INFO).
 int htp_session_vmem_info(struct htp_session * sess, struct htp_vmem_info * info);
 
@@ -154,5 +167,23 @@ uint32_t htp_session_next_fence_seq(struct htp_session * sess);
 // HTP_STATUS_TIMEOUT after timeout_us, or HTP_STATUS_NPU_DEAD.
 int htp_session_fence_wait(struct htp_session * sess, const struct htp_fence_slot * slot, uint32_t seq,
                            int64_t timeout_us, uint32_t * status);
+
+// --- multi-NPU groups ---
+
+#define HTP_SESSION_MAX_MEMBERS 16  // sessions in one group, the leader included
+
+// Make sess the leader of a group with the n sessions members[] (on physical
+// NPUs distinct from each other and from sess's; none of them batching yet,
+// with batches at least as large as sess's). From now on every batch of sess
+// is headed by MDEV_GROUP and pushed to each member too (the members split
+// its work, see the NPU's control-ops.c), buffers used by sess are used by
+// the members, and flush_pending collects the members' answers: an error of
+// any member becomes sess's error. sess owns the members from now on and
+// closes them in htp_session_close. Returns 0 or HTP_STATUS_HOST_ERR (then
+// ownership stays with the caller).
+int htp_session_group_init(struct htp_session * sess, struct htp_session * const * members, uint32_t n);
+
+// Sessions in sess's group, sess included (1 if it leads none).
+uint32_t htp_session_group_size(const struct htp_session * sess);
 
 #endif  // HTP_SESSION_H

@@ -217,7 +217,9 @@ int htp_batch_validate(struct htp_batch* b, const struct htp_batch_env* env, con
     // 3c. Ops: known codes, operands in range, then the op's own check.
     for (uint32_t i = 0; i < r->n_ops; i++) {
         const struct htp_op_desc* op = &b->ops[i];
-        if (op->opcode == HTP_OP_INVALID || op->opcode >= HTP_OP_COUNT) {
+        // MDEV_GROUP heads a group's batch and nowhere else (control-ops.c).
+        if (op->opcode == HTP_OP_INVALID || op->opcode >= HTP_OP_COUNT ||
+            (op->opcode == HTP_OP_MDEV_GROUP && i != 0)) {
             b->bad_op = i;
             return HTP_STATUS_INVAL_PARAMS;
         }
@@ -261,6 +263,10 @@ int htp_batch_execute(struct htp_batch* b, const struct htp_batch_env* env, stru
     b->t_start = t0;
     memset(b->n_trace, 0, sizeof(b->n_trace));
 
+    // A group's batch: this NPU runs its share of each op (control-ops.c).
+    struct htp_group group;
+    int              grouped = r->n_ops > 0 && b->ops[0].opcode == HTP_OP_MDEV_GROUP;
+
     for (; done < r->n_ops; done++) {
         struct run_ctx    rc = {.b = b, .env = env, .nth = nth, .op = done, .trace = trace};
         struct htp_op_ctx ctx;
@@ -271,7 +277,14 @@ int htp_batch_execute(struct htp_batch* b, const struct htp_batch_env* env, stru
         }
         uint64_t             ot = htp_npu_now_us();
         uint64_t             oc = htp_npu_cycles();
-        int                  st = htp_ops_run(&ctx);
+        int                  st;
+        if (!grouped) {
+            st = htp_ops_run(&ctx);
+        } else if (done == 0) {
+            st = htp_group_begin(&group, &ctx, r->n_ops);
+        } else {
+            st = htp_group_run_op(&group, &ctx);
+        }
         struct htp_prof_desc pd = {
             .usecs     = htp_npu_now_us() - ot,
             .cycles    = htp_npu_cycles() - oc,
@@ -285,6 +298,9 @@ int htp_batch_execute(struct htp_batch* b, const struct htp_batch_env* env, stru
         memcpy(b->slot + b->layout.prof + (uint64_t)done * sizeof(pd), &pd, sizeof(pd));
         if (st != HTP_STATUS_OK) {
             status = st;
+            if (grouped && done > 0) {
+                htp_group_fail(&group, st);
+            }
             break;
         }
     }

@@ -81,7 +81,7 @@ enum htp_op_code {
     HTP_OP_MDEV_GROUP,   // heads a batch of a multi-NPU group; params[0] = member index, src[0] = group fence slots
     HTP_OP_FENCE,        // src[0] = fence slot; params[0] = seq; params[1] = 0 wait until seq reached, 1 signal seq
     HTP_OP_CPY_FENCE,    // copy src[0] -> dst[0], then signal fence src[1] with params[0] = seq
-    HTP_OP_ALLREDUCE,    // sum over ranks; see the comm context on the host
+    HTP_OP_ALLREDUCE,    // in-place sum over n ranks (NPUs), one op per rank; layout below
 
     // ggml ops.
     HTP_OP_CPY,          // dst[0] = src[0] converted to dst's type (CPY, CONT, DUP)
@@ -123,6 +123,26 @@ enum htp_op_code {
     HTP_OP_COUNT
 };
 
+// HTP_OP_ALLREDUCE operands (n = n_ranks, 2..4; every rank's op names the same
+// tensors and slots, in rank order):
+//   src[0 .. n-1]   each rank's tensor: F32 or F16, one type, packed, equal
+//                   element counts. The op reads all of them and writes sums
+//                   into all of them (through these operands).
+//   src[n .. 2n-1]  each rank's fence slot (one slot; rank r's lives in rank r's
+//                   pinned buffer and only rank r signals it)
+//   dst[0]          this rank's tensor (the same bytes as src[rank])
+//   params[0] seq_entry  signalled once this rank's tensor is complete; the op
+//                        waits until every slot has it
+//   params[1] seq_exit   signalled (with the op's status) once this rank's sums
+//                        are written; the op waits until every slot has it
+//   params[2] rank, params[3] n
+//   params[4] mode       1 reduce-scatter: rank r sums the r-th of n slices;
+//                        0 root: rank 0 sums everything, the others only sync
+// Each element is summed in F32 in rank order and stored to every rank.
+// A group's MDEV_GROUP op (src[0] = n slots, one per member; params[0] =
+// member) makes the members split each op of the batch (see the NPU's
+// control-ops.c).
+
 // ---------------------------------------------------------------------------
 // Type codes: equal to enum ggml_type (checked on the host with static asserts;
 // the NPU does not include ggml).
@@ -155,6 +175,8 @@ enum htp_type {
 enum htp_buf_flags {
     HTP_BUF_EXTENDED = 1 << 0,  // mapped outside the VA window (DMA64, weights when arch > v79)
     HTP_BUF_PINNED   = 1 << 1,  // the session's pinned buffer (rings, op-queue slots, fences)
+    HTP_BUF_EAGER    = 1 << 2,  // HTP_CTL_MAP only: populate the pages now, not on first access
+                                // (the host's retry of a failed extended map, FastRPC's eager mode)
 };
 
 struct htp_buf_desc {

@@ -48,4 +48,32 @@ void htp_ops_set_cancel_flag(const _Atomic uint32_t* flag);
 // aligned (futex words), at least min_slots slots. Returns enum htp_status.
 int htp_op_fence_operand_check(const struct htp_tensor_view* v, int64_t min_slots);
 
+// Fence words, as FENCE does them: signal = status (relaxed) then seq
+// (release) and wake the waiters; wait = until seq is reached (acquire),
+// answering the status found there, HTP_STATUS_INTERNAL_ERR on timeout or
+// cancel. v is a checked fence operand (its first slot is used).
+void htp_op_fence_signal(const struct htp_tensor_view* v, uint32_t seq, uint32_t status);
+int  htp_op_fence_wait(const struct htp_tensor_view* v, uint32_t want);
+
+// Multi-NPU group execution of one batch (control-ops.c): the batch core
+// calls begin at the batch's leading MDEV_GROUP op, then run_op for every
+// other op (this member's share of it, then the group barrier), and fail if
+// it stops early for another reason.
+#define HTP_GROUP_MAX_MEMBERS 16
+struct htp_group {
+    struct htp_tensor_view slots;   // the group's fence slots, one per member
+    uint32_t               member;  // this NPU's index in the group
+    uint32_t               count;   // members
+    uint32_t               base;    // own slot's seq at batch start
+    uint32_t               k;       // barriers passed in this batch
+    uint32_t               n_ops;   // ops of the batch (bounds the barriers)
+};
+int  htp_group_begin(struct htp_group* g, const struct htp_op_ctx* ctx, uint32_t n_ops);
+int  htp_group_run_op(struct htp_group* g, struct htp_op_ctx* ctx);
+void htp_group_fail(struct htp_group* g, int status);
+
+// ALLREDUCE (allreduce-ops.c).
+int htp_op_allreduce_check(const struct htp_op_ctx* ctx);
+int htp_op_allreduce_run(struct htp_op_ctx* ctx);
+
 #endif  // HTP_OP_FAMILIES_H

@@ -13,6 +13,7 @@ static const struct htp_op_row op_table[HTP_OP_COUNT] = {
     [HTP_OP_FENCE]      = {"FENCE", htp_op_fence_check, htp_op_fence_run},
     [HTP_OP_CPY_FENCE]  = {"CPY_FENCE", htp_op_cpy_fence_check, htp_op_cpy_fence_run},
     [HTP_OP_CPY]        = {"CPY", htp_op_cpy_check, htp_op_cpy_run},
+    [HTP_OP_ALLREDUCE]  = {"ALLREDUCE", htp_op_allreduce_check, htp_op_allreduce_run},
     HTP_KERNEL_TABLE_ROWS};
 
 // Names of every op code, supported here or not (logs and profiles).
