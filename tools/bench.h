@@ -12,6 +12,8 @@ int64_t bench_median_i64(int64_t * v, int n);  // sorts v
 
 int bench_mode_matmul(int argc, char ** argv);
 int bench_mode_membw(int argc, char ** argv);
+int bench_mode_model(int argc, char ** argv);  // bench-model.c: a whole model, HTP vs CPU
+int bench_mode_vmem(int argc, char ** argv);
 
 // Read bandwidth of this machine with n_threads threads over a buffer of
 // `bytes` (much larger than the caches), median of reps, in bytes/s.

@@ -5,6 +5,8 @@
 //                                         with futex wake-ups and with polling
 //   htp-bench matmul ...                  MUL_MAT GFLOPS, HTP vs ggml-cpu (bench-matmul.c)
 //   htp-bench membw ...                   read bandwidth with all cores (bench-membw.c)
+//   htp-bench model ...                   a whole model, HTP vs ggml-cpu (bench-model.c)
+//   htp-bench vmem ...                    largest model a VA window takes, stacked vs naive (bench-vmem.c)
 //
 // main() dispatches on the mode name through the table at the bottom; a new
 // mode is a function and a row.
@@ -162,6 +164,12 @@ static const struct bench_mode modes[] = {
       "matmul [-m M] [-k K] [-n 1,8,512] [--types f16,q8_0,q4_0,q4_K] [--reps N] [-d HTP0] [--json]\n"
       "        MUL_MAT GFLOPS on the HTP device and on ggml-cpu (all cores)" },
     { "membw", bench_mode_membw, "membw [--mib N] [--reps N] [--threads N] [--json]   read bandwidth, all cores" },
+    { "model", bench_mode_model,
+      "model [-m model.gguf | --preset 1b --type q4_0 [--arch llama]] [-p 512] [-n 128] [--reps N] [-d HTP0] [--json]\n"
+      "        a whole model on the HTP device and on ggml-cpu: pp/tg tokens/s, splits, host time per token" },
+    { "vmem", bench_mode_vmem,
+      "vmem [--window MiB] [--ctx N] [--c1 MiB] [--c2 MiB] [--type q4_0|q8_0|f16] [--json]\n"
+      "        largest model a VA window takes, mmap stacking vs the naive mapping order" },
 };
 
 static void usage(void) {

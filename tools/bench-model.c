@@ -1,0 +1,535 @@
+// bench-model: a whole model on an HTP device and on ggml-cpu in one run.
+//
+//   htp-bench model [-m model.gguf | --preset 1b --type q4_0 [--arch llama]]
+//                   [-p 512] [-n 128] [--reps N] [-d HTP0] [--json]
+//
+// Without -m the model is written by htp-model's generator and kept under
+// models/ in the repository (bench-<arch>-<preset>-<type>.gguf, rewritten
+// when its general.name says another spec made it).
+//
+// The model is loaded twice: on the device with every layer offloaded, and on
+// the CPU as a llama.cpp user gets it (no device list, no offload, so its
+// repacked weight buffers are used; all cores). Per side, like llama-bench:
+//   pp  one llama_decode of p prompt tokens into an empty KV cache
+//   tg  n single-token decodes from an empty KV cache
+// median of the repetitions, after a warm-up of each. Reported besides the
+// tokens/s and the HTP/CPU ratios: the graph splits libllama reports (its log),
+// the host's time per generated token (the backend's counters: time inside
+// graph_compute, graphs per token, node-cache hits; with GGML_HEXAGON_PROFILE=1
+// also the NPU's busy time per token from the profile, so wall minus busy is
+// the time per token the NPU waits for the host), the bytes of weights a token
+// reads (every weight, but only n_expert_used of n_expert experts) and decode
+// speed times those bytes as a fraction of this machine's read bandwidth.
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "ggml-htp.h"
+#include "gguf.h"
+#include "llama.h"
+#include "model-common.h"
+
+#ifndef HTP_SOURCE_DIR
+#define HTP_SOURCE_DIR "."
+#endif
+
+// ---------------------------------------------------------------- log
+
+// libllama's and ggml's log: warnings and errors pass; the split counts and,
+// when the NPU profiles, each batch's busy time are picked up.
+struct bm_log {
+    char                line[512];
+    size_t              len;
+    enum ggml_log_level last;
+    int                 splits_pp, splits_tg;
+    bool                count_npu;  // add profile-batch times to npu_us
+    uint64_t            npu_us;
+    uint64_t            npu_batches;
+};
+
+static struct bm_log g_bm_log;
+
+static void bm_parse_line(struct bm_log* ls, const char* s) {
+    const char* at = strstr(s, "graph splits = ");
+    if (at) {
+        int pp = -1, bs = 0, tg = -1;
+        int n = sscanf(at, "graph splits = %d (with bs=%d), %d", &pp, &bs, &tg);
+        if (n >= 1) {
+            ls->splits_pp = pp;
+            ls->splits_tg = n == 3 ? tg : pp;
+        }
+        return;
+    }
+    // "ggml-htp: <dev> profile-batch #<seq>: ... usec <n> cycles <n>" (src/host/session.c)
+    at = strstr(s, " profile-batch #");
+    if (at && ls->count_npu) {
+        const char*        u = strstr(at, " usec ");
+        unsigned long long us;
+        if (u && sscanf(u, " usec %llu", &us) == 1) {
+            ls->npu_us += us;
+            ls->npu_batches++;
+        }
+    }
+}
+
+static void bm_log_cb(enum ggml_log_level level, const char* text, void* user) {
+    struct bm_log* ls = user;
+    if (level == GGML_LOG_LEVEL_CONT) {
+        level = ls->last;
+    }
+    ls->last = level;
+    for (const char* p = text; *p; p++) {
+        if (*p == '\n') {
+            ls->line[ls->len] = '\0';
+            bm_parse_line(ls, ls->line);
+            ls->len = 0;
+        } else if (ls->len + 1 < sizeof ls->line) {
+            ls->line[ls->len++] = *p;
+        }
+    }
+    if (level == GGML_LOG_LEVEL_ERROR || level == GGML_LOG_LEVEL_WARN) {
+        fputs(text, stderr);
+    }
+}
+
+// ---------------------------------------------------------------- the model
+
+// general.name of a GGUF file into buf; -1 if unreadable.
+static int bm_gguf_name(const char* path, char* buf, size_t size) {
+    struct gguf_init_params ip = {true, NULL};
+    struct gguf_context*    g  = gguf_init_from_file(path, ip);
+    if (!g) {
+        return -1;
+    }
+    int64_t k  = gguf_find_key(g, "general.name");
+    int     rc = -1;
+    if (k >= 0 && gguf_get_kv_type(g, k) == GGUF_TYPE_STRING) {
+        snprintf(buf, size, "%s", gguf_get_val_str(g, k));
+        rc = 0;
+    }
+    gguf_free(g);
+    return rc;
+}
+
+// models/bench-<arch>-<preset>-<type>.gguf, written unless it is there and
+// was made from this very spec.
+static int bm_model_path(enum htp_model_arch arch, const char* preset, enum ggml_type type, char* out, size_t size) {
+    struct htp_model_spec spec;
+    if (htp_model_spec_preset(&spec, arch, preset) != 0) {
+        fprintf(stderr, "model: unknown preset '%s' (tiny, small, medium, 1b)\n", preset);
+        return -1;
+    }
+    spec.wtype = type;
+    char dir[1024], want[160], have[160];
+    snprintf(dir, sizeof dir, "%s/models", HTP_SOURCE_DIR);
+    snprintf(out, size, "%s/bench-%s-%s-%s.gguf", dir, htp_model_arch_name(arch), preset, ggml_type_name(type));
+    htp_model_spec_describe(&spec, want, sizeof want);
+    if (access(out, F_OK) == 0 && bm_gguf_name(out, have, sizeof have) == 0 && strcmp(have, want) == 0) {
+        return 0;
+    }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "model: cannot create %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    fprintf(stderr, "writing %s (%s) ...\n", out, want);
+    int64_t t0 = bench_now_ns();
+    if (htp_model_write(&spec, out, NULL, NULL) != 0) {
+        return -1;
+    }
+    fprintf(stderr, "written in %.1f s\n", (bench_now_ns() - t0) / 1e9);
+    return 0;
+}
+
+// Bytes of weights one generated token reads: every tensor once, except the
+// token embedding, of which GET_ROWS reads one row (unless the output matmul
+// uses it: tied embeddings), and expert tensors (3-D "_exps"), of which only
+// n_expert_used of n_expert experts are read.
+static int bm_bytes_per_token(const char* path, uint64_t* bytes, uint64_t* total) {
+    struct gguf_init_params ip = {true, NULL};
+    struct gguf_context*    g  = gguf_init_from_file(path, ip);
+    if (!g) {
+        return -1;
+    }
+    char        key[128];
+    int64_t     ka    = gguf_find_key(g, "general.architecture");
+    int64_t     n_exp = 0, n_used = 0;
+    bool        has_out = gguf_find_tensor(g, "output.weight") >= 0;
+    const char* arch    = ka >= 0 && gguf_get_kv_type(g, ka) == GGUF_TYPE_STRING ? gguf_get_val_str(g, ka) : "";
+    snprintf(key, sizeof key, "%s.expert_count", arch);
+    int64_t k = gguf_find_key(g, key);
+    n_exp     = k >= 0 && gguf_get_kv_type(g, k) == GGUF_TYPE_UINT32 ? gguf_get_val_u32(g, k) : 0;
+    snprintf(key, sizeof key, "%s.expert_used_count", arch);
+    k      = gguf_find_key(g, key);
+    n_used = k >= 0 && gguf_get_kv_type(g, k) == GGUF_TYPE_UINT32 ? gguf_get_val_u32(g, k) : 0;
+
+    // The tensors' shapes come from a metadata-only ggml context.
+    struct ggml_context*    meta = NULL;
+    struct gguf_init_params mp   = {true, &meta};
+    gguf_free(g);
+    g = gguf_init_from_file(path, mp);
+    if (!g || !meta) {
+        if (g) {
+            gguf_free(g);
+        }
+        return -1;
+    }
+    *bytes = 0;
+    *total = 0;
+    for (int64_t i = 0; i < gguf_get_n_tensors(g); i++) {
+        const char*         name = gguf_get_tensor_name(g, i);
+        struct ggml_tensor* t    = ggml_get_tensor(meta, name);
+        if (!t) {
+            continue;
+        }
+        uint64_t sz = ggml_nbytes(t);
+        *total += sz;
+        if (strcmp(name, "token_embd.weight") == 0 && has_out) {
+            sz = ggml_row_size(t->type, t->ne[0]);
+        } else if (strstr(name, "_exps.") && n_exp > 0 && n_used > 0 && t->ne[2] == n_exp) {
+            sz = sz / (uint64_t)n_exp * (uint64_t)n_used;
+        }
+        *bytes += sz;
+    }
+    ggml_free(meta);
+    gguf_free(g);
+    return 0;
+}
+
+// ---------------------------------------------------------------- one side
+
+struct bm_side {
+    double   pp_tps, tg_tps;  // medians
+    double   tg_ms_per_token;
+    int      splits_pp, splits_tg;
+    bool     htp;
+    uint64_t host_us, graphs, cache_hits, ops;  // HTP counters over the tg repetitions
+    uint64_t npu_us, npu_batches;               // profile, when GGML_HEXAGON_PROFILE is on
+    int      tg_tokens;                         // decoded in the tg repetitions
+};
+
+// n tokens of a fixed pseudo-random sequence (ids >= 3: no control tokens).
+static void bm_tokens(llama_token* t, int n, int n_vocab) {
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < n; i++) {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        t[i] = 3 + (llama_token)(s % (uint64_t)(n_vocab - 3));
+    }
+}
+
+// One decode of toks[0..n) at positions pos0.., logits for the last only.
+static int bm_decode(struct llama_context* ctx, struct llama_batch* b, const llama_token* toks, int n, int pos0) {
+    for (int i = 0; i < n; i++) {
+        b->token[i]     = toks[i];
+        b->pos[i]       = pos0 + i;
+        b->n_seq_id[i]  = 1;
+        b->seq_id[i][0] = 0;
+        b->logits[i]    = i == n - 1;
+    }
+    b->n_tokens = n;
+    if (llama_decode(ctx, *b) != 0) {
+        return -1;
+    }
+    llama_synchronize(ctx);
+    return 0;
+}
+
+static int bm_run_side(const char* path, const char* device, int n_pp, int n_tg, int reps, struct bm_side* out) {
+    struct llama_model*   model = NULL;
+    struct llama_context* ctx   = NULL;
+    ggml_backend_t        hb    = NULL;  // a stream on the device, to read its counters
+    llama_token*          toks  = NULL;
+    int64_t*              t_pp  = calloc((size_t)reps, sizeof *t_pp);
+    int64_t*              t_tg  = calloc((size_t)reps, sizeof *t_tg);
+    const int             n_bat = n_pp > 1 ? n_pp : 1;
+    struct llama_batch    b     = llama_batch_init(n_bat, 0, 1);
+    int                   rc    = -1;
+
+    memset(out, 0, sizeof *out);
+    out->htp           = device != NULL;
+    g_bm_log.splits_pp = g_bm_log.splits_tg = -1;
+    g_bm_log.count_npu                      = false;
+
+    struct htp_model_load_params lp = {0};
+    lp.path                         = path;
+    lp.device                       = device;
+    lp.n_ctx                        = (uint32_t)(n_pp + n_tg + 16);
+    lp.n_batch                      = (uint32_t)n_bat;
+    if (!t_pp || !t_tg || htp_model_open(&lp, &model, &ctx) != 0) {
+        goto done;
+    }
+    out->splits_pp  = g_bm_log.splits_pp;
+    out->splits_tg  = g_bm_log.splits_tg;
+    const int n_voc = llama_vocab_n_tokens(llama_model_get_vocab(model));
+    toks            = malloc(sizeof *toks * (size_t)(n_bat + n_tg));
+    if (!toks) {
+        goto done;
+    }
+    bm_tokens(toks, n_bat + n_tg, n_voc);
+    if (device) {
+        ggml_backend_dev_t dev = ggml_backend_dev_by_name(device);
+        hb                     = dev ? ggml_backend_dev_init(dev, NULL) : NULL;
+        if (!hb || !ggml_backend_is_htp(hb)) {
+            fprintf(stderr, "model: cannot open a stream on %s for its counters\n", device);
+            goto done;
+        }
+    }
+    llama_memory_t mem = llama_get_memory(ctx);
+
+    // Warm-up: one prompt and a few tokens (first-use mapping, repacking, caches).
+    llama_memory_clear(mem, true);
+    if ((n_pp > 0 && bm_decode(ctx, &b, toks, n_pp, 0) != 0)) {
+        goto fail_decode;
+    }
+    for (int i = 0; i < 4 && n_tg > 0; i++) {
+        if (bm_decode(ctx, &b, toks + n_bat + i, 1, n_pp + i) != 0) {
+            goto fail_decode;
+        }
+    }
+
+    for (int r = 0; r < reps && n_pp > 0; r++) {
+        llama_memory_clear(mem, true);
+        int64_t t0 = bench_now_ns();
+        if (bm_decode(ctx, &b, toks, n_pp, 0) != 0) {
+            goto fail_decode;
+        }
+        t_pp[r] = bench_now_ns() - t0;
+    }
+
+    struct ggml_backend_htp_stats s0 = {0}, s1 = {0};
+    if (hb) {
+        ggml_backend_htp_get_stats(hb, &s0);
+    }
+    g_bm_log.npu_us      = 0;
+    g_bm_log.npu_batches = 0;
+    g_bm_log.count_npu   = device != NULL;
+    for (int r = 0; r < reps && n_tg > 0; r++) {
+        llama_memory_clear(mem, true);
+        int64_t t0 = bench_now_ns();
+        for (int i = 0; i < n_tg; i++) {
+            if (bm_decode(ctx, &b, toks + n_bat + i, 1, i) != 0) {
+                goto fail_decode;
+            }
+        }
+        t_tg[r] = bench_now_ns() - t0;
+    }
+    g_bm_log.count_npu = false;
+    if (hb) {
+        ggml_backend_htp_get_stats(hb, &s1);
+        out->host_us    = s1.host_usecs - s0.host_usecs;
+        out->graphs     = s1.graphs - s0.graphs;
+        out->cache_hits = s1.cache_hits - s0.cache_hits;
+        out->ops        = s1.ops - s0.ops;
+    }
+    out->npu_us      = g_bm_log.npu_us;
+    out->npu_batches = g_bm_log.npu_batches;
+    out->tg_tokens   = reps * n_tg;
+
+    if (n_pp > 0) {
+        out->pp_tps = n_pp / (bench_median_i64(t_pp, reps) * 1e-9);
+    }
+    if (n_tg > 0) {
+        const double med     = bench_median_i64(t_tg, reps) * 1e-9;
+        out->tg_tps          = n_tg / med;
+        out->tg_ms_per_token = med * 1e3 / n_tg;
+    }
+    rc = 0;
+    goto done;
+
+fail_decode:
+    fprintf(stderr, "model: llama_decode failed on %s\n", device ? device : "CPU");
+done:
+    llama_batch_free(b);
+    if (hb) {
+        ggml_backend_free(hb);
+    }
+    if (ctx) {
+        llama_free(ctx);
+    }
+    if (model) {
+        llama_model_free(model);
+    }
+    free(toks);
+    free(t_pp);
+    free(t_tg);
+    return rc;
+}
+
+// ---------------------------------------------------------------- the mode
+
+static void bm_usage(void) {
+    fprintf(stderr,
+            "usage: htp-bench model [-m model.gguf | --preset 1b --type q4_0 [--arch llama]] [-p 512] [-n 128]\n"
+            "                       [--reps N] [-d HTP0] [--json]\n");
+}
+
+static void json_num(const char* key, double v, bool ok, const char* sep) {
+    if (ok && isfinite(v)) {
+        printf("\"%s\": %.6g%s", key, v, sep);
+    } else {
+        printf("\"%s\": null%s", key, sep);
+    }
+}
+
+int bench_mode_model(int argc, char** argv) {
+    const char *        model = NULL, *preset = "1b", *device = "HTP0";
+    enum ggml_type      type = GGML_TYPE_Q4_0;
+    enum htp_model_arch arch = HTP_MODEL_ARCH_LLAMA;
+    int                 n_pp = 512, n_tg = 128, reps = 3, json = 0;
+    for (int i = 0; i < argc; i++) {
+        const char* a   = argv[i];
+        const char* val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!val) {
+            bm_usage();
+            return 2;
+        } else if (!strcmp(a, "-m")) {
+            model = val;
+            i++;
+        } else if (!strcmp(a, "--preset")) {
+            preset = val;
+            i++;
+        } else if (!strcmp(a, "--type")) {
+            if (htp_model_type_parse(val, &type) != 0) {
+                fprintf(stderr, "model: unknown weight type '%s'\n", val);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--arch")) {
+            if (htp_model_arch_parse(val, &arch) != 0) {
+                fprintf(stderr, "model: unknown architecture '%s' (llama, qwen3, qwen3moe)\n", val);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "-p") || !strcmp(a, "-n") || !strcmp(a, "--reps")) {
+            char* end = NULL;
+            long  v   = strtol(val, &end, 10);
+            if (!*val || *end || v < 0 || v > 8192 || (!strcmp(a, "--reps") && v < 1)) {
+                fprintf(stderr, "model: %s wants an integer in %s..8192, got '%s'\n", a,
+                        strcmp(a, "--reps") ? "0" : "1", val);
+                return 2;
+            }
+            *(!strcmp(a, "-p") ? &n_pp : !strcmp(a, "-n") ? &n_tg : &reps) = (int)v;
+            i++;
+        } else if (!strcmp(a, "-d")) {
+            device = val;
+            i++;
+        } else {
+            bm_usage();
+            return 2;
+        }
+    }
+    if (n_pp == 0 && n_tg == 0) {
+        fprintf(stderr, "model: nothing to measure (-p 0 -n 0)\n");
+        return 2;
+    }
+
+    llama_log_set(bm_log_cb, &g_bm_log);
+    llama_backend_init();
+    char path[1200];
+    if (model) {
+        snprintf(path, sizeof path, "%s", model);
+    } else if (bm_model_path(arch, preset, type, path, sizeof path) != 0) {
+        return 1;
+    }
+    uint64_t wbytes = 0, fbytes = 0;
+    if (bm_bytes_per_token(path, &wbytes, &fbytes) != 0) {
+        fprintf(stderr, "model: cannot read %s\n", path);
+        return 1;
+    }
+
+    struct bm_side h, c;
+    if (bm_run_side(path, device, n_pp, n_tg, reps, &h) != 0 || bm_run_side(path, NULL, n_pp, n_tg, reps, &c) != 0) {
+        llama_backend_free();
+        return 1;
+    }
+    const int    threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    const double membw   = bench_membw_measure(threads < 64 ? threads : 64, (size_t)512 << 20, 3);
+    llama_backend_free();
+
+    // Host time per generated token (HTP).
+    const double tok       = h.tg_tokens > 0 ? h.tg_tokens : 1;
+    const double wall_us   = h.tg_ms_per_token * 1e3;
+    const double host_us   = h.host_us / tok;
+    const double npu_us    = h.npu_us / tok;
+    const bool   have_npu  = h.npu_batches > 0;
+    const double idle_us   = wall_us - npu_us;  // the NPU waits for the host
+    const double gpt       = h.graphs / tok;
+    const double hit_rate  = h.graphs ? (double)h.cache_hits / h.graphs : 0.0;
+    const double bw_frac_h = membw > 0 ? h.tg_tps * wbytes / membw : NAN;
+    const double bw_frac_c = membw > 0 ? c.tg_tps * wbytes / membw : NAN;
+
+    if (json) {
+        printf("{\"model\": \"%s\", \"device\": \"%s\", \"threads\": %d, \"pp\": %d, \"tg\": %d, \"reps\": %d, ", path,
+               device, threads, n_pp, n_tg, reps);
+        printf("\"model_bytes\": %llu, \"weight_bytes_per_token\": %llu, ", (unsigned long long)fbytes,
+               (unsigned long long)wbytes);
+        printf("\"htp\": {");
+        json_num("pp_tps", h.pp_tps, n_pp > 0, ", ");
+        json_num("tg_tps", h.tg_tps, n_tg > 0, ", ");
+        printf("\"splits_pp\": %d, \"splits_tg\": %d}, ", h.splits_pp, h.splits_tg);
+        printf("\"cpu\": {");
+        json_num("pp_tps", c.pp_tps, n_pp > 0, ", ");
+        json_num("tg_tps", c.tg_tps, n_tg > 0, ", ");
+        printf("\"splits_pp\": %d, \"splits_tg\": %d}, ", c.splits_pp, c.splits_tg);
+        printf("\"ratio\": {");
+        json_num("pp", h.pp_tps / c.pp_tps, n_pp > 0, ", ");
+        json_num("tg", h.tg_tps / c.tg_tps, n_tg > 0, "}, ");
+        printf("\"host\": {");
+        json_num("wall_us_per_token", wall_us, n_tg > 0, ", ");
+        json_num("backend_us_per_token", host_us, n_tg > 0, ", ");
+        json_num("backend_fraction", host_us / wall_us, n_tg > 0, ", ");
+        json_num("graphs_per_token", gpt, n_tg > 0, ", ");
+        json_num("ops_per_token", h.ops / tok, n_tg > 0, ", ");
+        json_num("cache_hit_rate", hit_rate, n_tg > 0, ", ");
+        json_num("npu_busy_us_per_token", npu_us, have_npu, ", ");
+        json_num("npu_idle_us_per_token", idle_us, have_npu, ", ");
+        json_num("npu_idle_fraction", idle_us / wall_us, have_npu, "}, ");
+        json_num("membw_gbps", membw / 1e9, membw > 0, ", ");
+        json_num("tg_membw_fraction_htp", bw_frac_h, n_tg > 0 && membw > 0, ", ");
+        json_num("tg_membw_fraction_cpu", bw_frac_c, n_tg > 0 && membw > 0, "}\n");
+        return 0;
+    }
+
+    printf("model: %s\n", path);
+    printf("       %.1f MiB of tensors; a generated token reads %.1f MiB of weights\n", fbytes / 1048576.0,
+           wbytes / 1048576.0);
+    printf("%d CPU thread(s), median of %d repetition(s)\n\n", threads, reps);
+    printf("%-8s %12s %12s %8s\n", "", device, "CPU", "HTP/CPU");
+    if (n_pp > 0) {
+        char lbl[32];
+        snprintf(lbl, sizeof lbl, "pp%d", n_pp);
+        printf("%-8s %10.2f/s %10.2f/s %8.2f\n", lbl, h.pp_tps, c.pp_tps, h.pp_tps / c.pp_tps);
+    }
+    if (n_tg > 0) {
+        char lbl[32];
+        snprintf(lbl, sizeof lbl, "tg%d", n_tg);
+        printf("%-8s %10.2f/s %10.2f/s %8.2f\n", lbl, h.tg_tps, c.tg_tps, h.tg_tps / c.tg_tps);
+    }
+    printf("splits   %5d / %-5d %5d / %-5d  (prompt graph / 1-token graph)\n\n", h.splits_pp, h.splits_tg, c.splits_pp,
+           c.splits_tg);
+    if (n_tg > 0) {
+        printf("per generated token on %s: %.0f us wall\n", device, wall_us);
+        printf(
+            "  host inside the backend (graph_compute): %.1f us = %.2f%% of the token; %.2f graph(s), %.0f ops, "
+            "node cache hits %.0f%%\n",
+            host_us, 100.0 * host_us / wall_us, gpt, h.ops / tok, 100.0 * hit_rate);
+        if (have_npu) {
+            printf("  NPU busy (profile): %.0f us; NPU waiting for the host: %.0f us = %.2f%% of the token\n", npu_us,
+                   idle_us, 100.0 * idle_us / wall_us);
+        } else {
+            printf("  (GGML_HEXAGON_PROFILE=1 adds the NPU's busy time and so the host's share of the token)\n");
+        }
+        printf("decode vs memory bandwidth (%.2f GB/s read, all cores): %s %.1f%%, CPU %.1f%%\n", membw / 1e9, device,
+               100.0 * bw_frac_h, 100.0 * bw_frac_c);
+    }
+    return 0;
+}
