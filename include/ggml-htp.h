@@ -60,7 +60,7 @@ GGML_BACKEND_API void ggml_backend_htp_get_stats(ggml_backend_t backend, struct 
 typedef ggml_backend_buffer_t (*ggml_backend_htp_alloc_ctx_tensors_t)(struct ggml_context *      ctx,
                                                                       ggml_backend_buffer_type_t buft);
 GGML_BACKEND_API ggml_backend_buffer_t ggml_backend_htp_alloc_ctx_tensors(struct ggml_context *      ctx,
-                                                                         ggml_backend_buffer_type_t buft);
+                                                                          ggml_backend_buffer_type_t buft);
 
 #ifdef __cplusplus
 }

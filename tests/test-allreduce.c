@@ -33,14 +33,14 @@ static ggml_backend_comm_allreduce_tensor_t comm_allreduce;
 
 static int failures;
 
-#define CHECK(cond, ...)                          \
-    do {                                          \
-        if (!(cond)) {                            \
+#define CHECK(cond, ...)                                \
+    do {                                                \
+        if (!(cond)) {                                  \
             printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                  \
-            printf("\n");                         \
-            failures++;                           \
-        }                                         \
+            printf(__VA_ARGS__);                        \
+            printf("\n");                               \
+            failures++;                                 \
+        }                                               \
     } while (0)
 
 static double now_ms(void) {
@@ -51,7 +51,7 @@ static double now_ms(void) {
 
 // Input of rank r, element i, iteration k: small integers in [-15, 15].
 static float value(int r, int64_t i, int k) {
-    return (float) ((i * 7 + r * 13 + k * 5) % 31) - 15.0f;
+    return (float)((i * 7 + r * 13 + k * 5) % 31) - 15.0f;
 }
 
 struct rank {
@@ -67,14 +67,14 @@ struct rank {
 
 static void rank_init(struct rank * rk, ggml_backend_t backend, enum ggml_type type, int64_t n) {
     rk->backend                = backend;
-    struct ggml_init_params ip = { 8 * ggml_tensor_overhead(), NULL, true };
+    struct ggml_init_params ip = {8 * ggml_tensor_overhead(), NULL, true};
     rk->ctx                    = ggml_init(ip);
     rk->in                     = ggml_new_tensor_1d(rk->ctx, type, n);
     rk->out                    = ggml_new_tensor_1d(rk->ctx, type, n);
     rk->tmp                    = ggml_new_tensor_1d(rk->ctx, type, n);
     rk->buf                    = ggml_backend_alloc_ctx_tensors(rk->ctx, backend);
     // The graph's node s = 2 * in is placed on out's bytes: it writes out.
-    struct ggml_init_params gp = { 16 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_init_params gp = {16 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true};
     rk->gctx                   = ggml_init(gp);
     struct ggml_tensor * s     = ggml_scale(rk->gctx, rk->in, 2.0f);
     rk->scale                  = ggml_new_graph(rk->gctx);
@@ -90,12 +90,12 @@ static void rank_free(struct rank * rk) {
 }
 
 static void set_input(struct rank * rk, int r, int64_t n, int k) {
-    float * v = malloc(sizeof(float) * (size_t) n);
+    float * v = malloc(sizeof(float) * (size_t)n);
     for (int64_t i = 0; i < n; i++) {
         v[i] = value(r, i, k);
     }
     if (rk->in->type == GGML_TYPE_F16) {
-        ggml_fp16_t * h = malloc(sizeof(ggml_fp16_t) * (size_t) n);
+        ggml_fp16_t * h = malloc(sizeof(ggml_fp16_t) * (size_t)n);
         ggml_fp32_to_fp16_row(v, h, n);
         ggml_backend_tensor_set(rk->in, h, 0, ggml_nbytes(rk->in));
         free(h);
@@ -107,7 +107,7 @@ static void set_input(struct rank * rk, int r, int64_t n, int k) {
 
 static void get_f32(const struct ggml_tensor * t, float * v, int64_t n) {
     if (t->type == GGML_TYPE_F16) {
-        ggml_fp16_t * h = malloc(sizeof(ggml_fp16_t) * (size_t) n);
+        ggml_fp16_t * h = malloc(sizeof(ggml_fp16_t) * (size_t)n);
         ggml_backend_tensor_get(t, h, 0, ggml_nbytes(t));
         ggml_fp16_to_fp32_row(h, v, n);
         free(h);
@@ -122,9 +122,9 @@ static double run_case(ggml_backend_t * backends, int n_ranks, enum ggml_type ty
     for (int r = 0; r < n_ranks; r++) {
         rank_init(&rk[r], backends[r], type, n);
     }
-    void * comm = comm_init(backends, (size_t) n_ranks);
+    void * comm = comm_init(backends, (size_t)n_ranks);
     CHECK(comm != NULL, "comm_init over %d NPUs", n_ranks);
-    float * got = malloc(sizeof(float) * (size_t) n);
+    float * got = malloc(sizeof(float) * (size_t)n);
     double  ms  = 0;
     for (int k = 0; comm && k < ITERS; k++) {
         for (int r = 0; r < n_ranks; r++) {
@@ -156,7 +156,7 @@ static double run_case(ggml_backend_t * backends, int n_ranks, enum ggml_type ty
                     ggml_backend_synchronize(rk[r].backend);
                 }
                 for (int r = 0; r < n_ranks; r++) {
-                    struct ggml_init_params gp  = { 4 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+                    struct ggml_init_params gp  = {4 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true};
                     struct ggml_context *   ctx = ggml_init(gp);
                     struct ggml_tensor *    a   = ggml_add(ctx, rk[r].out, rk[r].tmp);
                     struct ggml_cgraph *    g   = ggml_new_graph(ctx);
@@ -194,7 +194,7 @@ static double run_case(ggml_backend_t * backends, int n_ranks, enum ggml_type ty
                 }
             }
             CHECK(bad == 0, "%d ranks %s n=%lld iter %d rank %d: %lld wrong sums (first at %lld)", n_ranks,
-                  ggml_type_name(type), (long long) n, k, r, (long long) bad, (long long) first);
+                  ggml_type_name(type), (long long)n, k, r, (long long)bad, (long long)first);
         }
     }
     free(got);
@@ -206,14 +206,14 @@ static double run_case(ggml_backend_t * backends, int n_ranks, enum ggml_type ty
 }
 
 int main(int argc, char ** argv) {
-    const char * expect = argc > 1 ? argv[1] : "fused-scatter";
+    const char * expect   = argc > 1 ? argv[1] : "fused-scatter";
     const bool   fallback = strcmp(expect, "fallback") == 0;
 
     ggml_backend_reg_t reg = ggml_backend_htp_reg();
-    comm_init              = (ggml_backend_comm_init_t) ggml_backend_reg_get_proc_address(reg, "ggml_backend_comm_init");
-    comm_free              = (ggml_backend_comm_free_t) ggml_backend_reg_get_proc_address(reg, "ggml_backend_comm_free");
-    comm_allreduce         = (ggml_backend_comm_allreduce_tensor_t) ggml_backend_reg_get_proc_address(
-        reg, "ggml_backend_comm_allreduce_tensor");
+    comm_init              = (ggml_backend_comm_init_t)ggml_backend_reg_get_proc_address(reg, "ggml_backend_comm_init");
+    comm_free              = (ggml_backend_comm_free_t)ggml_backend_reg_get_proc_address(reg, "ggml_backend_comm_free");
+    comm_allreduce         = (ggml_backend_comm_allreduce_tensor_t)ggml_backend_reg_get_proc_address(
+                reg, "ggml_backend_comm_allreduce_tensor");
     if (!comm_init || !comm_free || !comm_allreduce ||
         !ggml_backend_reg_get_proc_address(reg, "ggml_backend_split_buffer_type")) {
         printf("FAIL: comm entry points missing from get_proc_address\n");
@@ -225,7 +225,7 @@ int main(int argc, char ** argv) {
     }
     ggml_backend_t backends[MAX_RANKS];
     for (int r = 0; r < MAX_RANKS; r++) {
-        backends[r] = ggml_backend_dev_init(ggml_backend_reg_dev_get(reg, (size_t) r), NULL);
+        backends[r] = ggml_backend_dev_init(ggml_backend_reg_dev_get(reg, (size_t)r), NULL);
         if (!backends[r]) {
             printf("SKIP: cannot start HTP%d\n", r);
             return 77;
@@ -235,12 +235,12 @@ int main(int argc, char ** argv) {
     // Refusals: fewer than 2 ranks, the same NPU twice.
     CHECK(comm_init(backends, 1) == NULL, "comm_init over one backend must fail");
     {
-        ggml_backend_t twice[2] = { backends[0], backends[0] };
+        ggml_backend_t twice[2] = {backends[0], backends[0]};
         CHECK(comm_init(twice, 2) == NULL, "comm_init over one NPU twice must fail");
     }
 
     printf("mode %s\n", expect);
-    static const int64_t sizes[] = { 3, 1000, 70001 };
+    static const int64_t sizes[] = {3, 1000, 70001};
     for (int n_ranks = 2; n_ranks <= MAX_RANKS; n_ranks++) {
         for (int t = 0; t < 2; t++) {
             enum ggml_type type = t == 0 ? GGML_TYPE_F32 : GGML_TYPE_F16;
@@ -248,7 +248,7 @@ int main(int argc, char ** argv) {
                 int    before = failures;
                 double ms     = run_case(backends, n_ranks, type, sizes[s], !fallback);
                 printf("%s %d ranks %s n=%-6lld %s", before == failures ? "ok  " : "FAIL", n_ranks,
-                       ggml_type_name(type), (long long) sizes[s], ms < 0 ? "(fallback: 2 ranks only)\n" : "");
+                       ggml_type_name(type), (long long)sizes[s], ms < 0 ? "(fallback: 2 ranks only)\n" : "");
                 if (ms >= 0) {
                     printf("%.3f ms per allreduce (incl. scale graph)\n", ms);
                 }

@@ -26,7 +26,7 @@ static struct ggml_tensor * build(struct ggml_context * ctx, struct ggml_tensor 
 }
 
 static int run(ggml_backend_t backend, float * out) {
-    struct ggml_init_params ip  = { 32 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_init_params ip  = {32 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true};
     struct ggml_context *   ctx = ggml_init(ip);
     struct ggml_tensor *    in[4];
     struct ggml_tensor *    y  = build(ctx, in);
@@ -39,12 +39,12 @@ static int run(ggml_backend_t backend, float * out) {
     srand(7);
     for (int i = 0; i < 4; i++) {
         int64_t n = ggml_nelements(in[i]);
-        float * v = malloc(sizeof(float) * (size_t) n);
+        float * v = malloc(sizeof(float) * (size_t)n);
         for (int64_t j = 0; j < n; j++) {
-            v[j] = (float) rand() / RAND_MAX * 2 - 1;
+            v[j] = (float)rand() / RAND_MAX * 2 - 1;
         }
         if (in[i]->type == GGML_TYPE_F16) {
-            ggml_fp16_t * h = malloc(sizeof(ggml_fp16_t) * (size_t) n);
+            ggml_fp16_t * h = malloc(sizeof(ggml_fp16_t) * (size_t)n);
             ggml_fp32_to_fp16_row(v, h, n);
             ggml_backend_tensor_set(in[i], h, 0, ggml_nbytes(in[i]));
             free(h);
@@ -90,8 +90,8 @@ int main(int argc, char ** argv) {
     }
     double err = 0, ref = 0;
     for (int i = 0; i < M * N; i++) {
-        err += (double) (want[i] - got[i]) * (want[i] - got[i]);
-        ref += (double) want[i] * want[i];
+        err += (double)(want[i] - got[i]) * (want[i] - got[i]);
+        ref += (double)want[i] * want[i];
     }
     double nmse = err / ref;
     printf("HTP0 vs CPU: nmse %.3e\n", nmse);

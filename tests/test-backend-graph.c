@@ -29,7 +29,7 @@ struct net {
 
 // n0 a = W1 x;  n1 c = a + y;  n2 d = W2 x;  n3 x *= 2 (in place);  n4 e = W3 x
 static void net_build(struct net * t, ggml_backend_t backend) {
-    struct ggml_init_params ip = { 32 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_init_params ip = {32 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true};
     t->ctx                     = ggml_init(ip);
     for (int i = 0; i < 3; i++) {
         t->in[i] = ggml_new_tensor_2d(t->ctx, GGML_TYPE_F32, K, M);
@@ -52,9 +52,9 @@ static void net_set_inputs(struct net * t) {
     srand(11);
     for (int i = 0; i < 5; i++) {
         int64_t n = ggml_nelements(t->in[i]);
-        float * v = malloc(sizeof(float) * (size_t) n);
+        float * v = malloc(sizeof(float) * (size_t)n);
         for (int64_t j = 0; j < n; j++) {
-            v[j] = (float) rand() / RAND_MAX * 2 - 1;
+            v[j] = (float)rand() / RAND_MAX * 2 - 1;
         }
         ggml_backend_tensor_set(t->in[i], v, 0, ggml_nbytes(t->in[i]));
         free(v);
@@ -63,7 +63,7 @@ static void net_set_inputs(struct net * t) {
 
 // Outputs n0 n1 n2 n4 (n3 is x itself) concatenated.
 static void net_get(struct net * t, float * out) {
-    int idx[4] = { 0, 1, 2, 4 };
+    int idx[4] = {0, 1, 2, 4};
     for (int i = 0; i < 4; i++) {
         ggml_backend_tensor_get(t->out[idx[i]], out + i * M * N, 0, sizeof(float) * M * N);
     }
@@ -84,8 +84,8 @@ static void expect(int cond, const char * what) {
 static double nmse(const float * a, const float * b, int n) {
     double e = 0, r = 0;
     for (int i = 0; i < n; i++) {
-        e += (double) (a[i] - b[i]) * (a[i] - b[i]);
-        r += (double) a[i] * a[i];
+        e += (double)(a[i] - b[i]) * (a[i] - b[i]);
+        r += (double)a[i] * a[i];
     }
     return e / r;
 }

@@ -28,13 +28,13 @@ struct model {
 static void fill(float * v, int64_t n, unsigned seed) {
     srand(seed);
     for (int64_t i = 0; i < n; i++) {
-        v[i] = ((float) rand() / RAND_MAX * 2 - 1) * 0.2f;
+        v[i] = ((float)rand() / RAND_MAX * 2 - 1) * 0.2f;
     }
 }
 
 static void model_init(struct model * m, ggml_backend_buffer_type_t bufts[2]) {
     for (int d = 0; d < 2; d++) {
-        struct ggml_init_params ip = { 4 * ggml_tensor_overhead(), NULL, true };
+        struct ggml_init_params ip = {4 * ggml_tensor_overhead(), NULL, true};
         m->wctx[d]                 = ggml_init(ip);
     }
     m->w[0] = ggml_new_tensor_2d(m->wctx[0], GGML_TYPE_F16, D, D);
@@ -73,17 +73,17 @@ struct graph {
 };
 
 static void graph_build(struct graph * g, const struct model * m) {
-    struct ggml_init_params ip = { 64 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_init_params ip = {64 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true};
     g->ctx                     = ggml_init(ip);
     g->x                       = ggml_new_tensor_2d(g->ctx, GGML_TYPE_F32, D, N);
     ggml_set_input(g->x);
-    g->h1 = ggml_mul_mat(g->ctx, m->w[0], g->x);
+    g->h1                  = ggml_mul_mat(g->ctx, m->w[0], g->x);
     struct ggml_tensor * t = ggml_mul_mat(g->ctx, m->w[1], g->h1);
     g->h2                  = ggml_silu(g->ctx, t);
     struct ggml_tensor * u = ggml_mul_mat(g->ctx, m->w[2], g->h2);
     g->y                   = ggml_add(g->ctx, u, g->h1);
     ggml_set_output(g->y);
-    g->n_a = g->n_b     = 0;
+    g->n_a = g->n_b      = 0;
     g->nodes_a[g->n_a++] = g->h1;
     g->nodes_b[g->n_b++] = t;
     g->nodes_b[g->n_b++] = g->h2;
@@ -110,13 +110,13 @@ int main(void) {
     }
 
     struct model               m, mc;
-    ggml_backend_buffer_type_t bufts[2]     = { ggml_backend_get_default_buffer_type(a),
-                                                ggml_backend_get_default_buffer_type(b) };
-    ggml_backend_buffer_type_t cpu_bufts[2] = { ggml_backend_cpu_buffer_type(), ggml_backend_cpu_buffer_type() };
+    ggml_backend_buffer_type_t bufts[2]     = {ggml_backend_get_default_buffer_type(a),
+                                               ggml_backend_get_default_buffer_type(b)};
+    ggml_backend_buffer_type_t cpu_bufts[2] = {ggml_backend_cpu_buffer_type(), ggml_backend_cpu_buffer_type()};
     model_init(&m, bufts);
     model_init(&mc, cpu_bufts);
 
-    ggml_backend_t       backends[3] = { a, b, cpu };
+    ggml_backend_t       backends[3] = {a, b, cpu};
     ggml_backend_sched_t sched       = ggml_backend_sched_new(backends, NULL, 3, 256, true, false);
 
     struct graph g, gc;
@@ -137,7 +137,7 @@ int main(void) {
     ggml_gallocr_t galloc = ggml_gallocr_new(ggml_backend_cpu_buffer_type());
     ggml_gallocr_alloc_graph(galloc, gc.gf);
 
-    int    failures = 0;
+    int          failures = 0;
     static float x[D * N], want[D * N], got[D * N];
     for (int it = 0; it < ITERS; it++) {
         fill(x, D * N, 7 + it);
@@ -155,8 +155,8 @@ int main(void) {
 
         double e = 0, r = 0;
         for (int i = 0; i < D * N; i++) {
-            e += (double) (want[i] - got[i]) * (want[i] - got[i]);
-            r += (double) want[i] * want[i];
+            e += (double)(want[i] - got[i]) * (want[i] - got[i]);
+            r += (double)want[i] * want[i];
         }
         int ok = e / r < 5e-4 && !isnan(e);
         printf("iteration %d: nmse vs CPU %.3e %s\n", it, e / r, ok ? "ok" : "FAIL");
@@ -167,9 +167,9 @@ int main(void) {
     ggml_backend_htp_get_stats(a, &sa);
     ggml_backend_htp_get_stats(b, &sb);
     printf("%s: %llu graphs, %llu async copies in, %llu events; %s: %llu graphs, %llu async copies in, %llu events\n",
-           ggml_backend_dev_name(da), (unsigned long long) sa.graphs, (unsigned long long) sa.copies,
-           (unsigned long long) sa.events, ggml_backend_dev_name(db), (unsigned long long) sb.graphs,
-           (unsigned long long) sb.copies, (unsigned long long) sb.events);
+           ggml_backend_dev_name(da), (unsigned long long)sa.graphs, (unsigned long long)sa.copies,
+           (unsigned long long)sa.events, ggml_backend_dev_name(db), (unsigned long long)sb.graphs,
+           (unsigned long long)sb.copies, (unsigned long long)sb.events);
     if (ggml_backend_sched_get_n_splits(sched) < 3) {
         printf("expected at least 3 splits: FAIL\n");
         failures++;

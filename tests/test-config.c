@@ -40,7 +40,7 @@ static char warn_buf[1 << 16];
 static int  warn_count;
 
 static void capture_log(enum ggml_log_level level, const char * text, void * ud) {
-    (void) ud;
+    (void)ud;
     if (level != GGML_LOG_LEVEL_WARN) {
         return;
     }
@@ -67,12 +67,12 @@ static void dev_repr(const struct htp_device_config * d, int n, char * buf, size
     size_t o = 0;
     buf[0]   = '\0';
     for (int i = 0; i < n && o < size; i++) {
-        o += (size_t) snprintf(buf + o, size - o, "%s%s=", i ? ";" : "", d[i].name);
+        o += (size_t)snprintf(buf + o, size - o, "%s%s=", i ? ";" : "", d[i].name);
         for (uint32_t m = 0; m < d[i].n_members && o < size; m++) {
-            o += (size_t) snprintf(buf + o, size - o, "%s%u", m ? "," : "", d[i].phys[m]);
+            o += (size_t)snprintf(buf + o, size - o, "%s%u", m ? "," : "", d[i].phys[m]);
         }
         if (o < size) {
-            o += (size_t) snprintf(buf + o, size - o, "/%u", d[i].virt);
+            o += (size_t)snprintf(buf + o, size - o, "/%u", d[i].virt);
         }
     }
 }
@@ -280,7 +280,7 @@ static void test_devices_large(void) {
     // "HTP0,HTP1,...,HTP15," repeated: 16 devices, the rest duplicates
     size_t o = 0;
     for (int i = 0; o + 8 < big; i = (i + 1) % 16) {
-        o += (size_t) snprintf(s + o, big + 1 - o, "HTP%d,", i);
+        o += (size_t)snprintf(s + o, big + 1 - o, "HTP%d,", i);
     }
     s[o] = '\0';
     expect_devices(s, 0,
@@ -288,9 +288,9 @@ static void test_devices_large(void) {
                    "HTP10=10/0;HTP11=11/0;HTP12=12/0;HTP13=13/0;HTP14=14/0;HTP15=15/0");
 
     // one group with a 4 KiB physical list of repeats (duplicates are silent)
-    o = (size_t) snprintf(s, big + 1, "G[");
+    o = (size_t)snprintf(s, big + 1, "G[");
     while (o + 6 < big) {
-        o += (size_t) snprintf(s + o, big + 1 - o, "1,0,");
+        o += (size_t)snprintf(s + o, big + 1 - o, "1,0,");
     }
     snprintf(s + o, big + 1 - o, "3]");
     expect_devices(s, 1, "G=1,0,3/0");
@@ -318,41 +318,41 @@ static void test_devices_large(void) {
 // faults and fails the test.
 static void test_devices_guard_page(void) {
     const long ps = sysconf(_SC_PAGESIZE);
-    char *     m  = mmap(NULL, (size_t) ps * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *     m  = mmap(NULL, (size_t)ps * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(m != MAP_FAILED, "mmap");
     if (m == MAP_FAILED) {
         return;
     }
-    CHECK(mprotect(m + ps, (size_t) ps, PROT_NONE) == 0, "mprotect");
+    CHECK(mprotect(m + ps, (size_t)ps, PROT_NONE) == 0, "mprotect");
 
     static const struct {
         const char * s;
         int          clean;
         const char * want;
     } cases[] = {
-        { "HTP0", 1, "HTP0=0/0" },
-        { "HTP", 0, "" },
-        { "HTP0:", 0, "" },
-        { "HTP0:1", 1, "HTP0:1=0/1" },
-        { "12", 1,
-          "HTP0=0/0;HTP1=0/1;HTP2=0/2;HTP3=0/3;HTP4=0/4;HTP5=0/5;HTP6=0/6;HTP7=0/7;HTP8=0/8;HTP9=0/9;"
-          "HTP10=0/10;HTP11=0/11" },
-        { "G[0-1", 0, "" },
-        { "G[0-1]", 1, "G=0,1/0" },
-        { "G[0,1:", 0, "" },
-        { "G[0-", 0, "" },
-        { "G[0-]", 0, "G=0/0" },
-        { "G[0-1:1]x", 0, "G=0,1/1" },
-        { "HTP0, ", 1, "HTP0=0/0" },
-        { ",", 0, "" },
-        { "[", 0, "" },
-        { "]", 0, "" },
-        { "G[]", 0, "G=0/0" },
-        { "HTP0,HTP", 0, "HTP0=0/0" },
+        {"HTP0", 1, "HTP0=0/0"},
+        {"HTP", 0, ""},
+        {"HTP0:", 0, ""},
+        {"HTP0:1", 1, "HTP0:1=0/1"},
+        {"12", 1,
+         "HTP0=0/0;HTP1=0/1;HTP2=0/2;HTP3=0/3;HTP4=0/4;HTP5=0/5;HTP6=0/6;HTP7=0/7;HTP8=0/8;HTP9=0/9;"
+         "HTP10=0/10;HTP11=0/11"},
+        {"G[0-1", 0, ""},
+        {"G[0-1]", 1, "G=0,1/0"},
+        {"G[0,1:", 0, ""},
+        {"G[0-", 0, ""},
+        {"G[0-]", 0, "G=0/0"},
+        {"G[0-1:1]x", 0, "G=0,1/1"},
+        {"HTP0, ", 1, "HTP0=0/0"},
+        {",", 0, ""},
+        {"[", 0, ""},
+        {"]", 0, ""},
+        {"G[]", 0, "G=0/0"},
+        {"HTP0,HTP", 0, "HTP0=0/0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         size_t len = strlen(cases[i].s);
-        char * at  = m + ps - (long) len - 1;
+        char * at  = m + ps - (long)len - 1;
         memcpy(at, cases[i].s, len + 1);
         expect_devices(at, cases[i].clean, cases[i].want);
     }
@@ -363,19 +363,19 @@ static void test_devices_guard_page(void) {
         int          ok;
         uint64_t     want;
     } sizes[] = {
-        { "1g", 1, GiB }, { "1.5", 1, 3 * MiB / 2 }, { "2 K", 1, 2048 }, { "1Ki", 1, 1024 },
-        { "1e", 0, 0 },   { "1.", 1, MiB },          { "x", 0, 0 },      { "", 0, 0 },
+        {"1g", 1, GiB}, {"1.5", 1, 3 * MiB / 2}, {"2 K", 1, 2048}, {"1Ki", 1, 1024},
+        {"1e", 0, 0},   {"1.", 1, MiB},          {"x", 0, 0},      {"", 0, 0},
     };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         size_t len = strlen(sizes[i].s);
-        char * at  = m + ps - (long) len - 1;
+        char * at  = m + ps - (long)len - 1;
         memcpy(at, sizes[i].s, len + 1);
         uint64_t v  = 0;
         int      rc = htp_config_parse_size(at, &v);
         CHECK(sizes[i].ok ? (rc == 0 && v == sizes[i].want) : rc != 0, "size '%s' at a page end: rc %d", sizes[i].s,
               rc);
     }
-    munmap(m, (size_t) ps * 2);
+    munmap(m, (size_t)ps * 2);
 }
 
 // ---------------------------------------------------------------------------
@@ -386,10 +386,10 @@ static void expect_size(const char * s, int ok, uint64_t want) {
     uint64_t v  = 12345;
     int      rc = htp_config_parse_size(s, &v);
     if (ok) {
-        CHECK(rc == 0 && v == want, "size '%s': rc %d value %llu, want %llu", s, rc, (unsigned long long) v,
-              (unsigned long long) want);
+        CHECK(rc == 0 && v == want, "size '%s': rc %d value %llu, want %llu", s, rc, (unsigned long long)v,
+              (unsigned long long)want);
     } else {
-        CHECK(rc != 0 && v == 12345, "size '%s': rc %d value %llu, want rejected", s, rc, (unsigned long long) v);
+        CHECK(rc != 0 && v == 12345, "size '%s': rc %d value %llu, want rejected", s, rc, (unsigned long long)v);
     }
 }
 
@@ -467,7 +467,7 @@ static void test_env_defaults(void) {
     CHECK(cfg.n_devices == 1 && strcmp(cfg.devices[0].name, "HTP0") == 0, "default device");
     CHECK(cfg.arch == HTP_CONFIG_ARCH_DEFAULT && cfg.arch_auto == 1, "arch %d", cfg.arch);
     CHECK(cfg.vmem == HTP_VMEM_DEFAULT && cfg.vmem == 3355443200ull && !cfg.vmem_set, "vmem %llu",
-          (unsigned long long) cfg.vmem);
+          (unsigned long long)cfg.vmem);
     CHECK(cfg.dma64 == 0, "dma64 (v79)");
     CHECK(cfg.nhvx == 0 && cfg.nhmx == 1 && cfg.vtcm_size == 0, "nhvx/nhmx/vtcm");
     CHECK(cfg.power_mode == HTP_POWER_MODE_BURST, "power");
@@ -578,7 +578,7 @@ static void test_env_good(void) {
     setenv("GGML_HEXAGON_ARCH", "73", 1);
     htp_config_load(&cfg);
     CHECK(cfg.arch == 73 && cfg.vmem == 3000 * MiB && cfg.dma64 == 0, "v73 defaults: vmem %llu",
-          (unsigned long long) cfg.vmem);
+          (unsigned long long)cfg.vmem);
     htp_config_free(&cfg);
     setenv("GGML_HEXAGON_ARCH", "V85", 1);
     setenv("GGML_HEXAGON_DMA64", "0", 1);
@@ -769,51 +769,51 @@ static void test_env_bad(void) {
         int (*check)(const struct htp_config *);
         const char * what;
     } cases[] = {
-        { { "GGML_HEXAGON_OPBATCH", "abc", "2048" }, opbatch_default, "not a number -> default" },
-        { { "GGML_HEXAGON_OPBATCH", "12x", "2048" }, opbatch_default, "trailing junk -> default" },
-        { { "GGML_HEXAGON_OPBATCH", "-5", "2048" }, opbatch_default, "negative -> default" },
-        { { "GGML_HEXAGON_OPBATCH", "0", "2048" }, opbatch_default, "zero -> default" },
-        { { "GGML_HEXAGON_OPBATCH", "100000", "8192" }, opbatch_max, "too large -> clamped" },
-        { { "GGML_HEXAGON_OPBATCH", "99999999999999999999999", "8192" }, opbatch_max, "overflow -> clamped" },
-        { { "GGML_HEXAGON_OPBATCH", "1 2", "2048" }, opbatch_default, "two numbers -> default" },
-        { { "GGML_HEXAGON_OPQUEUE", "1000", "64" }, opqueue_max, "clamped" },
-        { { "GGML_HEXAGON_OPQUEUE", "0x", "8" }, opqueue_default, "junk" },
-        { { "GGML_HEXAGON_NHVX", "99", "10" }, nhvx_max, "clamped" },
-        { { "GGML_HEXAGON_NHVX", "-1", "0" }, nhvx_default, "negative" },
-        { { "GGML_HEXAGON_RT_REPACK", "5", "1" }, repack_default, "no such mode -> default" },
-        { { "GGML_HEXAGON_MM_SELECT", "-1", "2" }, mm_default, "negative" },
-        { { "GGML_HEXAGON_FA_SELECT", "3", "2" }, fa_default, "no such mode" },
-        { { "GGML_HEXAGON_GDN_SELECT", "hmx", "2" }, gdn_default, "not a number" },
-        { { "GGML_HEXAGON_AR_SELECT", "2.5", "2" }, ar_default, "not an integer" },
-        { { "GGML_HEXAGON_FA_SPLIT", "yes", "1" }, fa_split_default, "not a number" },
-        { { "GGML_HEXAGON_OPFUSION", "on", "1" }, fusion_default, "not a number" },
-        { { "GGML_HEXAGON_DMA64", "off", "1" }, dma64_default, "not a number" },
-        { { "GGML_HEXAGON_VERBOSE", "x", "0" }, verbose_default, "not a number" },
-        { { "GGML_HEXAGON_VERBOSE", "50", "9" }, verbose_max, "clamped" },
-        { { "GGML_HEXAGON_VMEM", "lots", "3200 MiB" }, vmem_default, "not a size" },
-        { { "GGML_HEXAGON_VMEM", "-1", "3200 MiB" }, vmem_default, "negative size" },
-        { { "GGML_HEXAGON_VMEM", "1e30g", "3200 MiB" }, vmem_default, "too large" },
-        { { "GGML_HEXAGON_VTCM_SIZE", "8q", "0 bytes" }, vtcm_default, "bad suffix" },
-        { { "GGML_HEXAGON_MBUF", "abc,,1g", "512 MiB" }, mbuf_partial, "bad first field keeps its default" },
-        { { "GGML_HEXAGON_MBUF", "1,2,3,4", "the first 3" }, mbuf_three, "4 fields" },
-        { { "GGML_HEXAGON_MBUF", "0", "512 MiB" }, mbuf_default, "zero dynamic size" },
-        { { "GGML_HEXAGON_POWER_MODE", "turbo", "'burst'" }, power_burst, "unknown mode" },
-        { { "GGML_HEXAGON_POWER_MODE", "", "'burst'" }, power_burst, "empty mode" },
-        { { "GGML_HEXAGON_PROFILE", "1,2", "0" }, profile_off, "two values" },
-        { { "GGML_HEXAGON_PROFILE", "x", "0" }, profile_off, "not a number" },
-        { { "GGML_HEXAGON_PROFILE", "7", "0" }, profile_off, "no such mode" },
-        { { "GGML_HEXAGON_PROFILE", "1,2,3,4,5,6,7,8,9", "0" }, profile_off, "nine events" },
-        { { "GGML_HEXAGON_PROFILE", "1,2,3,4,5,6,7,0x100000000", "0" }, profile_off, "event above 32 bits" },
-        { { "GGML_HEXAGON_PROFILE", "1,,3,4,5,6,7,8", "0" }, profile_off, "empty event" },
-        { { "GGML_HEXAGON_OPFILTER", "(", "no filter" }, no_filter, "bad regex ignored" },
-        { { "GGML_HEXAGON_OPFILTER", "ADD[", "no filter" }, no_filter, "bad regex ignored" },
-        { { "GGML_HEXAGON_ARCH", "vx", "the NPU's own" }, arch_auto, "not a version" },
-        { { "GGML_HEXAGON_ARCH", "v", "the NPU's own" }, arch_auto, "no number" },
-        { { "GGML_HEXAGON_ARCH", "v-79", "the NPU's own" }, arch_auto, "negative" },
-        { { "GGML_HEXAGON_ARCH", "v68", "v73" }, arch_min, "below range -> 73" },
-        { { "GGML_HEXAGON_ARCH", "v100", "v85" }, arch_max, "above range -> 85" },
-        { { "GGML_HEXAGON_OPTRACE", "999999", "4096" }, optrace_max, "clamped" },
-        { { "GGML_HEXAGON_NPU", long_path, "htp-npu next to the library" }, npu_default, "overlong path" },
+        {{"GGML_HEXAGON_OPBATCH", "abc", "2048"}, opbatch_default, "not a number -> default"},
+        {{"GGML_HEXAGON_OPBATCH", "12x", "2048"}, opbatch_default, "trailing junk -> default"},
+        {{"GGML_HEXAGON_OPBATCH", "-5", "2048"}, opbatch_default, "negative -> default"},
+        {{"GGML_HEXAGON_OPBATCH", "0", "2048"}, opbatch_default, "zero -> default"},
+        {{"GGML_HEXAGON_OPBATCH", "100000", "8192"}, opbatch_max, "too large -> clamped"},
+        {{"GGML_HEXAGON_OPBATCH", "99999999999999999999999", "8192"}, opbatch_max, "overflow -> clamped"},
+        {{"GGML_HEXAGON_OPBATCH", "1 2", "2048"}, opbatch_default, "two numbers -> default"},
+        {{"GGML_HEXAGON_OPQUEUE", "1000", "64"}, opqueue_max, "clamped"},
+        {{"GGML_HEXAGON_OPQUEUE", "0x", "8"}, opqueue_default, "junk"},
+        {{"GGML_HEXAGON_NHVX", "99", "10"}, nhvx_max, "clamped"},
+        {{"GGML_HEXAGON_NHVX", "-1", "0"}, nhvx_default, "negative"},
+        {{"GGML_HEXAGON_RT_REPACK", "5", "1"}, repack_default, "no such mode -> default"},
+        {{"GGML_HEXAGON_MM_SELECT", "-1", "2"}, mm_default, "negative"},
+        {{"GGML_HEXAGON_FA_SELECT", "3", "2"}, fa_default, "no such mode"},
+        {{"GGML_HEXAGON_GDN_SELECT", "hmx", "2"}, gdn_default, "not a number"},
+        {{"GGML_HEXAGON_AR_SELECT", "2.5", "2"}, ar_default, "not an integer"},
+        {{"GGML_HEXAGON_FA_SPLIT", "yes", "1"}, fa_split_default, "not a number"},
+        {{"GGML_HEXAGON_OPFUSION", "on", "1"}, fusion_default, "not a number"},
+        {{"GGML_HEXAGON_DMA64", "off", "1"}, dma64_default, "not a number"},
+        {{"GGML_HEXAGON_VERBOSE", "x", "0"}, verbose_default, "not a number"},
+        {{"GGML_HEXAGON_VERBOSE", "50", "9"}, verbose_max, "clamped"},
+        {{"GGML_HEXAGON_VMEM", "lots", "3200 MiB"}, vmem_default, "not a size"},
+        {{"GGML_HEXAGON_VMEM", "-1", "3200 MiB"}, vmem_default, "negative size"},
+        {{"GGML_HEXAGON_VMEM", "1e30g", "3200 MiB"}, vmem_default, "too large"},
+        {{"GGML_HEXAGON_VTCM_SIZE", "8q", "0 bytes"}, vtcm_default, "bad suffix"},
+        {{"GGML_HEXAGON_MBUF", "abc,,1g", "512 MiB"}, mbuf_partial, "bad first field keeps its default"},
+        {{"GGML_HEXAGON_MBUF", "1,2,3,4", "the first 3"}, mbuf_three, "4 fields"},
+        {{"GGML_HEXAGON_MBUF", "0", "512 MiB"}, mbuf_default, "zero dynamic size"},
+        {{"GGML_HEXAGON_POWER_MODE", "turbo", "'burst'"}, power_burst, "unknown mode"},
+        {{"GGML_HEXAGON_POWER_MODE", "", "'burst'"}, power_burst, "empty mode"},
+        {{"GGML_HEXAGON_PROFILE", "1,2", "0"}, profile_off, "two values"},
+        {{"GGML_HEXAGON_PROFILE", "x", "0"}, profile_off, "not a number"},
+        {{"GGML_HEXAGON_PROFILE", "7", "0"}, profile_off, "no such mode"},
+        {{"GGML_HEXAGON_PROFILE", "1,2,3,4,5,6,7,8,9", "0"}, profile_off, "nine events"},
+        {{"GGML_HEXAGON_PROFILE", "1,2,3,4,5,6,7,0x100000000", "0"}, profile_off, "event above 32 bits"},
+        {{"GGML_HEXAGON_PROFILE", "1,,3,4,5,6,7,8", "0"}, profile_off, "empty event"},
+        {{"GGML_HEXAGON_OPFILTER", "(", "no filter"}, no_filter, "bad regex ignored"},
+        {{"GGML_HEXAGON_OPFILTER", "ADD[", "no filter"}, no_filter, "bad regex ignored"},
+        {{"GGML_HEXAGON_ARCH", "vx", "the NPU's own"}, arch_auto, "not a version"},
+        {{"GGML_HEXAGON_ARCH", "v", "the NPU's own"}, arch_auto, "no number"},
+        {{"GGML_HEXAGON_ARCH", "v-79", "the NPU's own"}, arch_auto, "negative"},
+        {{"GGML_HEXAGON_ARCH", "v68", "v73"}, arch_min, "below range -> 73"},
+        {{"GGML_HEXAGON_ARCH", "v100", "v85"}, arch_max, "above range -> 85"},
+        {{"GGML_HEXAGON_OPTRACE", "999999", "4096"}, optrace_max, "clamped"},
+        {{"GGML_HEXAGON_NPU", long_path, "htp-npu next to the library"}, npu_default, "overlong path"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         expect_bad(&cases[i].bc, cases[i].check, cases[i].what);

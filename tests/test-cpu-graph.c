@@ -20,12 +20,12 @@ static uint32_t rng_state = 12345;
 
 static float frand(void) {  // uniform in [-1, 1)
     rng_state = rng_state * 1664525u + 1013904223u;
-    return (float) (rng_state >> 8) / (float) (1u << 23) - 1.0f;
+    return (float)(rng_state >> 8) / (float)(1u << 23) - 1.0f;
 }
 
 // fp16 bits -> float, written out so the reference does not lean on ggml.
 static float half_to_float(uint16_t h) {
-    uint32_t sign = (uint32_t) (h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
     uint32_t bits;
     if (exp == 0) {
         if (man == 0) {
@@ -65,15 +65,15 @@ static void dequant_q4_0(const uint8_t * src, float * dst, int n) {
 static double nmse(const float * want, const float * got, int n) {
     double err = 0, ref = 0;
     for (int i = 0; i < n; i++) {
-        err += (double) (want[i] - got[i]) * (want[i] - got[i]);
-        ref += (double) want[i] * want[i];
+        err += (double)(want[i] - got[i]) * (want[i] - got[i]);
+        ref += (double)want[i] * want[i];
     }
     return ref > 0 ? err / ref : err;
 }
 
 static int check(const char * what, const float * want, const float * got, int n, double max_err) {
-    double e = nmse(want, got, n);
-    int ok = e <= max_err && !isnan(e);
+    double e  = nmse(want, got, n);
+    int    ok = e <= max_err && !isnan(e);
     printf("%-18s nmse %.3e (max %.0e) %s\n", what, e, max_err, ok ? "ok" : "FAIL");
     return ok;
 }
@@ -83,25 +83,28 @@ static void ref_matmul(const float * w, const float * x, float * out) {
     for (int n = 0; n < N; n++)
         for (int m = 0; m < M; m++) {
             double s = 0;
-            for (int k = 0; k < K; k++) s += (double) w[m * K + k] * x[n * K + k];
-            out[n * M + m] = (float) s;
+            for (int k = 0; k < K; k++)
+                s += (double)w[m * K + k] * x[n * K + k];
+            out[n * M + m] = (float)s;
         }
 }
 
 int main(void) {
     static float w[M * K], x[N * K];
-    for (int i = 0; i < M * K; i++) w[i] = frand();
-    for (int i = 0; i < N * K; i++) x[i] = frand();
+    for (int i = 0; i < M * K; i++)
+        w[i] = frand();
+    for (int i = 0; i < N * K; i++)
+        x[i] = frand();
 
     // Quantize the weights with ggml, dequantize them with our own code: the
     // reference then multiplies exactly the values the backend sees.
-    size_t  q_size = ggml_row_size(GGML_TYPE_Q4_0, K) * M;
-    uint8_t * wq   = malloc(q_size);
-    float *   wdq  = malloc(sizeof(float) * M * K);
+    size_t    q_size = ggml_row_size(GGML_TYPE_Q4_0, K) * M;
+    uint8_t * wq     = malloc(q_size);
+    float *   wdq    = malloc(sizeof(float) * M * K);
     ggml_quantize_chunk(GGML_TYPE_Q4_0, w, wq, 0, M, K, NULL);
     dequant_q4_0(wq, wdq, M * K);
 
-    struct ggml_init_params ip = { .mem_size = 64 * ggml_tensor_overhead() + ggml_graph_overhead(), .no_alloc = true };
+    struct ggml_init_params ip  = {.mem_size = 64 * ggml_tensor_overhead() + ggml_graph_overhead(), .no_alloc = true};
     struct ggml_context *   ctx = ggml_init(ip);
 
     struct ggml_tensor * tw   = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, M);
@@ -132,7 +135,7 @@ int main(void) {
     }
 
     static float got[M * N], want[M * N], logits[M * N];
-    int ok = 1;
+    int          ok = 1;
 
     ref_matmul(w, x, want);
     ggml_backend_tensor_get(mm, got, 0, sizeof got);
@@ -147,19 +150,24 @@ int main(void) {
     static float norm_want[N * K], norm_got[N * K];
     for (int n = 0; n < N; n++) {
         double ss = 0;
-        for (int k = 0; k < K; k++) ss += (double) x[n * K + k] * x[n * K + k];
-        float scale = (float) (1.0 / sqrt(ss / K + 1e-6));
-        for (int k = 0; k < K; k++) norm_want[n * K + k] = x[n * K + k] * scale;
+        for (int k = 0; k < K; k++)
+            ss += (double)x[n * K + k] * x[n * K + k];
+        float scale = (float)(1.0 / sqrt(ss / K + 1e-6));
+        for (int k = 0; k < K; k++)
+            norm_want[n * K + k] = x[n * K + k] * scale;
     }
     ggml_backend_tensor_get(norm, norm_got, 0, sizeof norm_got);
     ok &= check("rms_norm", norm_want, norm_got, N * K, 1e-7);
 
     for (int n = 0; n < N; n++) {
-        float * row = logits + n * M, mx = row[0];
-        for (int m = 1; m < M; m++) mx = row[m] > mx ? row[m] : mx;
+        float *row = logits + n * M, mx = row[0];
+        for (int m = 1; m < M; m++)
+            mx = row[m] > mx ? row[m] : mx;
         double sum = 0;
-        for (int m = 0; m < M; m++) sum += exp(row[m] - mx);
-        for (int m = 0; m < M; m++) want[n * M + m] = (float) (exp(row[m] - mx) / sum);
+        for (int m = 0; m < M; m++)
+            sum += exp(row[m] - mx);
+        for (int m = 0; m < M; m++)
+            want[n * M + m] = (float)(exp(row[m] - mx) / sum);
     }
     ggml_backend_tensor_get(sm, got, 0, sizeof got);
     ok &= check("soft_max", want, got, M * N, 1e-7);

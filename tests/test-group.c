@@ -36,12 +36,12 @@ struct net {
 static void fill(float * v, int64_t n, unsigned seed, float scale) {
     srand(seed);
     for (int64_t i = 0; i < n; i++) {
-        v[i] = ((float) rand() / RAND_MAX * 2 - 1) * scale;
+        v[i] = ((float)rand() / RAND_MAX * 2 - 1) * scale;
     }
 }
 
 static int net_init(struct net * m, ggml_backend_buffer_type_t buft, int n_tok) {
-    struct ggml_init_params wp = { 4 * ggml_tensor_overhead(), NULL, true };
+    struct ggml_init_params wp = {4 * ggml_tensor_overhead(), NULL, true};
     m->wctx                    = ggml_init(wp);
     m->w                       = ggml_new_tensor_2d(m->wctx, GGML_TYPE_F16, D, D);
     m->g                       = ggml_new_tensor_1d(m->wctx, GGML_TYPE_F32, D);
@@ -58,7 +58,7 @@ static int net_init(struct net * m, ggml_backend_buffer_type_t buft, int n_tok) 
     fill(v, D, 8, 1.0f);
     ggml_backend_tensor_set(m->g, v, 0, sizeof(float) * D);
 
-    struct ggml_init_params ip = { 32 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_init_params ip = {32 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true};
     m->ctx                     = ggml_init(ip);
     m->x                       = ggml_new_tensor_2d(m->ctx, GGML_TYPE_F32, D, n_tok);
     ggml_set_input(m->x);
@@ -81,11 +81,11 @@ static void net_free(struct net * m) {
 }
 
 static int net_run(struct net * m, ggml_backend_t backend, const float * x, float * out, int n_tok) {
-    ggml_backend_tensor_set(m->x, x, 0, sizeof(float) * D * (size_t) n_tok);
+    ggml_backend_tensor_set(m->x, x, 0, sizeof(float) * D * (size_t)n_tok);
     if (ggml_backend_graph_compute(backend, m->gf) != GGML_STATUS_SUCCESS) {
         return -1;
     }
-    ggml_backend_tensor_get(m->out, out, 0, sizeof(float) * D * (size_t) n_tok);
+    ggml_backend_tensor_get(m->out, out, 0, sizeof(float) * D * (size_t)n_tok);
     return 0;
 }
 
@@ -105,31 +105,32 @@ int main(void) {
         return 1;
     }
     int              failures = 0;
-    static const int toks[]   = { 1, 3, 7, 64 };
+    static const int toks[]   = {1, 3, 7, 64};
     for (size_t t = 0; t < sizeof toks / sizeof toks[0]; t++) {
         const int  n = toks[t];
         struct net mg, m1, mc;
-        if (net_init(&mg, ggml_backend_get_default_buffer_type(bg), n) || net_init(&m1, ggml_backend_get_default_buffer_type(b1), n) ||
+        if (net_init(&mg, ggml_backend_get_default_buffer_type(bg), n) ||
+            net_init(&m1, ggml_backend_get_default_buffer_type(b1), n) ||
             net_init(&mc, ggml_backend_cpu_buffer_type(), n)) {
             printf("FAIL: allocation\n");
             return 1;
         }
-        float * x  = malloc(sizeof(float) * D * (size_t) n);
-        float * og = malloc(sizeof(float) * D * (size_t) n);
-        float * o1 = malloc(sizeof(float) * D * (size_t) n);
-        float * oc = malloc(sizeof(float) * D * (size_t) n);
+        float * x  = malloc(sizeof(float) * D * (size_t)n);
+        float * og = malloc(sizeof(float) * D * (size_t)n);
+        float * o1 = malloc(sizeof(float) * D * (size_t)n);
+        float * oc = malloc(sizeof(float) * D * (size_t)n);
         for (int it = 0; it < 3; it++) {
-            fill(x, (int64_t) D * n, 100 + (unsigned) it, 1.0f);
+            fill(x, (int64_t)D * n, 100 + (unsigned)it, 1.0f);
             if (net_run(&mg, bg, x, og, n) || net_run(&m1, b1, x, o1, n) || net_run(&mc, cpu, x, oc, n)) {
                 printf("FAIL: compute (tokens %d)\n", n);
                 failures++;
                 continue;
             }
             double err = 0, ref = 0, maxd = 0;
-            for (int64_t i = 0; i < (int64_t) D * n; i++) {
-                err += (og[i] - oc[i]) * (double) (og[i] - oc[i]);
-                ref += oc[i] * (double) oc[i];
-                double d = fabs((double) og[i] - o1[i]);
+            for (int64_t i = 0; i < (int64_t)D * n; i++) {
+                err += (og[i] - oc[i]) * (double)(og[i] - oc[i]);
+                ref += oc[i] * (double)oc[i];
+                double d = fabs((double)og[i] - o1[i]);
                 maxd     = d > maxd ? d : maxd;
             }
             double nmse = err / (ref > 0 ? ref : 1);

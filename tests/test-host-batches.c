@@ -20,7 +20,7 @@ struct raw {
 };
 
 static struct htp_tensor raw_f32(uint16_t bi, uint64_t offset, int64_t n0, int64_t n1) {
-    struct htp_tensor t = { 0 };
+    struct htp_tensor t = {0};
     t.data              = offset;
     t.type              = HTP_TYPE_F32;
     t.bi                = bi;
@@ -32,7 +32,7 @@ static struct htp_tensor raw_f32(uint16_t bi, uint64_t offset, int64_t n0, int64
     t.nb[1]             = 4 * n0;
     t.nb[2]             = 4 * n0 * n1;
     t.nb[3]             = t.nb[2];
-    t.size              = (uint64_t) t.nb[2];
+    t.size              = (uint64_t)t.nb[2];
     return t;
 }
 
@@ -40,7 +40,7 @@ static struct htp_tensor raw_f32(uint16_t bi, uint64_t offset, int64_t n0, int64
 static void raw_good(struct raw * r) {
     memset(r, 0, sizeof *r);
     r->n_bufs        = 1;
-    r->bufs[0].base  = (uint64_t) (uintptr_t) htp_buffer_base(buf);
+    r->bufs[0].base  = (uint64_t)(uintptr_t)htp_buffer_base(buf);
     r->bufs[0].size  = htp_buffer_size(buf);
     r->bufs[0].fd    = htp_buffer_fd(buf);
     r->n_tensors     = 2;
@@ -62,7 +62,7 @@ static int raw_push(const struct raw * r, uint32_t n_bufs, uint32_t n_tensors, u
     static uint8_t img[sizeof(struct raw)];
     uint64_t       n = 0;
     // Lay out the tables we have (never more than our arrays hold); the counts may claim more.
-    uint32_t       nb = r->n_bufs, nt = r->n_tensors, no = r->n_ops;
+    uint32_t nb = r->n_bufs, nt = r->n_tensors, no = r->n_ops;
     memcpy(img + n, r->bufs, sizeof r->bufs[0] * nb);
     n += sizeof r->bufs[0] * nb;
     memcpy(img + n, r->tensors, sizeof r->tensors[0] * nt);
@@ -76,12 +76,12 @@ static int raw_push(const struct raw * r, uint32_t n_bufs, uint32_t n_tensors, u
 static int good_batch(void) {
     struct htp_op_tensor src = test_f32(buf, 8192, 64, 1);
     struct htp_op_tensor dst = test_f32(buf, 8192 + 4096, 64, 1);
-    float *              s   = (float *) (htp_buffer_base(buf) + 8192);
-    float *              d   = (float *) (htp_buffer_base(buf) + 8192 + 4096);
+    float *              s   = (float *)(htp_buffer_base(buf) + 8192);
+    float *              d   = (float *)(htp_buffer_base(buf) + 8192 + 4096);
     static float         k   = 1.0f;
     k += 1.0f;
     for (int i = 0; i < 64; i++) {
-        s[i] = k * (float) i;
+        s[i] = k * (float)i;
         d[i] = -1.0f;
     }
     int rc = test_enqueue_cpy(sess, &src, &dst);
@@ -89,7 +89,7 @@ static int good_batch(void) {
         rc = htp_session_flush_sync(sess);
     }
     for (int i = 0; rc == 0 && i < 64; i++) {
-        if (d[i] != k * (float) i) {
+        if (d[i] != k * (float)i) {
             return -1;
         }
     }
@@ -98,15 +98,15 @@ static int good_batch(void) {
 
 static void expect_refused(const char * what, const struct raw * r, uint32_t n_bufs, uint32_t n_tensors,
                            uint32_t n_ops) {
-    struct htp_opbatch_rsp rsp = { 0 };
+    struct htp_opbatch_rsp rsp = {0};
     int                    rc  = raw_push(r, n_bufs, n_tensors, n_ops, &rsp);
     CHECK(rc == 0, "%s: raw push failed: %s", what, htp_status_str(rc));
     CHECK(rsp.status == HTP_STATUS_INVAL_PARAMS, "%s: answered %s, want inval-params", what,
-          htp_status_str((int) rsp.status));
+          htp_status_str((int)rsp.status));
     CHECK(rsp.n_done == 0, "%s: %u ops ran", what, rsp.n_done);
     int g = good_batch();
     CHECK(g == 0, "%s: the next good batch failed: %d (%s)", what, g, htp_session_error(sess));
-    printf("  %-44s -> %s, next batch %s\n", what, htp_status_str((int) rsp.status), g == 0 ? "ok" : "FAILED");
+    printf("  %-44s -> %s, next batch %s\n", what, htp_status_str((int)rsp.status), g == 0 ? "ok" : "FAILED");
 }
 
 static void test_round_trips(void) {
@@ -122,7 +122,7 @@ static void test_round_trips(void) {
     CHECK(htp_session_last_profile(sess, &rsp, &prof, &n) == 0, "no profile");
     CHECK(rsp.status == HTP_STATUS_OK && rsp.n_ops == 3 && rsp.n_done == 3 && rsp.seq == 1,
           "NOP rsp: status %u n_ops %u n_done %u seq %llu", rsp.status, rsp.n_ops, rsp.n_done,
-          (unsigned long long) rsp.seq);
+          (unsigned long long)rsp.seq);
     CHECK(n == 3 && prof, "NOP profile entries %u", n);
     for (uint32_t i = 0; prof && i < n; i++) {
         CHECK(prof[i].opcode == HTP_OP_NOP && prof[i].status == HTP_STATUS_OK, "NOP prof %u: opcode %u status %u", i,
@@ -130,17 +130,17 @@ static void test_round_trips(void) {
     }
 
     printf("CPY batch (1M floats) round trip with profile\n");
-    const int64_t        n_el = 1 << 18;  // 1 MiB of f32: src at 0, dst at 1 MiB... within a 3 MiB buffer
-    struct htp_buffer *  big  = NULL;
-    CHECK(htp_buffer_alloc(sess, (size_t) n_el * 4 * 2, 0, &big) == 0, "alloc");
-    float * s = (float *) htp_buffer_base(big);
+    const int64_t       n_el = 1 << 18;  // 1 MiB of f32: src at 0, dst at 1 MiB... within a 3 MiB buffer
+    struct htp_buffer * big  = NULL;
+    CHECK(htp_buffer_alloc(sess, (size_t)n_el * 4 * 2, 0, &big) == 0, "alloc");
+    float * s = (float *)htp_buffer_base(big);
     float * d = s + n_el;
     for (int64_t i = 0; i < n_el; i++) {
-        s[i] = (float) (i % 1000) * 0.5f;
+        s[i] = (float)(i % 1000) * 0.5f;
         d[i] = -1.0f;
     }
     struct htp_op_tensor src = test_f32(big, 0, 1024, n_el / 1024);
-    struct htp_op_tensor dst = test_f32(big, (uint64_t) n_el * 4, 1024, n_el / 1024);
+    struct htp_op_tensor dst = test_f32(big, (uint64_t)n_el * 4, 1024, n_el / 1024);
     struct htp_opnode    nop = test_op(HTP_OP_NOP);
     CHECK(test_enqueue_cpy(sess, &src, &dst) == 0, "enqueue CPY");
     CHECK(htp_session_enqueue(sess, &nop) == 0, "enqueue NOP");
@@ -149,7 +149,7 @@ static void test_round_trips(void) {
     for (int64_t i = 0; i < n_el; i++) {
         bad += d[i] != s[i];
     }
-    CHECK(bad == 0, "CPY: %lld elements wrong", (long long) bad);
+    CHECK(bad == 0, "CPY: %lld elements wrong", (long long)bad);
     CHECK(htp_session_last_profile(sess, &rsp, &prof, &n) == 0 && n == 2 && prof, "CPY profile");
     if (prof && n == 2) {
         CHECK(prof[0].opcode == HTP_OP_CPY && prof[0].status == HTP_STATUS_OK, "CPY prof: opcode %u status %u",
@@ -157,10 +157,10 @@ static void test_round_trips(void) {
         CHECK(prof[0].usecs > 0, "CPY of 1 MiB took 0 us");
         CHECK(prof[0].n_threads >= 1, "CPY ran on %u threads", prof[0].n_threads);
         CHECK(prof[1].opcode == HTP_OP_NOP, "prof[1] opcode %u", prof[1].opcode);
-        CHECK(rsp.usecs >= prof[0].usecs, "batch usecs %llu < op usecs %llu", (unsigned long long) rsp.usecs,
-              (unsigned long long) prof[0].usecs);
-        printf("  CPY 1 MiB: %llu us on %u threads, batch %llu us, %llu cycles\n", (unsigned long long) prof[0].usecs,
-               prof[0].n_threads, (unsigned long long) rsp.usecs, (unsigned long long) prof[0].cycles);
+        CHECK(rsp.usecs >= prof[0].usecs, "batch usecs %llu < op usecs %llu", (unsigned long long)rsp.usecs,
+              (unsigned long long)prof[0].usecs);
+        printf("  CPY 1 MiB: %llu us on %u threads, batch %llu us, %llu cycles\n", (unsigned long long)prof[0].usecs,
+               prof[0].n_threads, (unsigned long long)rsp.usecs, (unsigned long long)prof[0].cycles);
     }
     htp_buffer_unref(big);
 }
@@ -168,7 +168,7 @@ static void test_round_trips(void) {
 static int n_trace_lines;
 
 static void count_traces(enum ggml_log_level level, const char * text, void * ud) {
-    (void) ud;
+    (void)ud;
     if (strstr(text, "trace-evt")) {
         n_trace_lines++;
     } else if (level == GGML_LOG_LEVEL_ERROR || level == GGML_LOG_LEVEL_WARN) {
@@ -181,11 +181,11 @@ static void test_traces(void) {
     printf("profile mode 3: trace events read back\n");
     struct htp_session_params p;
     htp_session_params_default(&p, 0, 1);
-    p.batch_ops              = 16;
-    p.profile                = 3;
-    p.n_traces               = 32;
-    struct htp_session * s3  = NULL;
-    int                  rc  = htp_session_open(&p, &s3);
+    p.batch_ops             = 16;
+    p.profile               = 3;
+    p.n_traces              = 32;
+    struct htp_session * s3 = NULL;
+    int                  rc = htp_session_open(&p, &s3);
     CHECK(rc == 0, "open with tracing: %s", htp_status_str(rc));
     if (rc) {
         return;
@@ -207,7 +207,7 @@ static void test_bad_descriptors(void) {
     raw_good(&r);
     struct htp_opbatch_rsp rsp;
     CHECK(raw_push(&r, r.n_bufs, r.n_tensors, r.n_ops, &rsp) == 0 && rsp.status == HTP_STATUS_OK,
-          "the well-formed raw batch was refused (%s)", htp_status_str((int) rsp.status));
+          "the well-formed raw batch was refused (%s)", htp_status_str((int)rsp.status));
 
     raw_good(&r);
     r.tensors[1].bi = 1;
@@ -230,7 +230,7 @@ static void test_bad_descriptors(void) {
     expect_refused("tensor into the guard page", &r, r.n_bufs, r.n_tensors, r.n_ops);
 
     raw_good(&r);
-    r.tensors[0] = raw_f32(0, 65536, 256, 2);
+    r.tensors[0]       = raw_f32(0, 65536, 256, 2);
     r.tensors[0].nb[1] = -1024;
     r.tensors[1]       = raw_f32(0, 4096, 256, 2);
     expect_refused("negative stride", &r, r.n_bufs, r.n_tensors, r.n_ops);
@@ -244,7 +244,7 @@ static void test_bad_descriptors(void) {
     expect_refused("overflowing strides", &r, r.n_bufs, r.n_tensors, r.n_ops);
 
     raw_good(&r);
-    r.tensors[0].ne[0] = (int64_t) 1 << 61;
+    r.tensors[0].ne[0] = (int64_t)1 << 61;
     r.tensors[0].ne[1] = 8;
     expect_refused("overflowing element count", &r, r.n_bufs, r.n_tensors, r.n_ops);
 
@@ -278,7 +278,7 @@ static void test_bad_descriptors(void) {
     expect_refused("n_ops over HTP_OP_MAX_OPS", &r, r.n_bufs, r.n_tensors, HTP_OP_MAX_OPS + 1);
 
     // Within the limits, but the tables would run past the end of the slot.
-    uint64_t slot = htp_session_slot_size(sess);
+    uint64_t slot  = htp_session_slot_size(sess);
     uint32_t n_ops = 1;
     while (htp_slot_layout(1, 2, n_ops, htp_session_n_threads(sess), 0).end <= slot) {
         n_ops *= 2;

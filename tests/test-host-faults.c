@@ -44,11 +44,10 @@ static void test_kill_mid_batch(void) {
     int64_t t0 = test_now_us();
     int     rc = htp_session_flush_sync(s);
     int64_t dt = test_now_us() - t0;
-    printf("  pending flush failed after %lld us: %s\n", (long long) dt, htp_session_error(s));
+    printf("  pending flush failed after %lld us: %s\n", (long long)dt, htp_session_error(s));
     CHECK(rc == HTP_STATUS_NPU_DEAD, "pending flush returned %s", htp_status_str(rc));
-    CHECK(dt < 1000000, "death noticed after %lld us", (long long) dt);
-    CHECK(strstr(htp_session_error(s), "HTP0") != NULL, "error does not name the session: '%s'",
-          htp_session_error(s));
+    CHECK(dt < 1000000, "death noticed after %lld us", (long long)dt);
+    CHECK(strstr(htp_session_error(s), "HTP0") != NULL, "error does not name the session: '%s'", htp_session_error(s));
 
     printf("  later calls fail at once\n");
     t0 = test_now_us();
@@ -61,7 +60,7 @@ static void test_kill_mid_batch(void) {
     CHECK(htp_session_map_buffer(s, other) == HTP_STATUS_NPU_DEAD, "map after death");
     CHECK(htp_session_fence_wait(s, slot, 1, 1000000, NULL) == HTP_STATUS_NPU_DEAD, "fence wait after death");
     dt = test_now_us() - t0;
-    CHECK(dt < 100000, "calls on a dead NPU took %lld us", (long long) dt);
+    CHECK(dt < 100000, "calls on a dead NPU took %lld us", (long long)dt);
 
     printf("  close releases everything\n");
     htp_buffer_unref(other);
@@ -72,7 +71,7 @@ static void test_kill_mid_batch(void) {
     size_t n_bufs = 1, n_bytes = 1;
     htp_buffer_stats(&n_bufs, &n_bytes);
     CHECK(n_bufs == 0 && n_bytes == 0, "%zu buffers left", n_bufs);
-    CHECK(kill(pid, 0) != 0 && errno == ESRCH, "NPU process %d not reaped", (int) pid);
+    CHECK(kill(pid, 0) != 0 && errno == ESRCH, "NPU process %d not reaped", (int)pid);
 
     printf("  a new session starts a new NPU\n");
     CHECK(test_open(&s, 0, 0, 0, 0) == 0, "reopen");
@@ -101,8 +100,8 @@ static void test_kill_idle(void) {
     int                  rc = htp_session_vmem_info(s, &v);
     int64_t              dt = test_now_us() - t0;
     CHECK(rc == HTP_STATUS_NPU_DEAD, "vmem info on a killed NPU: %s", htp_status_str(rc));
-    CHECK(dt < 1000000, "took %lld us", (long long) dt);
-    printf("  failed after %lld us: %s\n", (long long) dt, htp_session_error(s));
+    CHECK(dt < 1000000, "took %lld us", (long long)dt);
+    printf("  failed after %lld us: %s\n", (long long)dt, htp_session_error(s));
     htp_session_close(s);
 }
 
@@ -120,11 +119,11 @@ static void test_hung(void) {
     int                  rc = htp_session_vmem_info(s, &v);
     int64_t              dt = test_now_us() - t0;
     CHECK(rc == HTP_STATUS_NPU_DEAD, "call to a stopped NPU: %s", htp_status_str(rc));
-    CHECK(dt >= HTP_NPU_CALL_TIMEOUT_MS * 1000 && dt < (HTP_NPU_CALL_TIMEOUT_MS + 1000) * 1000,
-          "gave up after %lld us", (long long) dt);
-    printf("  gave up after %lld ms: %s\n", (long long) dt / 1000, htp_session_error(s));
+    CHECK(dt >= HTP_NPU_CALL_TIMEOUT_MS * 1000 && dt < (HTP_NPU_CALL_TIMEOUT_MS + 1000) * 1000, "gave up after %lld us",
+          (long long)dt);
+    printf("  gave up after %lld ms: %s\n", (long long)dt / 1000, htp_session_error(s));
     htp_session_close(s);
-    CHECK(kill(pid, 0) != 0 && errno == ESRCH, "hung NPU %d not killed and reaped", (int) pid);
+    CHECK(kill(pid, 0) != 0 && errno == ESRCH, "hung NPU %d not killed and reaped", (int)pid);
 }
 
 int main(void) {

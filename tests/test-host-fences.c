@@ -13,7 +13,7 @@
 
 static void fill(float * p, int n, float k) {
     for (int i = 0; i < n; i++) {
-        p[i] = k + (float) i;
+        p[i] = k + (float)i;
     }
 }
 
@@ -35,13 +35,13 @@ static void test_same_npu(void) {
     }
     struct htp_buffer * buf = NULL;
     htp_buffer_alloc(a, 1 << 16, 0, &buf);
-    float * base = (float *) htp_buffer_base(buf);
+    float * base = (float *)htp_buffer_base(buf);
     fill(base, 256, 7.0f);
 
     struct htp_fence_slot * slot = htp_session_fence_alloc(a, 1);
     uint32_t                seq  = htp_session_next_fence_seq(a);
     struct htp_op_tensor    ft, x0 = test_f32(buf, 0, 256, 1), x1 = test_f32(buf, 4096, 256, 1),
-                            x2 = test_f32(buf, 8192, 256, 1);
+                             x2 = test_f32(buf, 8192, 256, 1);
     htp_session_fence_tensor(a, slot, 1, &ft);
 
     // a: copy x0 -> x1, signal. b: wait, copy x1 -> x2.
@@ -69,7 +69,7 @@ static void test_two_npus(void) {
     CHECK(htp_npu_pid(htp_session_npu(p0)) != htp_npu_pid(htp_session_npu(p1)), "one process for two indices");
     struct htp_buffer * buf = NULL;
     htp_buffer_alloc(p0, 1 << 16, 0, &buf);
-    float * base = (float *) htp_buffer_base(buf);
+    float * base = (float *)htp_buffer_base(buf);
     fill(base, 256, 3.0f);
     for (int i = 256; i < 3 * 1024; i++) {
         base[i] = -1.0f;
@@ -78,7 +78,7 @@ static void test_two_npus(void) {
     struct htp_fence_slot * slot = htp_session_fence_alloc(p0, 1);
     uint32_t                seq  = htp_session_next_fence_seq(p0);
     struct htp_op_tensor    ft, x0 = test_f32(buf, 0, 256, 1), x1 = test_f32(buf, 4096, 256, 1),
-                            x2 = test_f32(buf, 8192, 256, 1);
+                             x2 = test_f32(buf, 8192, 256, 1);
     htp_session_fence_tensor(p0, slot, 1, &ft);
 
     // p1 first: wait, then copy x1 -> x2.
@@ -93,7 +93,7 @@ static void test_two_npus(void) {
     op.src[0]            = &x0;
     op.src[1]            = &ft;
     op.dst[0]            = &x1;
-    op.params[0]         = (int32_t) seq;
+    op.params[0]         = (int32_t)seq;
     int64_t t0           = test_now_us();
     CHECK(htp_session_enqueue(p0, &op) == 0 && htp_session_flush_async(p0) == 0, "p0 CPY_FENCE");
     CHECK(htp_session_flush_sync(p1) == 0, "p1: %s", htp_session_error(p1));
@@ -101,7 +101,7 @@ static void test_two_npus(void) {
     CHECK(htp_session_flush_sync(p0) == 0, "p0: %s", htp_session_error(p0));
     CHECK(same(base + 1024, base, 256), "CPY_FENCE copy wrong");
     CHECK(same(base + 2048, base, 256), "p1 copied before seeing p0's data");
-    printf("  p1 released %lld us after p0's push\n", (long long) dt);
+    printf("  p1 released %lld us after p0's push\n", (long long)dt);
 
     htp_session_fence_free(p0, slot, 1);
     htp_buffer_unref(buf);
@@ -133,7 +133,7 @@ static void test_host(void) {
     rc         = htp_session_fence_wait(s, &run[0], to_host, 2000000, &st);
     int64_t dt = test_now_us() - t0;
     CHECK(rc == 0 && st == HTP_STATUS_OK, "host wait: %s status %u", htp_status_str(rc), st);
-    printf("  host signal -> NPU wait -> NPU signal -> host wait: %lld us\n", (long long) dt);
+    printf("  host signal -> NPU wait -> NPU signal -> host wait: %lld us\n", (long long)dt);
     CHECK(htp_session_flush_sync(s) == 0, "batch: %s", htp_session_error(s));
 
     // A failure status travels too: the host signals a failure, the NPU's wait fails with it.

@@ -15,16 +15,16 @@ struct expect {
 };
 
 static struct expect state(struct htp_session * s) {
-    struct htp_vmem_info v  = { 0 };
+    struct htp_vmem_info v  = {0};
     int                  rc = htp_session_vmem_info(s, &v);
     CHECK(rc == 0, "%s vmem info: %s", htp_session_name(s), htp_status_str(rc));
-    return (struct expect){ v.used, v.n_maps };
+    return (struct expect){v.used, v.n_maps};
 }
 
 static void expect_state(const char * step, struct htp_session * s, struct expect want) {
     struct expect got = state(s);
     CHECK(got.used == want.used && got.maps == want.maps, "%s: %s window used %llu maps %u, want %llu / %u", step,
-          htp_session_name(s), (unsigned long long) got.used, got.maps, (unsigned long long) want.used, want.maps);
+          htp_session_name(s), (unsigned long long)got.used, got.maps, (unsigned long long)want.used, want.maps);
 }
 
 static int flush_cpy(struct htp_session * s, struct htp_buffer * from, struct htp_buffer * to) {
@@ -41,8 +41,8 @@ int main(void) {
     }
     CHECK(htp_npu_pid(htp_session_npu(s0)) == htp_npu_pid(htp_session_npu(s1)), "HTP0 and HTP0:1 on two processes");
     struct expect e0 = state(s0), e1 = state(s1);
-    printf("baseline: %s used %llu maps %u, %s used %llu maps %u\n", htp_session_name(s0),
-           (unsigned long long) e0.used, e0.maps, htp_session_name(s1), (unsigned long long) e1.used, e1.maps);
+    printf("baseline: %s used %llu maps %u, %s used %llu maps %u\n", htp_session_name(s0), (unsigned long long)e0.used,
+           e0.maps, htp_session_name(s1), (unsigned long long)e1.used, e1.maps);
     const struct expect base0 = e0, base1 = e1;
 
     struct htp_buffer *a = NULL, *b = NULL, *c = NULL;
@@ -115,19 +115,19 @@ int main(void) {
     }
     int64_t dt = test_now_us() - t0;
     CHECK(rc == HTP_STATUS_INVAL_PARAMS, "overrun answered %s", htp_status_str(rc));
-    CHECK(dt < 1000000, "took %lld us", (long long) dt);
+    CHECK(dt < 1000000, "took %lld us", (long long)dt);
     CHECK(strstr(htp_session_error(s0), "HTP0") != NULL, "error does not name the session: '%s'",
           htp_session_error(s0));
-    CHECK(htp_session_enqueue(s0, &(struct htp_opnode){ .opcode = HTP_OP_NOP }) == HTP_STATUS_INVAL_PARAMS,
+    CHECK(htp_session_enqueue(s0, &(struct htp_opnode){.opcode = HTP_OP_NOP}) == HTP_STATUS_INVAL_PARAMS,
           "later enqueue not refused with the first error");
-    printf("  refused in %lld us: %s\n", (long long) dt, htp_session_error(s0));
+    printf("  refused in %lld us: %s\n", (long long)dt, htp_session_error(s0));
     expect_state("after the refusal", s0, e0);
 
     htp_buffer_unref(c);
     e0.used -= sc, e0.maps--;
     expect_state("free c", s0, e0);
     expect_state("back to the baseline", s0, base0);
-    (void) base1;
+    (void)base1;
     htp_session_close(s0);
 
     size_t n_bufs = 0, n_bytes = 0;

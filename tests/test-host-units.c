@@ -12,18 +12,18 @@
 
 static int n_fail = 0;
 
-#define CHECK(cond, ...)                                        \
-    do {                                                        \
-        if (!(cond)) {                                          \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);         \
-            printf(__VA_ARGS__);                                \
-            printf("\n");                                       \
-            n_fail++;                                           \
-        }                                                       \
+#define CHECK(cond, ...)                                \
+    do {                                                \
+        if (!(cond)) {                                  \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+            printf(__VA_ARGS__);                        \
+            printf("\n");                               \
+            n_fail++;                                   \
+        }                                               \
     } while (0)
 
 static struct htp_op_tensor f32(const void * key, struct htp_buffer * buf, uint64_t offset, int64_t n0, int64_t n1) {
-    struct htp_op_tensor t = { 0 };
+    struct htp_op_tensor t = {0};
     t.key                  = key;
     t.buf                  = buf;
     t.offset               = offset;
@@ -36,15 +36,15 @@ static struct htp_op_tensor f32(const void * key, struct htp_buffer * buf, uint6
     t.nb[1]                = 4 * n0;
     t.nb[2]                = 4 * n0 * n1;
     t.nb[3]                = t.nb[2];
-    t.size                 = (uint64_t) t.nb[2];
+    t.size                 = (uint64_t)t.nb[2];
     return t;
 }
 
 static struct htp_opnode op2(uint32_t code, const struct htp_op_tensor * a, const struct htp_op_tensor * d) {
-    struct htp_opnode op = { 0 };
-    op.opcode        = code;
-    op.src[0]        = a;
-    op.dst[0]        = d;
+    struct htp_opnode op = {0};
+    op.opcode            = code;
+    op.src[0]            = a;
+    op.dst[0]            = d;
     return op;
 }
 
@@ -95,9 +95,9 @@ static void test_opbatch(void) {
 
     int                  k1, k2, k3;
     struct htp_op_tensor a  = f32(&k1, small, 0, 16, 4);
-    struct htp_op_tensor a2 = f32(&k2, small, 0, 16, 4);   // other key, same bytes and shape: dedup by data
-    struct htp_op_tensor a3 = f32(&k3, small, 0, 64, 1);   // same bytes, other shape: its own descriptor
-    struct htp_op_tensor d  = f32(NULL, big, 4096, 16, 4); // no key: dedup by data only
+    struct htp_op_tensor a2 = f32(&k2, small, 0, 16, 4);    // other key, same bytes and shape: dedup by data
+    struct htp_op_tensor a3 = f32(&k3, small, 0, 64, 1);    // same bytes, other shape: its own descriptor
+    struct htp_op_tensor d  = f32(NULL, big, 4096, 16, 4);  // no key: dedup by data only
     struct htp_op_tensor d2 = f32(NULL, big, 4096, 16, 4);
 
     struct htp_opnode o1 = op2(HTP_OP_CPY, &a, &d);
@@ -113,11 +113,11 @@ static void test_opbatch(void) {
     CHECK(b.ops[0].src[0] == b.ops[1].src[0] && b.ops[0].dst[0] == b.ops[1].dst[0], "dedup by data");
     CHECK(b.ops[2].src[0] != b.ops[0].src[0] && b.ops[2].dst[0] == b.ops[0].dst[0], "shape decides");
     CHECK(b.ops[0].src[1] == HTP_NO_TENSOR && b.ops[0].dst[1] == HTP_NO_TENSOR, "unused operands");
-    CHECK(b.vmem == budget, "vmem %llu", (unsigned long long) b.vmem);
+    CHECK(b.vmem == budget, "vmem %llu", (unsigned long long)b.vmem);
 
     // A third buffer busts the vmem budget.
     struct htp_op_tensor m  = f32(NULL, mid, 0, 8, 8);
-    struct htp_opnode        o4 = op2(HTP_OP_CPY, &a, &m);
+    struct htp_opnode    o4 = op2(HTP_OP_CPY, &a, &m);
     CHECK(!htp_opbatch_fits(&b, &o4), "vmem budget not enforced");
     // An op on buffers already in the batch fits.
     CHECK(htp_opbatch_fits(&b, &o2), "known buffers refused");
@@ -159,7 +159,7 @@ static void test_opbatch(void) {
     struct htp_opnode oy = op2(HTP_OP_CPY, &mt[0], &mt[1]);
     CHECK(htp_opbatch_fits(&b, &oy), "known buffers refused at the limit");
     struct htp_op_tensor nobuf = f32(NULL, NULL, 0, 4, 1);
-    struct htp_opnode        oz    = op2(HTP_OP_CPY, &nobuf, &mt[0]);
+    struct htp_opnode    oz    = op2(HTP_OP_CPY, &nobuf, &mt[0]);
     CHECK(htp_opbatch_add(&b, &oz) != 0, "operand without buffer accepted");
     for (int i = 0; i <= HTP_OP_MAX_BUFS; i++) {
         htp_buffer_unref(many[i]);
@@ -169,9 +169,9 @@ static void test_opbatch(void) {
     // Tensor table limit: 1 op -> 16 tensors max; 10 distinct inputs + 2 outputs fit once.
     CHECK(htp_opbatch_init(&b, NULL, 1, ~0ull) == 0, "init 3");
     struct htp_op_tensor ts[16];
-    struct htp_opnode        big_op = { .opcode = HTP_OP_ADD };
+    struct htp_opnode    big_op = {.opcode = HTP_OP_ADD};
     for (int i = 0; i < 12; i++) {
-        ts[i] = f32(NULL, big, (uint64_t) i * 4096, 4, 1);
+        ts[i] = f32(NULL, big, (uint64_t)i * 4096, 4, 1);
     }
     for (int i = 0; i < HTP_OP_MAX_INPUTS; i++) {
         big_op.src[i] = &ts[i];
@@ -196,14 +196,14 @@ static void test_fences(void) {
     memset(mem, 0xff, sizeof mem);
     struct htp_fence_slot * s1 = htp_fence_alloc(&pool, 1);
     struct htp_fence_slot * s4 = htp_fence_alloc(&pool, 4);
-    CHECK(s1 == (void *) mem && s4 == (void *) (mem + 64), "first fit %p %p", (void *) s1, (void *) s4);
+    CHECK(s1 == (void *)mem && s4 == (void *)(mem + 64), "first fit %p %p", (void *)s1, (void *)s4);
     CHECK(s4[3].seq == 0 && s4[3].status == 0, "run not zeroed");
     htp_fence_release(&pool, s1, 1);
     struct htp_fence_slot * s2 = htp_fence_alloc(&pool, 2);
-    CHECK(s2 == (void *) (mem + 5 * 64), "a 2-run must skip the 1-slot hole, got slot %ld",
-          (long) (((uint8_t *) s2 - mem) / 64));
+    CHECK(s2 == (void *)(mem + 5 * 64), "a 2-run must skip the 1-slot hole, got slot %ld",
+          (long)(((uint8_t *)s2 - mem) / 64));
     struct htp_fence_slot * s1b = htp_fence_alloc(&pool, 1);
-    CHECK(s1b == (void *) mem, "freed slot reused");
+    CHECK(s1b == (void *)mem, "freed slot reused");
     CHECK(htp_fence_alloc(&pool, 194) == NULL, "more than free accepted");
     struct htp_fence_slot * rest = htp_fence_alloc(&pool, 193);
     CHECK(rest != NULL && pool.n_used == 200, "exact fill");

@@ -17,7 +17,7 @@ static int n_fail = 0;
 
 // Quiet logger: errors and warnings only (profiles are logged at debug level).
 static inline void test_log(enum ggml_log_level level, const char * text, void * ud) {
-    (void) ud;
+    (void)ud;
     if (level == GGML_LOG_LEVEL_ERROR || level == GGML_LOG_LEVEL_WARN || getenv("TEST_VERBOSE")) {
         fputs(text, stderr);
     }
@@ -51,12 +51,12 @@ static inline int test_result(const char * name) {
 static inline int64_t test_now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 // A contiguous f32 operand of n0 x n1 elements at offset in buf.
 static inline struct htp_op_tensor test_f32(struct htp_buffer * buf, uint64_t offset, int64_t n0, int64_t n1) {
-    struct htp_op_tensor t = { 0 };
+    struct htp_op_tensor t = {0};
     t.buf                  = buf;
     t.offset               = offset;
     t.type                 = HTP_TYPE_F32;
@@ -68,12 +68,12 @@ static inline struct htp_op_tensor test_f32(struct htp_buffer * buf, uint64_t of
     t.nb[1]                = 4 * n0;
     t.nb[2]                = 4 * n0 * n1;
     t.nb[3]                = t.nb[2];
-    t.size                 = (uint64_t) t.nb[2];
+    t.size                 = (uint64_t)t.nb[2];
     return t;
 }
 
 static inline struct htp_opnode test_op(uint32_t opcode) {
-    struct htp_opnode op = { 0 };
+    struct htp_opnode op = {0};
     op.opcode            = opcode;
     return op;
 }
@@ -91,7 +91,7 @@ static inline int test_enqueue_fence(struct htp_session * s, const struct htp_op
                                      int signal) {
     struct htp_opnode op = test_op(HTP_OP_FENCE);
     op.src[0]            = fence;
-    op.params[0]         = (int32_t) seq;
+    op.params[0]         = (int32_t)seq;
     op.params[1]         = signal;
     return htp_session_enqueue(s, &op);
 }

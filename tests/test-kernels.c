@@ -114,30 +114,30 @@ enum init_kind {
 };
 
 struct leaf {
-    struct ggml_tensor *t;
-    enum init_kind      kind;
-    int64_t             arg;
+    struct ggml_tensor * t;
+    enum init_kind       kind;
+    int64_t              arg;
 };
 
 #define MAX_LEAVES 16
 static struct leaf g_leaves[MAX_LEAVES];
 static int         g_n_leaves;
 
-static struct ggml_tensor *leaf4(struct ggml_context *ctx, enum ggml_type type, int64_t ne0, int64_t ne1, int64_t ne2,
-                                 int64_t ne3, enum init_kind kind, int64_t arg) {
-    struct ggml_tensor *t = ggml_new_tensor_4d(ctx, type, ne0, ne1, ne2, ne3);
+static struct ggml_tensor * leaf4(struct ggml_context * ctx, enum ggml_type type, int64_t ne0, int64_t ne1, int64_t ne2,
+                                  int64_t ne3, enum init_kind kind, int64_t arg) {
+    struct ggml_tensor * t = ggml_new_tensor_4d(ctx, type, ne0, ne1, ne2, ne3);
     if (g_n_leaves < MAX_LEAVES) {
         g_leaves[g_n_leaves++] = (struct leaf){t, kind, arg};
     }
     return t;
 }
 
-static struct ggml_tensor *leaf(struct ggml_context *ctx, enum ggml_type type, const int64_t ne[4],
-                                enum init_kind kind) {
+static struct ggml_tensor * leaf(struct ggml_context * ctx, enum ggml_type type, const int64_t ne[4],
+                                 enum init_kind kind) {
     return leaf4(ctx, type, ne[0], ne[1], ne[2], ne[3], kind, 0);
 }
 
-static void put_f(struct ggml_tensor *t, size_t i, float v) {  // contiguous element i
+static void put_f(struct ggml_tensor * t, size_t i, float v) {  // contiguous element i
     if (t->type == GGML_TYPE_F32) {
         ((float *)t->data)[i] = v;
     } else {
@@ -145,7 +145,7 @@ static void put_f(struct ggml_tensor *t, size_t i, float v) {  // contiguous ele
     }
 }
 
-static void put_i(struct ggml_tensor *t, size_t i, int64_t v) {
+static void put_i(struct ggml_tensor * t, size_t i, int64_t v) {
     if (t->type == GGML_TYPE_I64) {
         ((int64_t *)t->data)[i] = v;
     } else {
@@ -153,9 +153,9 @@ static void put_i(struct ggml_tensor *t, size_t i, int64_t v) {
     }
 }
 
-static void init_leaf(const struct leaf *l) {
-    struct ggml_tensor *t = l->t;
-    const size_t        n = (size_t)ggml_nelements(t);
+static void init_leaf(const struct leaf * l) {
+    struct ggml_tensor * t = l->t;
+    const size_t         n = (size_t)ggml_nelements(t);
     switch (l->kind) {
         case INIT_RAND:
             for (size_t i = 0; i < n; i++)
@@ -185,7 +185,7 @@ static void init_leaf(const struct leaf *l) {
             break;
         case INIT_UNIQUE: {
             // Partial Fisher-Yates per row: ne0 distinct values out of arg.
-            int64_t *perm = malloc(sizeof(int64_t) * (size_t)l->arg);
+            int64_t * perm = malloc(sizeof(int64_t) * (size_t)l->arg);
             for (size_t r = 0; r < n / (size_t)t->ne[0]; r++) {
                 for (int64_t j = 0; j < l->arg; j++)
                     perm[j] = j;
@@ -202,7 +202,7 @@ static void init_leaf(const struct leaf *l) {
     }
 }
 
-static struct ggml_context *new_ctx(void) {
+static struct ggml_context * new_ctx(void) {
     struct ggml_init_params p = {ggml_tensor_overhead() * 64 + ggml_graph_overhead(), NULL, true};
     g_n_leaves                = 0;
     return ggml_init(p);
@@ -217,11 +217,11 @@ enum dst_layout {
     DST_COUNT
 };
 
-static const char *layout_name[DST_COUNT] = {"same", "padded", "swap12", "strided"};
+static const char * layout_name[DST_COUNT] = {"same", "padded", "swap12", "strided"};
 
-static float get_elem(const uint8_t *base, const int64_t nb[4], enum ggml_type type, int64_t i0, int64_t i1, int64_t i2,
-                      int64_t i3) {
-    const uint8_t *p = base + i0 * nb[0] + i1 * nb[1] + i2 * nb[2] + i3 * nb[3];
+static float get_elem(const uint8_t * base, const int64_t nb[4], enum ggml_type type, int64_t i0, int64_t i1,
+                      int64_t i2, int64_t i3) {
+    const uint8_t * p = base + i0 * nb[0] + i1 * nb[1] + i2 * nb[2] + i3 * nb[3];
     if (type == GGML_TYPE_F32) {
         float f;
         memcpy(&f, p, 4);
@@ -232,7 +232,7 @@ static float get_elem(const uint8_t *base, const int64_t nb[4], enum ggml_type t
     return ggml_fp16_to_fp32(h);
 }
 
-static struct htp_tensor_view view_of(const struct ggml_tensor *t) {
+static struct htp_tensor_view view_of(const struct ggml_tensor * t) {
     struct htp_tensor_view v;
     memset(&v, 0, sizeof v);
     v.data   = t->data;
@@ -251,7 +251,7 @@ struct serial_pool {
 };
 
 // Runs the slices one after another, last first.
-static void serial_run(void *pool, htp_job_fn job, void *arg) {
+static void serial_run(void * pool, htp_job_fn job, void * arg) {
     const uint32_t nth = ((struct serial_pool *)pool)->nth;
     for (uint32_t i = nth; i-- > 0;) {
         job(arg, i, nth);
@@ -259,21 +259,21 @@ static void serial_run(void *pool, htp_job_fn job, void *arg) {
 }
 
 struct tc {
-    char                 name[200];
-    struct ggml_context *ctx;
-    struct ggml_tensor  *out;
-    struct ggml_tensor  *alt[HTP_OP_MAX_INPUTS];  // given to our kernel instead of out->src[i]
-    enum dst_layout      layout;
-    double               max_err;
-    int                  want_check;        // expected status of check (run only if OK)
-    int                  want_run;          // expected status of run
-    int                  no_ref;            // don't compute or compare (refusal tests)
-    size_t               vtcm_size;         // 0: 8 MiB
-    int32_t              params_patch_idx;  // >= 0: params[idx] = params_patch_val
-    int32_t              params_patch_val;
+    char                  name[200];
+    struct ggml_context * ctx;
+    struct ggml_tensor *  out;
+    struct ggml_tensor *  alt[HTP_OP_MAX_INPUTS];  // given to our kernel instead of out->src[i]
+    enum dst_layout       layout;
+    double                max_err;
+    int                   want_check;        // expected status of check (run only if OK)
+    int                   want_run;          // expected status of run
+    int                   no_ref;            // don't compute or compare (refusal tests)
+    size_t                vtcm_size;         // 0: 8 MiB
+    int32_t               params_patch_idx;  // >= 0: params[idx] = params_patch_val
+    int32_t               params_patch_val;
 };
 
-static void tc_init(struct tc *c, struct ggml_context *ctx, struct ggml_tensor *out) {
+static void tc_init(struct tc * c, struct ggml_context * ctx, struct ggml_tensor * out) {
     memset(c, 0, sizeof *c);
     c->ctx              = ctx;
     c->out              = out;
@@ -281,7 +281,7 @@ static void tc_init(struct tc *c, struct ggml_context *ctx, struct ggml_tensor *
     c->params_patch_idx = -1;
 }
 
-static double nmse(const float *want, const float *got, size_t n) {
+static double nmse(const float * want, const float * got, size_t n) {
     double err = 0, ref = 0;
     for (size_t i = 0; i < n; i++) {
         const double d = (double)want[i] - (double)got[i];
@@ -292,10 +292,10 @@ static double nmse(const float *want, const float *got, size_t n) {
 }
 
 // Runs case c, frees its context, counts the result.
-static void tc_run(struct tc *c) {
-    struct ggml_tensor *out      = c->out;
-    int                 ok       = 1;
-    char                why[256] = "";
+static void tc_run(struct tc * c) {
+    struct ggml_tensor * out      = c->out;
+    int                  ok       = 1;
+    char                 why[256] = "";
 
     ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(c->ctx, g_cpu);
     if (!buf) {
@@ -312,7 +312,7 @@ static void tc_run(struct tc *c) {
     const enum ggml_type dt = out->type;
     const int64_t        es = (int64_t)ggml_type_size(dt);
     int64_t              nb[4];
-    const int64_t       *ne = out->ne;
+    const int64_t *      ne = out->ne;
     switch (c->layout) {
         case DST_SAME:
             for (int i = 0; i < 4; i++)
@@ -333,12 +333,12 @@ static void tc_run(struct tc *c) {
         span += (size_t)((ne[i] > 0 ? ne[i] - 1 : 0) * nb[i]);
     span += (size_t)es;
     const size_t  alloc     = (span + 127) / 128 * 128;
-    uint8_t      *init      = aligned_alloc(128, alloc);
-    uint8_t      *mine      = aligned_alloc(128, alloc);
+    uint8_t *     init      = aligned_alloc(128, alloc);
+    uint8_t *     mine      = aligned_alloc(128, alloc);
     const int64_t n         = ggml_nelements(out);
-    float        *want      = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
-    float        *got       = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
-    uint8_t      *vtcm      = NULL;
+    float *       want      = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+    float *       got       = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+    uint8_t *     vtcm      = NULL;
     const size_t  vtcm_size = c->vtcm_size ? c->vtcm_size : (size_t)8 << 20;
     vtcm                    = aligned_alloc(128, (vtcm_size + 127) / 128 * 128);
 
@@ -350,14 +350,14 @@ static void tc_run(struct tc *c) {
             for (int64_t i2 = 0; i2 < ne[2]; i2++)
                 for (int64_t i1 = 0; i1 < ne[1]; i1++)
                     for (int64_t i0 = 0; i0 < ne[0]; i0++) {
-                        const uint8_t *s = (const uint8_t *)out->data + i0 * out->nb[0] + i1 * out->nb[1] +
-                                           i2 * out->nb[2] + i3 * out->nb[3];
+                        const uint8_t * s = (const uint8_t *)out->data + i0 * out->nb[0] + i1 * out->nb[1] +
+                                            i2 * out->nb[2] + i3 * out->nb[3];
                         memcpy(init + i0 * nb[0] + i1 * nb[1] + i2 * nb[2] + i3 * nb[3], s, (size_t)es);
                     }
     }
 
     if (!c->no_ref) {
-        struct ggml_cgraph *gf = ggml_new_graph(c->ctx);
+        struct ggml_cgraph * gf = ggml_new_graph(c->ctx);
         ggml_build_forward_expand(gf, out);
         if (ggml_backend_graph_compute(g_cpu, gf) != GGML_STATUS_SUCCESS) {
             ok = 0;
@@ -386,7 +386,7 @@ static void tc_run(struct tc *c) {
     struct htp_op_ctx      octx;
     memset(&octx, 0, sizeof octx);
     for (int i = 0; i < HTP_OP_MAX_INPUTS && i < GGML_MAX_SRC; i++) {
-        const struct ggml_tensor *s = c->alt[i] ? c->alt[i] : out->src[i];
+        const struct ggml_tensor * s = c->alt[i] ? c->alt[i] : out->src[i];
         if (s) {
             srcv[i]     = view_of(s);
             octx.src[i] = &srcv[i];
@@ -409,7 +409,7 @@ static void tc_run(struct tc *c) {
         octx.n_threads          = nths[t];
         octx.pool               = &pool;
         memcpy(mine, init, alloc);
-        const struct kernel_fns *fn = &kernel_table[desc.opcode];
+        const struct kernel_fns * fn = &kernel_table[desc.opcode];
         if (!fn->check) {
             ok = 0;
             snprintf(why, sizeof why, "no kernel for op");
@@ -462,24 +462,24 @@ static void tc_run(struct tc *c) {
     ggml_free(c->ctx);
 }
 
-static const char *tname(enum ggml_type t) {
+static const char * tname(enum ggml_type t) {
     return ggml_type_name(t);
 }
 
 // A non-contiguous view of a fresh random tensor with the given shape:
 // kind 0 padded rows (view into a wider tensor), kind 1 dims 1 and 2
 // permuted (rows packed, others strided), kind 2 transposed (dim 0 strided).
-static struct ggml_tensor *noncontig(struct ggml_context *ctx, enum ggml_type type, const int64_t ne[4], int kind,
-                                     enum init_kind init) {
+static struct ggml_tensor * noncontig(struct ggml_context * ctx, enum ggml_type type, const int64_t ne[4], int kind,
+                                      enum init_kind init) {
     if (kind == 0) {
-        struct ggml_tensor *b = leaf4(ctx, type, ne[0] + 3, ne[1], ne[2], ne[3], init, 0);
+        struct ggml_tensor * b = leaf4(ctx, type, ne[0] + 3, ne[1], ne[2], ne[3], init, 0);
         return ggml_view_4d(ctx, b, ne[0], ne[1], ne[2], ne[3], b->nb[1], b->nb[2], b->nb[3], 0);
     }
     if (kind == 1) {
-        struct ggml_tensor *b = leaf4(ctx, type, ne[0], ne[2], ne[1], ne[3], init, 0);
+        struct ggml_tensor * b = leaf4(ctx, type, ne[0], ne[2], ne[1], ne[3], init, 0);
         return ggml_permute(ctx, b, 0, 2, 1, 3);
     }
-    struct ggml_tensor *b = leaf4(ctx, type, ne[1], ne[0], ne[2], ne[3], init, 0);
+    struct ggml_tensor * b = leaf4(ctx, type, ne[1], ne[0], ne[2], ne[3], init, 0);
     return ggml_transpose(ctx, b);
 }
 
@@ -533,15 +533,15 @@ static void test_binary(void) {
                         default:
                             break;
                     }
-                    const enum init_kind i1  = ops[o] == GGML_OP_DIV ? INIT_NONZERO : INIT_RAND;
-                    struct ggml_context *ctx = new_ctx();
-                    const int            var = k % 4;
-                    struct ggml_tensor  *a   = var == 2 ? noncontig(ctx, types[ty][0], ne0, 0, INIT_RAND)
-                                                        : leaf(ctx, types[ty][0], ne0, INIT_RAND);
-                    struct ggml_tensor  *b   = var == 1   ? noncontig(ctx, types[ty][1], ne1, 2, i1)
-                                               : var == 3 ? noncontig(ctx, types[ty][1], ne1, 1, i1)
-                                                          : leaf(ctx, types[ty][1], ne1, i1);
-                    struct ggml_tensor  *out = NULL;
+                    const enum init_kind  i1  = ops[o] == GGML_OP_DIV ? INIT_NONZERO : INIT_RAND;
+                    struct ggml_context * ctx = new_ctx();
+                    const int             var = k % 4;
+                    struct ggml_tensor *  a   = var == 2 ? noncontig(ctx, types[ty][0], ne0, 0, INIT_RAND)
+                                                         : leaf(ctx, types[ty][0], ne0, INIT_RAND);
+                    struct ggml_tensor *  b   = var == 1   ? noncontig(ctx, types[ty][1], ne1, 2, i1)
+                                                : var == 3 ? noncontig(ctx, types[ty][1], ne1, 1, i1)
+                                                           : leaf(ctx, types[ty][1], ne1, i1);
+                    struct ggml_tensor *  out = NULL;
                     switch (ops[o]) {
                         case GGML_OP_ADD:
                             out = ggml_add(ctx, a, b);
@@ -578,12 +578,12 @@ static void test_scale_silu(void) {
     for (int s = 0; s < N_SHAPES; s++)
         for (int p = 0; p < 3; p++, k++) {
             // SCALE: ggml-cpu takes only contiguous F32; a non-contiguous view goes to our kernel.
-            struct ggml_context *ctx = new_ctx();
-            const int            nc  = k % 3;  // 0 contiguous, 1 padded rows, 2 transposed
-            struct ggml_tensor  *x   = nc ? noncontig(ctx, GGML_TYPE_F32, shapes[s], nc == 1 ? 0 : 2, INIT_RAND)
-                                          : leaf(ctx, GGML_TYPE_F32, shapes[s], INIT_RAND);
-            struct ggml_tensor  *out = ggml_scale_bias(ctx, nc ? ggml_cont(ctx, x) : x, sb[p][0], sb[p][1]);
-            struct tc            c;
+            struct ggml_context * ctx = new_ctx();
+            const int             nc  = k % 3;  // 0 contiguous, 1 padded rows, 2 transposed
+            struct ggml_tensor *  x   = nc ? noncontig(ctx, GGML_TYPE_F32, shapes[s], nc == 1 ? 0 : 2, INIT_RAND)
+                                           : leaf(ctx, GGML_TYPE_F32, shapes[s], INIT_RAND);
+            struct ggml_tensor *  out = ggml_scale_bias(ctx, nc ? ggml_cont(ctx, x) : x, sb[p][0], sb[p][1]);
+            struct tc             c;
             tc_init(&c, ctx, out);
             c.alt[0] = nc ? x : NULL;
             c.layout = (enum dst_layout)(k % DST_COUNT);
@@ -596,13 +596,13 @@ static void test_scale_silu(void) {
     for (int s = 0; s < N_SHAPES; s++)
         for (int ty = 0; ty < 2; ty++)
             for (int nc = 0; nc < 3; nc++, k++) {
-                const enum ggml_type t   = ty ? GGML_TYPE_F16 : GGML_TYPE_F32;
-                struct ggml_context *ctx = new_ctx();
+                const enum ggml_type  t   = ty ? GGML_TYPE_F16 : GGML_TYPE_F32;
+                struct ggml_context * ctx = new_ctx();
                 // Inputs in [-8, 8] exercise both tails of the sigmoid.
-                struct ggml_tensor *x =
+                struct ggml_tensor * x =
                     nc ? noncontig(ctx, t, shapes[s], nc - 1, INIT_WIDE) : leaf(ctx, t, shapes[s], INIT_WIDE);
-                struct ggml_tensor *out = ggml_silu(ctx, x);
-                struct tc           c;
+                struct ggml_tensor * out = ggml_silu(ctx, x);
+                struct tc            c;
                 tc_init(&c, ctx, out);
                 c.layout = (enum dst_layout)(k % DST_COUNT);
                 snprintf(c.name, sizeof c.name, "SILU %s [%lld,%lld,%lld,%lld] noncontig %d", tname(t),
@@ -619,18 +619,18 @@ static void test_glu(void) {
         for (int split = 0; split < 2; split++)
             for (int sw = 0; sw < 2; sw++)
                 for (int ty = 0; ty < 2; ty++, k++) {
-                    const enum ggml_type t   = ty ? GGML_TYPE_F16 : GGML_TYPE_F32;
-                    struct ggml_context *ctx = new_ctx();
-                    const int64_t        nc = ncs[i], rows = 1 + k % 4, ne2 = 1 + k % 2;
-                    struct ggml_tensor  *out;
+                    const enum ggml_type  t   = ty ? GGML_TYPE_F16 : GGML_TYPE_F32;
+                    struct ggml_context * ctx = new_ctx();
+                    const int64_t         nc = ncs[i], rows = 1 + k % 4, ne2 = 1 + k % 2;
+                    struct ggml_tensor *  out;
                     if (split) {
-                        struct ggml_tensor *a = leaf4(ctx, t, nc, rows, ne2, 1, INIT_RAND, 0);
-                        struct ggml_tensor *b = leaf4(ctx, t, nc, rows, ne2, 1, INIT_RAND, 0);
-                        out                   = ggml_swiglu_split(ctx, a, b);
-                        out->op_params[1]     = sw;  // ignored in split form, as ggml does
+                        struct ggml_tensor * a = leaf4(ctx, t, nc, rows, ne2, 1, INIT_RAND, 0);
+                        struct ggml_tensor * b = leaf4(ctx, t, nc, rows, ne2, 1, INIT_RAND, 0);
+                        out                    = ggml_swiglu_split(ctx, a, b);
+                        out->op_params[1]      = sw;  // ignored in split form, as ggml does
                     } else {
-                        struct ggml_tensor *a = leaf4(ctx, t, 2 * nc, rows, ne2, 1, INIT_RAND, 0);
-                        out                   = sw ? ggml_swiglu_swapped(ctx, a) : ggml_swiglu(ctx, a);
+                        struct ggml_tensor * a = leaf4(ctx, t, 2 * nc, rows, ne2, 1, INIT_RAND, 0);
+                        out                    = sw ? ggml_swiglu_swapped(ctx, a) : ggml_swiglu(ctx, a);
                     }
                     struct tc c;
                     tc_init(&c, ctx, out);
@@ -647,11 +647,11 @@ static void test_rms_norm(void) {
     for (int s = 0; s < N_SHAPES; s++)
         for (int e = 0; e < 2; e++)
             for (int nc = 0; nc < 3; nc++, k++) {
-                struct ggml_context *ctx = new_ctx();
-                struct ggml_tensor  *x   = nc ? noncontig(ctx, GGML_TYPE_F32, shapes[s], nc - 1, INIT_RAND)
-                                              : leaf(ctx, GGML_TYPE_F32, shapes[s], INIT_RAND);
-                struct ggml_tensor  *out = ggml_rms_norm(ctx, x, eps[e]);
-                struct tc            c;
+                struct ggml_context * ctx = new_ctx();
+                struct ggml_tensor *  x   = nc ? noncontig(ctx, GGML_TYPE_F32, shapes[s], nc - 1, INIT_RAND)
+                                               : leaf(ctx, GGML_TYPE_F32, shapes[s], INIT_RAND);
+                struct ggml_tensor *  out = ggml_rms_norm(ctx, x, eps[e]);
+                struct tc             c;
                 tc_init(&c, ctx, out);
                 c.layout = (enum dst_layout)(k % DST_COUNT);
                 snprintf(c.name, sizeof c.name, "RMS_NORM eps %g [%lld,%lld,%lld,%lld] noncontig %d", eps[e],
@@ -660,11 +660,11 @@ static void test_rms_norm(void) {
                 tc_run(&c);
             }
     // F16 in and out through a non-contiguous transposed input.
-    struct ggml_context *ctx   = new_ctx();
-    const int64_t        ne[4] = {40, 6, 2, 1};
-    struct ggml_tensor  *x     = noncontig(ctx, GGML_TYPE_F32, ne, 2, INIT_RAND);
-    struct ggml_tensor  *out   = ggml_rms_norm(ctx, ggml_cont(ctx, x), 1e-6f);
-    struct tc            c;
+    struct ggml_context * ctx   = new_ctx();
+    const int64_t         ne[4] = {40, 6, 2, 1};
+    struct ggml_tensor *  x     = noncontig(ctx, GGML_TYPE_F32, ne, 2, INIT_RAND);
+    struct ggml_tensor *  out   = ggml_rms_norm(ctx, ggml_cont(ctx, x), 1e-6f);
+    struct tc             c;
     tc_init(&c, ctx, out);
     c.alt[0] = x;
     c.layout = DST_STRIDED;
@@ -680,19 +680,19 @@ static void test_softmax(void) {
         for (int r = 0; r < 2; r++)
             for (int m = 0; m < 3; m++)
                 for (int v = 0; v < 4; v++, k++) {
-                    struct ggml_context *ctx   = new_ctx();
-                    const int64_t        ne[4] = {ne0s[i], rows[r][0], rows[r][1], rows[r][2]};
-                    struct ggml_tensor  *x     = leaf(ctx, GGML_TYPE_F32, ne, INIT_RAND);
-                    struct ggml_tensor  *mask  = NULL;
+                    struct ggml_context * ctx   = new_ctx();
+                    const int64_t         ne[4] = {ne0s[i], rows[r][0], rows[r][1], rows[r][2]};
+                    struct ggml_tensor *  x     = leaf(ctx, GGML_TYPE_F32, ne, INIT_RAND);
+                    struct ggml_tensor *  mask  = NULL;
                     if (m) {
                         // Mask rows beyond ne1 (as ggml pads them) and broadcast over heads in half the cases.
                         mask = leaf4(ctx, m == 1 ? GGML_TYPE_F32 : GGML_TYPE_F16, ne[0], ne[1] + 2, v % 2 ? 1 : ne[2],
                                      1, INIT_MASK, 0);
                     }
-                    const float         scale    = v >= 2 ? 0.125f : 1.0f;
-                    const float         max_bias = (m && v == 3) ? 8.0f : 0.0f;
-                    struct ggml_tensor *out      = ggml_soft_max_ext(ctx, x, mask, scale, max_bias);
-                    const int           sinks    = v == 1 || v == 2;
+                    const float          scale    = v >= 2 ? 0.125f : 1.0f;
+                    const float          max_bias = (m && v == 3) ? 8.0f : 0.0f;
+                    struct ggml_tensor * out      = ggml_soft_max_ext(ctx, x, mask, scale, max_bias);
+                    const int            sinks    = v == 1 || v == 2;
                     if (sinks) {
                         ggml_soft_max_add_sinks(out, leaf4(ctx, GGML_TYPE_F32, ne[2], 1, 1, 1, INIT_RAND, 0));
                     }
@@ -710,12 +710,12 @@ static void test_softmax(void) {
                 }
     // Non-contiguous input (ggml-cpu needs it contiguous; ours reads the view).
     for (int nc = 0; nc < 3; nc++) {
-        struct ggml_context *ctx   = new_ctx();
-        const int64_t        ne[4] = {37, 5, 3, 1};
-        struct ggml_tensor  *x     = noncontig(ctx, GGML_TYPE_F32, ne, nc, INIT_RAND);
-        struct ggml_tensor  *mask  = leaf4(ctx, GGML_TYPE_F16, 37, 8, 1, 1, INIT_MASK, 0);
-        struct ggml_tensor  *out   = ggml_soft_max_ext(ctx, ggml_cont(ctx, x), mask, 0.3f, 0.0f);
-        struct tc            c;
+        struct ggml_context * ctx   = new_ctx();
+        const int64_t         ne[4] = {37, 5, 3, 1};
+        struct ggml_tensor *  x     = noncontig(ctx, GGML_TYPE_F32, ne, nc, INIT_RAND);
+        struct ggml_tensor *  mask  = leaf4(ctx, GGML_TYPE_F16, 37, 8, 1, 1, INIT_MASK, 0);
+        struct ggml_tensor *  out   = ggml_soft_max_ext(ctx, ggml_cont(ctx, x), mask, 0.3f, 0.0f);
+        struct tc             c;
         tc_init(&c, ctx, out);
         c.alt[0] = x;
         c.layout = (enum dst_layout)nc;
@@ -737,22 +737,22 @@ static void test_rope(void) {
                             const int     n_dims = part ? (int)(ne0 / 2) : (int)ne0;
                             if (n_dims % 2 != 0)
                                 continue;
-                            const enum ggml_type t     = ty ? GGML_TYPE_F16 : GGML_TYPE_F32;
-                            struct ggml_context *ctx   = new_ctx();
-                            const int64_t        ne[4] = {ne0, 3, 5, 1};
-                            const int            nc    = k % 3 == 2;  // heads and tokens swapped in memory
-                            struct ggml_tensor  *x =
+                            const enum ggml_type  t     = ty ? GGML_TYPE_F16 : GGML_TYPE_F32;
+                            struct ggml_context * ctx   = new_ctx();
+                            const int64_t         ne[4] = {ne0, 3, 5, 1};
+                            const int             nc    = k % 3 == 2;  // heads and tokens swapped in memory
+                            struct ggml_tensor *  x =
                                 nc ? noncontig(ctx, t, ne, 1, INIT_RAND) : leaf(ctx, t, ne, INIT_RAND);
-                            struct ggml_tensor *pos = leaf4(ctx, GGML_TYPE_I32, ne[2], 1, 1, 1, INIT_IDX, 3000);
-                            struct ggml_tensor *fft = NULL;
+                            struct ggml_tensor * pos = leaf4(ctx, GGML_TYPE_I32, ne[2], 1, 1, 1, INIT_IDX, 3000);
+                            struct ggml_tensor * fft = NULL;
                             if (ff) {
                                 fft = leaf4(ctx, GGML_TYPE_F32, n_dims / 2, 1, 1, 1, INIT_NONZERO, 0);
                             }
-                            const float         freq_scale = yarn ? 0.25f : 1.0f, ext = yarn ? 1.0f : 0.0f;
-                            const float         attn = yarn ? 1.1f : 1.0f;
-                            struct ggml_tensor *out  = ggml_rope_ext(ctx, x, pos, fft, n_dims, mode, 4096, 10000.0f,
-                                                                     freq_scale, ext, attn, 32.0f, 1.0f);
-                            struct tc           c;
+                            const float          freq_scale = yarn ? 0.25f : 1.0f, ext = yarn ? 1.0f : 0.0f;
+                            const float          attn = yarn ? 1.1f : 1.0f;
+                            struct ggml_tensor * out  = ggml_rope_ext(ctx, x, pos, fft, n_dims, mode, 4096, 10000.0f,
+                                                                      freq_scale, ext, attn, 32.0f, 1.0f);
+                            struct tc            c;
                             tc_init(&c, ctx, out);
                             c.layout = (enum dst_layout)(k % DST_COUNT);
                             snprintf(c.name, sizeof c.name,
@@ -771,13 +771,13 @@ static void test_mul_mat(void) {
         for (int ki = 0; ki < 7; ki++)
             for (int mi = 0; mi < 6; mi++)
                 for (int b = 0; b < 2; b++, k++) {
-                    const enum ggml_type t = ty ? GGML_TYPE_F16 : GGML_TYPE_F32;
-                    const int64_t        K = Ks[ki], M = MN[mi][0], N = MN[mi][1];
-                    struct ggml_context *ctx    = new_ctx();
-                    const int64_t        ne0[4] = {K, M, bat[b][0], bat[b][1]};
-                    const int64_t        ne1[4] = {K, N, bat[b][2], bat[b][3]};
-                    const int            v = k % 4;  // 0 plain, 1 src1 permuted, 2 src1 transposed, 3 src0 permuted
-                    struct ggml_tensor  *w =
+                    const enum ggml_type  t = ty ? GGML_TYPE_F16 : GGML_TYPE_F32;
+                    const int64_t         K = Ks[ki], M = MN[mi][0], N = MN[mi][1];
+                    struct ggml_context * ctx    = new_ctx();
+                    const int64_t         ne0[4] = {K, M, bat[b][0], bat[b][1]};
+                    const int64_t         ne1[4] = {K, N, bat[b][2], bat[b][3]};
+                    const int             v = k % 4;  // 0 plain, 1 src1 permuted, 2 src1 transposed, 3 src0 permuted
+                    struct ggml_tensor *  w =
                         v == 3 ? noncontig(ctx, t, ne0, 1, INIT_RAND) : leaf(ctx, t, ne0, INIT_RAND);
                     struct ggml_tensor *x = NULL, *x_cpu;
                     if (v == 1) {
@@ -788,8 +788,8 @@ static void test_mul_mat(void) {
                     } else {
                         x = x_cpu = leaf(ctx, GGML_TYPE_F32, ne1, INIT_RAND);
                     }
-                    struct ggml_tensor *out = ggml_mul_mat(ctx, w, x_cpu);
-                    struct tc           c;
+                    struct ggml_tensor * out = ggml_mul_mat(ctx, w, x_cpu);
+                    struct tc            c;
                     tc_init(&c, ctx, out);
                     c.alt[1]  = x;
                     c.max_err = 5e-4;
@@ -803,14 +803,14 @@ static void test_mul_mat(void) {
     // Larger: several tiles in both directions, staged src1 split over a small scratch.
     for (int ty = 0; ty < 2; ty++)
         for (int v = 0; v < 2; v++) {
-            const enum ggml_type t      = ty ? GGML_TYPE_F16 : GGML_TYPE_F32;
-            struct ggml_context *ctx    = new_ctx();
-            const int64_t        ne0[4] = {300, 130, 1, 1}, ne1[4] = {300, 70, 1, 1};
-            struct ggml_tensor  *w = leaf(ctx, t, ne0, INIT_RAND);
-            struct ggml_tensor  *x =
+            const enum ggml_type  t      = ty ? GGML_TYPE_F16 : GGML_TYPE_F32;
+            struct ggml_context * ctx    = new_ctx();
+            const int64_t         ne0[4] = {300, 130, 1, 1}, ne1[4] = {300, 70, 1, 1};
+            struct ggml_tensor *  w = leaf(ctx, t, ne0, INIT_RAND);
+            struct ggml_tensor *  x =
                 v ? noncontig(ctx, GGML_TYPE_F32, ne1, 2, INIT_RAND) : leaf(ctx, GGML_TYPE_F32, ne1, INIT_RAND);
-            struct ggml_tensor *out = ggml_mul_mat(ctx, w, v ? ggml_cont(ctx, x) : x);
-            struct tc           c;
+            struct ggml_tensor * out = ggml_mul_mat(ctx, w, v ? ggml_cont(ctx, x) : x);
+            struct tc            c;
             tc_init(&c, ctx, out);
             c.alt[1]    = x;
             c.max_err   = 5e-4;
@@ -827,14 +827,14 @@ static void test_rows(void) {
         for (int e = 0; e < 5; e++)
             for (int b = 0; b < 2; b++)
                 for (int ni = 0; ni < 3; ni++, k++) {
-                    static const int64_t nidx[3] = {1, 4, 7};
-                    const enum ggml_type t       = ty ? GGML_TYPE_F16 : GGML_TYPE_F32;
-                    struct ggml_context *ctx     = new_ctx();
-                    const int64_t        ne2 = b ? 2 : 1, ne3 = b ? 2 : 1;
-                    struct ggml_tensor  *src = leaf4(ctx, t, embd[e], 10, ne2, ne3, INIT_RAND, 0);
-                    struct ggml_tensor  *idx = leaf4(ctx, GGML_TYPE_I32, nidx[ni], ne2, ne3, 1, INIT_IDX, 10);
-                    struct ggml_tensor  *out = ggml_get_rows(ctx, src, idx);
-                    struct tc            c;
+                    static const int64_t  nidx[3] = {1, 4, 7};
+                    const enum ggml_type  t       = ty ? GGML_TYPE_F16 : GGML_TYPE_F32;
+                    struct ggml_context * ctx     = new_ctx();
+                    const int64_t         ne2 = b ? 2 : 1, ne3 = b ? 2 : 1;
+                    struct ggml_tensor *  src = leaf4(ctx, t, embd[e], 10, ne2, ne3, INIT_RAND, 0);
+                    struct ggml_tensor *  idx = leaf4(ctx, GGML_TYPE_I32, nidx[ni], ne2, ne3, 1, INIT_IDX, 10);
+                    struct ggml_tensor *  out = ggml_get_rows(ctx, src, idx);
+                    struct tc             c;
                     tc_init(&c, ctx, out);
                     c.layout = (enum dst_layout)(k % DST_COUNT);
                     snprintf(c.name, sizeof c.name, "GET_ROWS %s embd %lld batch %d n %lld", tname(t),
@@ -846,15 +846,15 @@ static void test_rows(void) {
         for (int e = 0; e < 5; e++)
             for (int it = 0; it < 2; it++)
                 for (int b = 0; b < 2; b++, k++) {
-                    const enum ggml_type t   = ty ? GGML_TYPE_F16 : GGML_TYPE_F32;
-                    struct ggml_context *ctx = new_ctx();
-                    const int64_t        m = 5, n = 12, ne2 = 2, ne3 = 3;
-                    struct ggml_tensor  *dst  = leaf4(ctx, t, embd[e], n, ne2, ne3, INIT_RAND, 0);
-                    struct ggml_tensor  *vals = leaf4(ctx, GGML_TYPE_F32, embd[e], m, ne2, ne3, INIT_RAND, 0);
-                    struct ggml_tensor  *idx =
+                    const enum ggml_type  t   = ty ? GGML_TYPE_F16 : GGML_TYPE_F32;
+                    struct ggml_context * ctx = new_ctx();
+                    const int64_t         m = 5, n = 12, ne2 = 2, ne3 = 3;
+                    struct ggml_tensor *  dst  = leaf4(ctx, t, embd[e], n, ne2, ne3, INIT_RAND, 0);
+                    struct ggml_tensor *  vals = leaf4(ctx, GGML_TYPE_F32, embd[e], m, ne2, ne3, INIT_RAND, 0);
+                    struct ggml_tensor *  idx =
                         leaf4(ctx, it ? GGML_TYPE_I32 : GGML_TYPE_I64, m, b ? 1 : ne2, b ? 1 : ne3, 1, INIT_UNIQUE, n);
-                    struct ggml_tensor *out = ggml_set_rows(ctx, dst, vals, idx);
-                    struct tc           c;
+                    struct ggml_tensor * out = ggml_set_rows(ctx, dst, vals, idx);
+                    struct tc            c;
                     tc_init(&c, ctx, out);
                     snprintf(c.name, sizeof c.name, "SET_ROWS %s embd %lld idx %s broadcast %d", tname(t),
                              (long long)embd[e], it ? "i32" : "i64", b);
@@ -866,11 +866,11 @@ static void test_rows(void) {
 static void test_refusals(void) {
     // GET_ROWS with one index past the end, and one negative.
     for (int neg = 0; neg < 2; neg++) {
-        struct ggml_context *ctx = new_ctx();
-        struct ggml_tensor  *src = leaf4(ctx, GGML_TYPE_F32, 8, 10, 1, 1, INIT_RAND, 0);
-        struct ggml_tensor  *idx = leaf4(ctx, GGML_TYPE_I32, 4, 1, 1, 1, INIT_LAST, neg ? -1 : 10);
-        struct ggml_tensor  *out = ggml_get_rows(ctx, src, idx);
-        struct tc            c;
+        struct ggml_context * ctx = new_ctx();
+        struct ggml_tensor *  src = leaf4(ctx, GGML_TYPE_F32, 8, 10, 1, 1, INIT_RAND, 0);
+        struct ggml_tensor *  idx = leaf4(ctx, GGML_TYPE_I32, 4, 1, 1, 1, INIT_LAST, neg ? -1 : 10);
+        struct ggml_tensor *  out = ggml_get_rows(ctx, src, idx);
+        struct tc             c;
         tc_init(&c, ctx, out);
         c.no_ref   = 1;
         c.want_run = HTP_STATUS_INVAL_PARAMS;
@@ -879,12 +879,12 @@ static void test_refusals(void) {
     }
     // SET_ROWS with an index past the end.
     {
-        struct ggml_context *ctx  = new_ctx();
-        struct ggml_tensor  *dst  = leaf4(ctx, GGML_TYPE_F32, 8, 4, 1, 1, INIT_RAND, 0);
-        struct ggml_tensor  *vals = leaf4(ctx, GGML_TYPE_F32, 8, 3, 1, 1, INIT_RAND, 0);
-        struct ggml_tensor  *idx  = leaf4(ctx, GGML_TYPE_I64, 3, 1, 1, 1, INIT_LAST, 4);
-        struct ggml_tensor  *out  = ggml_set_rows(ctx, dst, vals, idx);
-        struct tc            c;
+        struct ggml_context * ctx  = new_ctx();
+        struct ggml_tensor *  dst  = leaf4(ctx, GGML_TYPE_F32, 8, 4, 1, 1, INIT_RAND, 0);
+        struct ggml_tensor *  vals = leaf4(ctx, GGML_TYPE_F32, 8, 3, 1, 1, INIT_RAND, 0);
+        struct ggml_tensor *  idx  = leaf4(ctx, GGML_TYPE_I64, 3, 1, 1, 1, INIT_LAST, 4);
+        struct ggml_tensor *  out  = ggml_set_rows(ctx, dst, vals, idx);
+        struct tc             c;
         tc_init(&c, ctx, out);
         c.no_ref   = 1;
         c.want_run = HTP_STATUS_INVAL_PARAMS;
@@ -893,12 +893,12 @@ static void test_refusals(void) {
     }
     // ADD_ID with an expert id past the end (4 experts; ids 0 .. 4).
     {
-        struct ggml_context *ctx  = new_ctx();
-        struct ggml_tensor  *a    = leaf4(ctx, GGML_TYPE_F32, 8, 2, 3, 1, INIT_RAND, 0);
-        struct ggml_tensor  *bias = leaf4(ctx, GGML_TYPE_F32, 8, 4, 1, 1, INIT_RAND, 0);
-        struct ggml_tensor  *ids  = leaf4(ctx, GGML_TYPE_I32, 2, 3, 1, 1, INIT_LAST, 4);
-        struct ggml_tensor  *out  = ggml_add_id(ctx, a, bias, ids);
-        struct tc            c;
+        struct ggml_context * ctx  = new_ctx();
+        struct ggml_tensor *  a    = leaf4(ctx, GGML_TYPE_F32, 8, 2, 3, 1, INIT_RAND, 0);
+        struct ggml_tensor *  bias = leaf4(ctx, GGML_TYPE_F32, 8, 4, 1, 1, INIT_RAND, 0);
+        struct ggml_tensor *  ids  = leaf4(ctx, GGML_TYPE_I32, 2, 3, 1, 1, INIT_LAST, 4);
+        struct ggml_tensor *  out  = ggml_add_id(ctx, a, bias, ids);
+        struct tc             c;
         tc_init(&c, ctx, out);
         c.no_ref   = 1;
         c.want_run = HTP_STATUS_INVAL_PARAMS;
@@ -907,11 +907,11 @@ static void test_refusals(void) {
     }
     // ROPE mode 1, UNARY elu, GLU geglu_erf: not supported.
     {
-        struct ggml_context *ctx = new_ctx();
-        struct ggml_tensor  *x   = leaf4(ctx, GGML_TYPE_F32, 8, 2, 3, 1, INIT_RAND, 0);
-        struct ggml_tensor  *pos = leaf4(ctx, GGML_TYPE_I32, 3, 1, 1, 1, INIT_IDX, 100);
-        struct ggml_tensor  *out = ggml_rope_ext(ctx, x, pos, NULL, 8, 0, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
-        struct tc            c;
+        struct ggml_context * ctx = new_ctx();
+        struct ggml_tensor *  x   = leaf4(ctx, GGML_TYPE_F32, 8, 2, 3, 1, INIT_RAND, 0);
+        struct ggml_tensor *  pos = leaf4(ctx, GGML_TYPE_I32, 3, 1, 1, 1, INIT_IDX, 100);
+        struct ggml_tensor *  out = ggml_rope_ext(ctx, x, pos, NULL, 8, 0, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
+        struct tc             c;
         tc_init(&c, ctx, out);
         c.no_ref           = 1;
         c.want_check       = HTP_STATUS_NO_SUPPORT;
@@ -921,9 +921,9 @@ static void test_refusals(void) {
         tc_run(&c);
     }
     {
-        struct ggml_context *ctx = new_ctx();
-        struct ggml_tensor  *out = ggml_elu(ctx, leaf4(ctx, GGML_TYPE_F32, 8, 2, 1, 1, INIT_RAND, 0));
-        struct tc            c;
+        struct ggml_context * ctx = new_ctx();
+        struct ggml_tensor *  out = ggml_elu(ctx, leaf4(ctx, GGML_TYPE_F32, 8, 2, 1, 1, INIT_RAND, 0));
+        struct tc             c;
         tc_init(&c, ctx, out);
         c.no_ref     = 1;
         c.want_check = HTP_STATUS_NO_SUPPORT;
@@ -931,9 +931,9 @@ static void test_refusals(void) {
         tc_run(&c);
     }
     {
-        struct ggml_context *ctx = new_ctx();
-        struct ggml_tensor  *out = ggml_geglu_erf(ctx, leaf4(ctx, GGML_TYPE_F32, 8, 2, 1, 1, INIT_RAND, 0));
-        struct tc            c;
+        struct ggml_context * ctx = new_ctx();
+        struct ggml_tensor *  out = ggml_geglu_erf(ctx, leaf4(ctx, GGML_TYPE_F32, 8, 2, 1, 1, INIT_RAND, 0));
+        struct tc             c;
         tc_init(&c, ctx, out);
         c.no_ref     = 1;
         c.want_check = HTP_STATUS_NO_SUPPORT;
@@ -942,12 +942,12 @@ static void test_refusals(void) {
     }
     // MUL_MAT whose staged src1 column cannot fit the scratch area.
     {
-        struct ggml_context *ctx    = new_ctx();
-        const int64_t        ne1[4] = {1024, 4, 1, 1};
-        struct ggml_tensor  *w      = leaf4(ctx, GGML_TYPE_F32, 1024, 8, 1, 1, INIT_RAND, 0);
-        struct ggml_tensor  *x      = noncontig(ctx, GGML_TYPE_F32, ne1, 2, INIT_RAND);
-        struct ggml_tensor  *out    = ggml_mul_mat(ctx, w, ggml_cont(ctx, x));
-        struct tc            c;
+        struct ggml_context * ctx    = new_ctx();
+        const int64_t         ne1[4] = {1024, 4, 1, 1};
+        struct ggml_tensor *  w      = leaf4(ctx, GGML_TYPE_F32, 1024, 8, 1, 1, INIT_RAND, 0);
+        struct ggml_tensor *  x      = noncontig(ctx, GGML_TYPE_F32, ne1, 2, INIT_RAND);
+        struct ggml_tensor *  out    = ggml_mul_mat(ctx, w, ggml_cont(ctx, x));
+        struct tc             c;
         tc_init(&c, ctx, out);
         c.alt[1]     = x;
         c.no_ref     = 1;
@@ -958,12 +958,12 @@ static void test_refusals(void) {
     }
     // Binary with src1 that does not repeat into src0: malformed.
     {
-        struct ggml_context *ctx = new_ctx();
-        struct ggml_tensor  *a   = leaf4(ctx, GGML_TYPE_F32, 6, 2, 1, 1, INIT_RAND, 0);
-        struct ggml_tensor  *b   = leaf4(ctx, GGML_TYPE_F32, 6, 2, 1, 1, INIT_RAND, 0);
-        struct ggml_tensor  *out = ggml_add(ctx, a, b);
-        struct ggml_tensor  *bad = ggml_view_2d(ctx, b, 4, 2, b->nb[1], 0);  // ne0 4 does not divide 6
-        struct tc            c;
+        struct ggml_context * ctx = new_ctx();
+        struct ggml_tensor *  a   = leaf4(ctx, GGML_TYPE_F32, 6, 2, 1, 1, INIT_RAND, 0);
+        struct ggml_tensor *  b   = leaf4(ctx, GGML_TYPE_F32, 6, 2, 1, 1, INIT_RAND, 0);
+        struct ggml_tensor *  out = ggml_add(ctx, a, b);
+        struct ggml_tensor *  bad = ggml_view_2d(ctx, b, 4, 2, b->nb[1], 0);  // ne0 4 does not divide 6
+        struct tc             c;
         tc_init(&c, ctx, out);
         c.alt[1]     = bad;
         c.no_ref     = 1;
@@ -1044,7 +1044,7 @@ int main(void) {
     ggml_backend_cpu_set_n_threads(g_cpu, 1);
 
     struct {
-        const char *name;
+        const char * name;
         void (*fn)(void);
     } groups[] = {
         {"fp16", test_fp16},         {"exp", test_exp},

@@ -18,8 +18,8 @@
 #include "proto/htp-proto.h"
 #include "npu/ops/tiled.h"
 
-_Static_assert((int) GGML_TYPE_Q4_K == (int) HTP_TYPE_Q4_K && (int) GGML_TYPE_Q5_K == (int) HTP_TYPE_Q5_K &&
-                   (int) GGML_TYPE_Q6_K == (int) HTP_TYPE_Q6_K,
+_Static_assert((int)GGML_TYPE_Q4_K == (int)HTP_TYPE_Q4_K && (int)GGML_TYPE_Q5_K == (int)HTP_TYPE_Q5_K &&
+                   (int)GGML_TYPE_Q6_K == (int)HTP_TYPE_Q6_K,
                "type codes");
 
 static int failures;
@@ -37,7 +37,7 @@ static uint64_t rng_state = 12345;
 
 static float frand(void) {  // [-1, 1)
     rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-    return (float) ((rng_state >> 40) & 0xffffff) / 8388608.0f - 1.0f;
+    return (float)((rng_state >> 40) & 0xffffff) / 8388608.0f - 1.0f;
 }
 
 // Rows of floats with some structure: an offset per row and outliers, so
@@ -46,7 +46,7 @@ static void fill(float * x, int64_t n, int64_t k) {
     for (int64_t i = 0; i < n; i++) {
         const float off = 0.3f * frand();
         for (int64_t j = 0; j < k; j++) {
-            float v = frand() * (1.0f + (float) (j % 37) / 20.0f) + off;
+            float v = frand() * (1.0f + (float)(j % 37) / 20.0f) + off;
             if ((j * 7 + i) % 97 == 0) {
                 v *= 8.0f;
             }
@@ -65,48 +65,48 @@ static void test_type(enum ggml_type type, int64_t k, int nrows) {
         CHECK(0, "%s: no tile format", name);
         return;
     }
-    printf("%s: k=%lld rows=%d\n", name, (long long) k, nrows);
+    printf("%s: k=%lld rows=%d\n", name, (long long)k, nrows);
 
-    float *   x    = malloc(sizeof(float) * (size_t) (k * nrows));
-    uint8_t * raw  = malloc(rowb * (size_t) nrows);
-    uint8_t * back = malloc(rowb * (size_t) nrows);
+    float *   x    = malloc(sizeof(float) * (size_t)(k * nrows));
+    uint8_t * raw  = malloc(rowb * (size_t)nrows);
+    uint8_t * back = malloc(rowb * (size_t)nrows);
     fill(x, nrows, k);
     ggml_quantize_chunk(type, x, raw, 0, nrows, k, NULL);
 
     // Pack into row groups, unpack every block.
     const int64_t ngroup = htp_tiled_ngroups(nrows);
     const size_t  gb     = htp_tiled_group_bytes(f, k);
-    uint8_t *     tiled  = malloc(gb * (size_t) ngroup);
+    uint8_t *     tiled  = malloc(gb * (size_t)ngroup);
     for (int64_t g = 0; g < ngroup; g++) {
-        const int n = (int) (nrows - 16 * g < 16 ? nrows - 16 * g : 16);
-        htp_tiled_pack_group(f, raw + (size_t) (16 * g) * rowb, rowb, n, nsb, tiled + g * gb);
+        const int n = (int)(nrows - 16 * g < 16 ? nrows - 16 * g : 16);
+        htp_tiled_pack_group(f, raw + (size_t)(16 * g) * rowb, rowb, n, nsb, tiled + g * gb);
     }
     for (int r = 0; r < nrows; r++) {
         for (int64_t b = 0; b < nsb; b++) {
             htp_tiled_unpack_block(f, tiled + (r / 16) * gb, nsb, r % 16, b, back + r * rowb + b * f->blck_bytes);
         }
     }
-    CHECK(memcmp(raw, back, rowb * (size_t) nrows) == 0, "%s: unpack(pack) differs from the ggml bytes", name);
+    CHECK(memcmp(raw, back, rowb * (size_t)nrows) == 0, "%s: unpack(pack) differs from the ggml bytes", name);
 
     // Dequantization, tiled and plain, against ggml.
-    float * ref = malloc(sizeof(float) * (size_t) k);
-    float * got = malloc(sizeof(float) * (size_t) k);
+    float * ref     = malloc(sizeof(float) * (size_t)k);
+    float * got     = malloc(sizeof(float) * (size_t)k);
     int     deq_bad = 0;
     for (int r = 0; r < nrows; r++) {
         tt->to_float(raw + r * rowb, ref, k);
         htp_kq_dequant_tiled_row(type, got, tiled + (r / 16) * gb, r % 16, nsb);
-        deq_bad += memcmp(ref, got, sizeof(float) * (size_t) k) != 0;
+        deq_bad += memcmp(ref, got, sizeof(float) * (size_t)k) != 0;
         htp_kq_dequant_row(type, got, raw + r * rowb, nsb);
-        deq_bad += memcmp(ref, got, sizeof(float) * (size_t) k) != 0;
+        deq_bad += memcmp(ref, got, sizeof(float) * (size_t)k) != 0;
     }
     CHECK(deq_bad == 0, "%s: %d dequantized rows differ from ggml's", name, deq_bad);
 
     // Activations: 4 columns, quantized by us and by ggml.
-    const int                     ncol = 4;
-    float *                       act  = malloc(sizeof(float) * (size_t) (k * ncol));
-    struct htp_q8k_block *        q8   = malloc(sizeof(struct htp_q8k_block) * (size_t) (nsb * ncol));
-    const size_t                  q8kb = ggml_row_size(GGML_TYPE_Q8_K, k);
-    uint8_t *                     g8   = malloc(q8kb * ncol);
+    const int              ncol = 4;
+    float *                act  = malloc(sizeof(float) * (size_t)(k * ncol));
+    struct htp_q8k_block * q8   = malloc(sizeof(struct htp_q8k_block) * (size_t)(nsb * ncol));
+    const size_t           q8kb = ggml_row_size(GGML_TYPE_Q8_K, k);
+    uint8_t *              g8   = malloc(q8kb * ncol);
     fill(act, ncol, k);
     for (int64_t j = 0; j < 256; j++) {
         act[j] = 0.0f;  // column 0, block 0: all zero
@@ -136,8 +136,8 @@ static void test_type(enum ggml_type type, int64_t k, int nrows) {
     CHECK(q8_bad == 0, "%s: %d activation blocks differ from ggml's Q8_K", name, q8_bad);
 
     // Dot products of every row with 1..4 columns.
-    const struct ggml_type_traits_cpu * tc = ggml_get_type_traits_cpu(type);
-    double                              max_rel[2] = { 0, 0 };
+    const struct ggml_type_traits_cpu * tc         = ggml_get_type_traits_cpu(type);
+    double                              max_rel[2] = {0, 0};
     for (int nc = 1; nc <= 4; nc++) {
         const struct htp_q8k_block * a[4];
         for (int c = 0; c < nc; c++) {
@@ -151,17 +151,17 @@ static void test_type(enum ggml_type type, int64_t k, int nrows) {
                 for (int c = 0; c < nc; c++) {
                     const int col = (c + 4 - nc) % 4;
                     float     want;
-                    tc->vec_dot((int) k, &want, 0, raw + (16 * g + r) * rowb, 0, g8 + (size_t) col * q8kb, 0, 1);
+                    tc->vec_dot((int)k, &want, 0, raw + (16 * g + r) * rowb, 0, g8 + (size_t)col * q8kb, 0, 1);
                     // Error relative to |w| |a|, the scale of the float
                     // rounding (the integer sums agree exactly).
                     tt->to_float(raw + (16 * g + r) * rowb, ref, k);
                     double ww = 0, aa = 0;
                     for (int64_t i = 0; i < k; i++) {
-                        ww += (double) ref[i] * ref[i];
-                        aa += (double) act[col * k + i] * act[col * k + i];
+                        ww += (double)ref[i] * ref[i];
+                        aa += (double)act[col * k + i] * act[col * k + i];
                     }
                     for (int v = 0; v < 2; v++) {
-                        const double err = fabs((double) out[v][c][r] - want) / (sqrt(ww * aa) + 1e-30);
+                        const double err = fabs((double)out[v][c][r] - want) / (sqrt(ww * aa) + 1e-30);
                         max_rel[v]       = err > max_rel[v] ? err : max_rel[v];
                     }
                 }
@@ -184,7 +184,7 @@ static void test_type(enum ggml_type type, int64_t k, int nrows) {
 
 int main(void) {
     ggml_cpu_init();
-    const enum ggml_type types[] = { GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
+    const enum ggml_type types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
     for (int t = 0; t < 3; t++) {
         test_type(types[t], 256, 5);
         test_type(types[t], 1024, 37);

@@ -16,7 +16,7 @@
 #define MiB (1024ull * 1024ull)
 
 static struct htp_vmem_info info(struct htp_session * s) {
-    struct htp_vmem_info v = { 0 };
+    struct htp_vmem_info v = {0};
     CHECK(htp_session_vmem_info(s, &v) == 0, "vmem info");
     return v;
 }
@@ -24,10 +24,10 @@ static struct htp_vmem_info info(struct htp_session * s) {
 static struct htp_session * open_with(bool stacking, uint64_t vmem, bool measure, bool dma64) {
     struct htp_session_params p;
     htp_session_params_default(&p, 0, 0);
-    p.mmap_stacking = stacking;
-    p.vmem_size     = vmem;
-    p.measure_vmem  = measure;
-    p.dma64         = dma64;
+    p.mmap_stacking         = stacking;
+    p.vmem_size             = vmem;
+    p.measure_vmem          = measure;
+    p.dma64                 = dma64;
     struct htp_session * s  = NULL;
     int                  rc = htp_session_open(&p, &s);
     CHECK(rc == 0, "open: %s", htp_status_str(rc));
@@ -72,28 +72,28 @@ int main(void) {
     CHECK(!extra_off, "naive order mapped a buffer no batch used");
 
     // 3. measurement
-    const uint64_t window = 1024 * MiB + 300 * MiB;
-    struct htp_session * s = open_with(true, window, true, false);
+    const uint64_t       window = 1024 * MiB + 300 * MiB;
+    struct htp_session * s      = open_with(true, window, true, false);
     if (s) {
         struct htp_vmem_info v = info(s);
         printf("measured: window %llu MiB, budget %llu MiB, after: %u mapping(s), %llu bytes used\n",
-               (unsigned long long) (window / MiB), (unsigned long long) (htp_session_max_vmem(s) / MiB), v.n_maps,
-               (unsigned long long) v.used);
+               (unsigned long long)(window / MiB), (unsigned long long)(htp_session_max_vmem(s) / MiB), v.n_maps,
+               (unsigned long long)v.used);
         CHECK(htp_session_max_vmem(s) == 1024 * MiB, "measured %llu bytes, want 1 GiB",
-              (unsigned long long) htp_session_max_vmem(s));
+              (unsigned long long)htp_session_max_vmem(s));
         CHECK(v.n_maps == 1 && v.used == htp_buffer_size(htp_session_pinned(s)),
-              "the probe left %u mappings / %llu bytes", v.n_maps, (unsigned long long) v.used);
+              "the probe left %u mappings / %llu bytes", v.n_maps, (unsigned long long)v.used);
         uint64_t again = 0;
         CHECK(htp_session_measure_vmem(s, &again) == 0 && again == 1024 * MiB, "second measurement %llu",
-              (unsigned long long) again);
+              (unsigned long long)again);
         htp_session_close(s);
     }
     // A window too small for 1 GiB is measured in 256 MiB steps.
     s = open_with(true, 600 * MiB, true, false);
     if (s) {
-        printf("measured: window 600 MiB, budget %llu MiB\n", (unsigned long long) (htp_session_max_vmem(s) / MiB));
+        printf("measured: window 600 MiB, budget %llu MiB\n", (unsigned long long)(htp_session_max_vmem(s) / MiB));
         CHECK(htp_session_max_vmem(s) == 256 * MiB, "measured %llu, want 256 MiB",
-              (unsigned long long) htp_session_max_vmem(s));
+              (unsigned long long)htp_session_max_vmem(s));
         htp_session_close(s);
     }
 
@@ -115,7 +115,7 @@ int main(void) {
         CHECK(v.n_extended == before.n_extended + 1 && v.n_maps == before.n_maps + 1,
               "weight not outside / activation not inside the window");
         CHECK(v.used == before.used + htp_buffer_size(act), "window grew by %llu",
-              (unsigned long long) (v.used - before.used));
+              (unsigned long long)(v.used - before.used));
         htp_buffer_unref(w);
         htp_buffer_unref(act);
         htp_session_close(s);

@@ -18,8 +18,8 @@ struct job {
     uint32_t         want_nth;
 };
 
-static void job_fn(void* arg, uint32_t ith, uint32_t nth) {
-    struct job* j = arg;
+static void job_fn(void * arg, uint32_t ith, uint32_t nth) {
+    struct job * j = arg;
     if (nth != j->want_nth || ith >= nth) {
         atomic_fetch_add_explicit(&j->bad_nth, 1, memory_order_relaxed);
         return;

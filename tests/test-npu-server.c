@@ -46,7 +46,7 @@ static double now_s(void) {
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int send_raw(const void *buf, size_t len, int fd) {
+static int send_raw(const void * buf, size_t len, int fd) {
     struct iovec  iov = {(void *)buf, len};
     struct msghdr msg;
     union {
@@ -59,7 +59,7 @@ static int send_raw(const void *buf, size_t len, int fd) {
     if (fd >= 0) {
         msg.msg_control    = c.b;
         msg.msg_controllen = sizeof(c.b);
-        struct cmsghdr *h  = CMSG_FIRSTHDR(&msg);
+        struct cmsghdr * h = CMSG_FIRSTHDR(&msg);
         h->cmsg_level      = SOL_SOCKET;
         h->cmsg_type       = SCM_RIGHTS;
         h->cmsg_len        = CMSG_LEN(sizeof(int));
@@ -69,7 +69,7 @@ static int send_raw(const void *buf, size_t len, int fd) {
 }
 
 // Response to whatever was sent; -1 on timeout (5 s) or hang-up.
-static int recv_rsp(struct htp_ctl_rsp *rsp) {
+static int recv_rsp(struct htp_ctl_rsp * rsp) {
     struct pollfd p = {sock, POLLIN, 0};
     if (poll(&p, 1, 5000) != 1) {
         return -1;
@@ -77,7 +77,7 @@ static int recv_rsp(struct htp_ctl_rsp *rsp) {
     return recv(sock, rsp, sizeof(*rsp), 0) == (ssize_t)sizeof(*rsp) ? 0 : -1;
 }
 
-static uint32_t call(struct htp_ctl_req *req, int fd, struct htp_ctl_rsp *rsp) {
+static uint32_t call(struct htp_ctl_req * req, int fd, struct htp_ctl_rsp * rsp) {
     if (send_raw(req, sizeof(*req), fd) != 0 || recv_rsp(rsp) != 0) {
         return 0xffffffffu;
     }
@@ -95,11 +95,11 @@ static uint32_t simple(uint32_t type, uint32_t session) {
 
 // --- a session with a pinned buffer: rings, fences, slots ---
 
-#define DEPTH 4
-#define N_FENCES 8
-#define MAX_OPS 2048
-#define REQ_OFF 0
-#define RSP_OFF 4096
+#define DEPTH     4
+#define N_FENCES  8
+#define MAX_OPS   2048
+#define REQ_OFF   0
+#define RSP_OFF   4096
 #define FENCE_OFF 8192
 #define SLOTS_OFF 12288
 
@@ -107,13 +107,13 @@ struct sess {
     uint32_t         id;
     int              fd;  // memfd of the pinned buffer
     uint64_t         size;
-    uint8_t         *mem;
+    uint8_t *        mem;
     uint64_t         slot_size;
     struct htp_ring *req, *rsp;
     uint64_t         seq;
 };
 
-static uint32_t open_session(struct sess *s, uint32_t n_threads) {
+static uint32_t open_session(struct sess * s, uint32_t n_threads) {
     struct htp_ctl_req req;
     struct htp_ctl_rsp rsp;
     memset(&req, 0, sizeof(req));
@@ -134,7 +134,7 @@ static uint32_t open_session(struct sess *s, uint32_t n_threads) {
     return st;
 }
 
-static uint32_t map_buf(struct sess *s, int fd, uint64_t size, uint32_t flags, struct htp_vmem_info *info) {
+static uint32_t map_buf(struct sess * s, int fd, uint64_t size, uint32_t flags, struct htp_vmem_info * info) {
     struct htp_ctl_req req;
     struct htp_ctl_rsp rsp;
     memset(&req, 0, sizeof(req));
@@ -150,7 +150,7 @@ static uint32_t map_buf(struct sess *s, int fd, uint64_t size, uint32_t flags, s
     return st;
 }
 
-static struct htp_queue_desc queue_desc(const struct sess *s) {
+static struct htp_queue_desc queue_desc(const struct sess * s) {
     return (struct htp_queue_desc){.fd           = s->fd,
                                    .depth        = DEPTH,
                                    .req_ring_off = REQ_OFF,
@@ -159,7 +159,7 @@ static struct htp_queue_desc queue_desc(const struct sess *s) {
                                    .slot_size    = s->slot_size};
 }
 
-static uint32_t queue_start(struct sess *s, const struct htp_queue_desc *q) {
+static uint32_t queue_start(struct sess * s, const struct htp_queue_desc * q) {
     struct htp_ctl_req req;
     struct htp_ctl_rsp rsp;
     memset(&req, 0, sizeof(req));
@@ -170,10 +170,10 @@ static uint32_t queue_start(struct sess *s, const struct htp_queue_desc *q) {
 }
 
 // Batch of ops in slot (seq % DEPTH); tensors: optional one fence slot.
-static void push(struct sess *s, const struct htp_op_desc *ops, uint32_t n_ops, int with_fence,
+static void push(struct sess * s, const struct htp_op_desc * ops, uint32_t n_ops, int with_fence,
                  uint32_t n_ops_claimed) {
     uint32_t               slot = (uint32_t)(s->seq % DEPTH);
-    uint8_t               *p    = s->mem + SLOTS_OFF + slot * s->slot_size;
+    uint8_t *              p    = s->mem + SLOTS_OFF + slot * s->slot_size;
     uint32_t               nt   = with_fence ? 1 : 0;
     struct htp_slot_layout l    = htp_slot_layout(1, nt, n_ops, 0, 0);
     struct htp_buf_desc    b    = {0, s->size, s->fd, HTP_BUF_PINNED};
@@ -189,7 +189,7 @@ static void push(struct sess *s, const struct htp_op_desc *ops, uint32_t n_ops, 
     htp_ring_push(s->req, DEPTH, sizeof(r), &r);
 }
 
-static int pop(struct sess *s, struct htp_opbatch_rsp *rsp, double timeout_s) {
+static int pop(struct sess * s, struct htp_opbatch_rsp * rsp, double timeout_s) {
     if (htp_ring_wait_nonempty(s->rsp, (int64_t)(timeout_s * 1e6), 50, 0) != HTP_RING_OK) {
         return -1;
     }
@@ -212,7 +212,7 @@ static struct htp_op_desc op_of(uint32_t opcode, int fence, int32_t p0, int32_t 
     return op;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char ** argv) {
     printf("test-npu-server: htp-npu control protocol, queues and fences through a real process\n");
     if (argc < 2 || access(argv[1], X_OK) != 0) {
         fprintf(stderr, "usage: %s PATH-TO-htp-npu\n", argv[0]);
@@ -354,15 +354,15 @@ int main(int argc, char **argv) {
            (unsigned long long)r.usecs);
 
     // Fence: a signals, then b waits (FIFO order: the signal was queued first).
-    struct htp_fence_slot *fence = (struct htp_fence_slot *)(void *)(a.mem + FENCE_OFF);
-    struct htp_op_desc     sig   = op_of(HTP_OP_FENCE, 1, 1, 1);
-    struct htp_op_desc     wt    = op_of(HTP_OP_FENCE, 1, 1, 0);
+    struct htp_fence_slot * fence = (struct htp_fence_slot *)(void *)(a.mem + FENCE_OFF);
+    struct htp_op_desc      sig   = op_of(HTP_OP_FENCE, 1, 1, 1);
+    struct htp_op_desc      wt    = op_of(HTP_OP_FENCE, 1, 1, 0);
     push(&a, &sig, 1, 1, 1);
     EXPECT(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK, "signal fence 1 from a");
     // b's batch names a's buffer under b's key for it (the same fd number here).
     {
         uint32_t               slot = (uint32_t)(b.seq % DEPTH);
-        uint8_t               *p    = b.mem + SLOTS_OFF + slot * b.slot_size;
+        uint8_t *              p    = b.mem + SLOTS_OFF + slot * b.slot_size;
         struct htp_slot_layout l    = htp_slot_layout(1, 1, 1, 0, 0);
         struct htp_buf_desc    bd   = {0, a.size, a.fd, 0};
         struct htp_tensor      t    = {.data = FENCE_OFF, .type = HTP_TYPE_I8, .flags = HTP_TENSOR_FENCE, .bi = 0};

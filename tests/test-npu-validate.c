@@ -15,12 +15,12 @@
 #include "npu/ops/op-families.h"
 #include "npu/pool.h"
 
-#define PAGE HTP_PAGE_SIZE
-#define MAX_T 64
-#define MAX_O 64
+#define PAGE      HTP_PAGE_SIZE
+#define MAX_T     64
+#define MAX_O     64
 #define N_THREADS 3
-#define N_TRACES 16
-#define DEPTH 2
+#define N_TRACES  16
+#define DEPTH     2
 
 static int n_pass = 0, n_fail = 0;
 
@@ -42,7 +42,7 @@ enum { KEY_A = 100, KEY_B = 101, KEY_C = 102 };
 
 static struct htp_map_entry maps[3];
 
-static int lookup(void *arg, int32_t fd, struct htp_map_entry *out) {
+static int lookup(void * arg, int32_t fd, struct htp_map_entry * out) {
     (void)arg;
     for (int i = 0; i < 3; i++) {
         if (maps[i].fd == fd) {
@@ -53,8 +53,8 @@ static int lookup(void *arg, int32_t fd, struct htp_map_entry *out) {
     return HTP_STATUS_INVAL_PARAMS;
 }
 
-static uint8_t *new_buffer(int i, int32_t key, uint64_t size) {
-    uint8_t *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+static uint8_t * new_buffer(int i, int32_t key, uint64_t size) {
+    uint8_t * p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
         exit(1);
     }
@@ -75,10 +75,10 @@ struct tb {
 
 static struct htp_batch_env env;
 static struct htp_batch     batch;
-static uint8_t             *slots;
+static uint8_t *            slots;
 static uint64_t             seq;
 
-static void tb_reset(struct tb *b) {
+static void tb_reset(struct tb * b) {
     memset(b, 0, sizeof(*b));
     for (int i = 0; i < 3; i++) {
         b->bufs[i] = (struct htp_buf_desc){.base = 0, .size = maps[i].size, .fd = maps[i].fd, .flags = 0};
@@ -87,11 +87,11 @@ static void tb_reset(struct tb *b) {
 }
 
 // Tensor of type in buffer bi at offset, contiguous strides.
-static uint16_t tb_tensor(struct tb *b, uint16_t bi, uint64_t off, uint32_t type, int64_t ne0, int64_t ne1, int64_t ne2,
-                          int64_t ne3) {
-    struct htp_tensor *t  = &b->t[b->n_tensors];
-    uint32_t           ts = type == HTP_TYPE_F32 ? 4 : type == HTP_TYPE_Q8_0 ? 34 : type == HTP_TYPE_I8 ? 1 : 2;
-    uint32_t           bs = type == HTP_TYPE_Q8_0 ? 32 : 1;
+static uint16_t tb_tensor(struct tb * b, uint16_t bi, uint64_t off, uint32_t type, int64_t ne0, int64_t ne1,
+                          int64_t ne2, int64_t ne3) {
+    struct htp_tensor * t  = &b->t[b->n_tensors];
+    uint32_t            ts = type == HTP_TYPE_F32 ? 4 : type == HTP_TYPE_Q8_0 ? 34 : type == HTP_TYPE_I8 ? 1 : 2;
+    uint32_t            bs = type == HTP_TYPE_Q8_0 ? 32 : 1;
     memset(t, 0, sizeof(*t));
     t->data  = off;
     t->type  = type;
@@ -107,14 +107,14 @@ static uint16_t tb_tensor(struct tb *b, uint16_t bi, uint64_t off, uint32_t type
     return (uint16_t)b->n_tensors++;
 }
 
-static uint16_t tb_fence(struct tb *b, uint16_t bi, uint64_t off, int64_t n_slots) {
+static uint16_t tb_fence(struct tb * b, uint16_t bi, uint64_t off, int64_t n_slots) {
     uint16_t i = tb_tensor(b, bi, off, HTP_TYPE_I8, HTP_FENCE_SLOT_SIZE, n_slots, 1, 1);
     b->t[i].flags |= HTP_TENSOR_FENCE;
     return i;
 }
 
-static struct htp_op_desc *tb_op(struct tb *b, uint32_t opcode) {
-    struct htp_op_desc *op = &b->ops[b->n_ops++];
+static struct htp_op_desc * tb_op(struct tb * b, uint32_t opcode) {
+    struct htp_op_desc * op = &b->ops[b->n_ops++];
     memset(op, 0, sizeof(*op));
     op->opcode = opcode;
     for (int k = 0; k < HTP_OP_MAX_INPUTS; k++) {
@@ -127,9 +127,9 @@ static struct htp_op_desc *tb_op(struct tb *b, uint32_t opcode) {
 }
 
 // Write the tables into slot `slot` as the host would and make a request.
-static struct htp_opbatch_req tb_write(const struct tb *b, uint32_t slot, uint32_t n_traces) {
+static struct htp_opbatch_req tb_write(const struct tb * b, uint32_t slot, uint32_t n_traces) {
     struct htp_slot_layout l = htp_slot_layout(b->n_bufs, b->n_tensors, b->n_ops, N_THREADS, n_traces);
-    uint8_t               *s = slots + (uint64_t)slot * env.slot_size;
+    uint8_t *              s = slots + (uint64_t)slot * env.slot_size;
     memcpy(s + l.bufs, b->bufs, sizeof(b->bufs[0]) * b->n_bufs);
     memcpy(s + l.tensors, b->t, sizeof(b->t[0]) * b->n_tensors);
     memcpy(s + l.ops, b->ops, sizeof(b->ops[0]) * b->n_ops);
@@ -141,12 +141,12 @@ static struct htp_opbatch_req tb_write(const struct tb *b, uint32_t slot, uint32
                                     .n_traces  = n_traces};
 }
 
-static int validate(const struct tb *b) {
+static int validate(const struct tb * b) {
     struct htp_opbatch_req r = tb_write(b, 0, 0);
     return htp_batch_validate(&batch, &env, &r);
 }
 
-static int run(const struct tb *b, struct htp_opbatch_rsp *rsp) {
+static int run(const struct tb * b, struct htp_opbatch_rsp * rsp) {
     struct htp_opbatch_req r = tb_write(b, 1, 0);
     return htp_batch_process(&batch, &env, &r, rsp);
 }
@@ -290,11 +290,11 @@ static void test_bad_ops(void) {
     EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "op code 0xdeadbeef");
 
     tb_reset(&b);
-    uint16_t            s  = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, 1, 1, 1);
-    uint16_t            d  = tb_tensor(&b, 1, 0, HTP_TYPE_F32, 16, 1, 1, 1);
-    struct htp_op_desc *op = tb_op(&b, HTP_OP_CPY);
-    op->src[0]             = s;
-    op->dst[0]             = d;
+    uint16_t             s  = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, 1, 1, 1);
+    uint16_t             d  = tb_tensor(&b, 1, 0, HTP_TYPE_F32, 16, 1, 1, 1);
+    struct htp_op_desc * op = tb_op(&b, HTP_OP_CPY);
+    op->src[0]              = s;
+    op->dst[0]              = d;
     EXPECT(validate(&b) == HTP_STATUS_OK, "good CPY");
     op->src[0] = 2;
     EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "src index == n_tensors");
@@ -310,14 +310,14 @@ static void test_bad_ops(void) {
 
     // A bad op later in the batch: nothing runs, not even the first op.
     tb_reset(&b);
-    s                     = tb_fence(&b, 0, 0, 1);
-    struct htp_op_desc *f = tb_op(&b, HTP_OP_FENCE);
-    f->src[0]             = s;
-    f->params[0]          = 77;
-    f->params[1]          = 1;
+    s                      = tb_fence(&b, 0, 0, 1);
+    struct htp_op_desc * f = tb_op(&b, HTP_OP_FENCE);
+    f->src[0]              = s;
+    f->params[0]           = 77;
+    f->params[1]           = 1;
     tb_op(&b, HTP_OP_COUNT + 3);
-    struct htp_fence_slot *slot = (struct htp_fence_slot *)(void *)maps[0].addr;
-    slot->seq                   = 0;
+    struct htp_fence_slot * slot = (struct htp_fence_slot *)(void *)maps[0].addr;
+    slot->seq                    = 0;
     struct htp_opbatch_rsp rsp;
     EXPECT(run(&b, &rsp) == HTP_STATUS_INVAL_PARAMS && rsp.n_done == 0 && slot->seq == 0,
            "batch with a bad second op ran its first op (seq %u, n_done %u)", slot->seq, rsp.n_done);
@@ -345,9 +345,9 @@ static void test_bad_ops(void) {
 }
 
 static void test_bad_fences(void) {
-    struct tb           b;
-    struct htp_op_desc *f;
-    uint16_t            t;
+    struct tb            b;
+    struct htp_op_desc * f;
+    uint16_t             t;
 
     tb_reset(&b);
     t         = tb_fence(&b, 0, 64, 2);
@@ -400,7 +400,7 @@ static void test_bad_fences(void) {
 
 // --- good batches ---
 
-static uint16_t h16(const uint8_t *p) {
+static uint16_t h16(const uint8_t * p) {
     uint16_t h;
     memcpy(&h, p, 2);
     return h;
@@ -433,35 +433,35 @@ static void test_cpy_f16(void) {
     tb_reset(&b);
     // 37 x 5 x 3 values exactly representable in f16, plus rounding cases.
     int64_t n   = 37 * 5 * 3;
-    float  *src = (float *)(void *)(maps[0].addr + 4096);
+    float * src = (float *)(void *)(maps[0].addr + 4096);
     for (int64_t i = 0; i < n; i++) {
         src[i] = (float)(i - 200) * 0.25f;
     }
-    src[0]                 = 1.0f;
-    src[1]                 = -2.0f;
-    src[2]                 = 65504.0f;
-    src[3]                 = 1.0f + 1.0f / 2048;  // halfway: rounds to even (1.0)
-    src[4]                 = 1.0f + 3.0f / 2048;  // halfway: rounds to even (1 + 2^-9)
-    src[5]                 = 1e-7f;               // f16 subnormal
-    src[6]                 = 1e6f;                // overflows to inf
-    uint16_t            s  = tb_tensor(&b, 0, 4096, HTP_TYPE_F32, 37, 5, 3, 1);
-    uint16_t            h  = tb_tensor(&b, 1, 0, HTP_TYPE_F16, 37, 5, 3, 1);
-    uint16_t            s2 = tb_tensor(&b, 0, 4096 + 8192, HTP_TYPE_F32, 37, 5, 3, 1);
-    struct htp_op_desc *op = tb_op(&b, HTP_OP_CPY);
-    op->src[0]             = s;
-    op->dst[0]             = h;
-    op                     = tb_op(&b, HTP_OP_CPY);
-    op->src[0]             = h;
-    op->dst[0]             = s2;
+    src[0]                  = 1.0f;
+    src[1]                  = -2.0f;
+    src[2]                  = 65504.0f;
+    src[3]                  = 1.0f + 1.0f / 2048;  // halfway: rounds to even (1.0)
+    src[4]                  = 1.0f + 3.0f / 2048;  // halfway: rounds to even (1 + 2^-9)
+    src[5]                  = 1e-7f;               // f16 subnormal
+    src[6]                  = 1e6f;                // overflows to inf
+    uint16_t             s  = tb_tensor(&b, 0, 4096, HTP_TYPE_F32, 37, 5, 3, 1);
+    uint16_t             h  = tb_tensor(&b, 1, 0, HTP_TYPE_F16, 37, 5, 3, 1);
+    uint16_t             s2 = tb_tensor(&b, 0, 4096 + 8192, HTP_TYPE_F32, 37, 5, 3, 1);
+    struct htp_op_desc * op = tb_op(&b, HTP_OP_CPY);
+    op->src[0]              = s;
+    op->dst[0]              = h;
+    op                      = tb_op(&b, HTP_OP_CPY);
+    op->src[0]              = h;
+    op->dst[0]              = s2;
     struct htp_opbatch_rsp rsp;
     EXPECT(run(&b, &rsp) == HTP_STATUS_OK && rsp.n_done == 2, "F32 -> F16 -> F32 batch");
-    const uint8_t *hb = maps[1].addr;
+    const uint8_t * hb = maps[1].addr;
     EXPECT(h16(hb + 0) == 0x3c00 && h16(hb + 2) == 0xc000 && h16(hb + 4) == 0x7bff && h16(hb + 6) == 0x3c00 &&
                h16(hb + 8) == 0x3c02 && h16(hb + 10) == 0x0002 && h16(hb + 12) == 0x7c00,
            "f16 bits %04x %04x %04x %04x %04x %04x %04x", h16(hb), h16(hb + 2), h16(hb + 4), h16(hb + 6), h16(hb + 8),
            h16(hb + 10), h16(hb + 12));
-    const float *back = (const float *)(const void *)(maps[0].addr + 4096 + 8192);
-    int          bad  = 0;
+    const float * back = (const float *)(const void *)(maps[0].addr + 4096 + 8192);
+    int           bad  = 0;
     for (int64_t i = 7; i < n; i++) {
         bad += back[i] != src[i];
     }
@@ -473,7 +473,7 @@ static void test_cpy_strided(void) {
     struct tb b;
     tb_reset(&b);
     // Source storage: contiguous [6, 4, 3, 2] f32; the view swaps dims 0 and 1.
-    float *base = (float *)(void *)(maps[0].addr);
+    float * base = (float *)(void *)(maps[0].addr);
     for (int i = 0; i < 6 * 4 * 3 * 2; i++) {
         base[i] = (float)i + 0.5f;
     }
@@ -486,13 +486,13 @@ static void test_cpy_strided(void) {
     uint16_t d   = tb_tensor(&b, 1, 256, HTP_TYPE_F32, 9, 16, 1, 1);
     b.t[d].nb[1] = 48;
     b.t[d].nb[2] = b.t[d].nb[3] = 48 * 16;
-    float *dst                  = (float *)(void *)(maps[1].addr + 256);
+    float * dst                 = (float *)(void *)(maps[1].addr + 256);
     for (int i = 0; i < 12 * 16; i++) {
         dst[i] = -1.0f;
     }
-    struct htp_op_desc *op = tb_op(&b, HTP_OP_CPY);
-    op->src[0]             = s;
-    op->dst[0]             = d;
+    struct htp_op_desc * op = tb_op(&b, HTP_OP_CPY);
+    op->src[0]              = s;
+    op->dst[0]              = d;
     struct htp_opbatch_rsp rsp;
     EXPECT(run(&b, &rsp) == HTP_STATUS_OK, "strided CPY ran");
     int bad = 0, k = 0;
@@ -519,48 +519,48 @@ static void test_cpy_strided(void) {
 static void test_cpy_blocks(void) {
     struct tb b;
     tb_reset(&b);
-    uint8_t *src = maps[0].addr + 2048;
+    uint8_t * src = maps[0].addr + 2048;
     for (int i = 0; i < 6 * 34; i++) {
         src[i] = (uint8_t)(i * 13 + 1);
     }
-    uint16_t            s  = tb_tensor(&b, 0, 2048, HTP_TYPE_Q8_0, 64, 3, 1, 1);
-    uint16_t            d  = tb_tensor(&b, 1, 1024, HTP_TYPE_Q8_0, 32, 6, 1, 1);
-    struct htp_op_desc *op = tb_op(&b, HTP_OP_CPY);
-    op->src[0]             = s;
-    op->dst[0]             = d;
+    uint16_t             s  = tb_tensor(&b, 0, 2048, HTP_TYPE_Q8_0, 64, 3, 1, 1);
+    uint16_t             d  = tb_tensor(&b, 1, 1024, HTP_TYPE_Q8_0, 32, 6, 1, 1);
+    struct htp_op_desc * op = tb_op(&b, HTP_OP_CPY);
+    op->src[0]              = s;
+    op->dst[0]              = d;
     struct htp_opbatch_rsp rsp;
     EXPECT(run(&b, &rsp) == HTP_STATUS_OK && memcmp(maps[1].addr + 1024, src, 6 * 34) == 0,
            "q8_0 block copy [64,3] -> [32,6]");
 }
 
 // Large copies split across a real pool: dense (flat split) and row-strided.
-static void test_cpy_parallel(struct htp_pool *pool) {
+static void test_cpy_parallel(struct htp_pool * pool) {
     struct htp_batch_env saved = env;
     env.pool                   = pool;
     struct tb b;
     tb_reset(&b);
     int64_t n   = 1000 * 100;
-    float  *src = (float *)(void *)maps[2].addr;
+    float * src = (float *)(void *)maps[2].addr;
     for (int64_t i = 0; i < n; i++) {
         src[i] = (float)(i % 2048) - 1024.0f;
     }
     uint16_t s = tb_tensor(&b, 2, 0, HTP_TYPE_F32, 1000, 100, 1, 1);
     uint16_t h = tb_tensor(&b, 2, 400000, HTP_TYPE_F16, 1000, 100, 1, 1);
     // Transposed f16 view back into f32: exercises the row-split path.
-    uint16_t ht            = tb_tensor(&b, 2, 400000, HTP_TYPE_F16, 100, 1000, 1, 1);
-    b.t[ht].nb[0]          = 2000;
-    b.t[ht].nb[1]          = 2;
-    uint16_t            d  = tb_tensor(&b, 2, 600000, HTP_TYPE_F32, 100, 1000, 1, 1);
-    struct htp_op_desc *op = tb_op(&b, HTP_OP_CPY);
-    op->src[0]             = s;
-    op->dst[0]             = h;
-    op                     = tb_op(&b, HTP_OP_CPY);
-    op->src[0]             = ht;
-    op->dst[0]             = d;
+    uint16_t ht             = tb_tensor(&b, 2, 400000, HTP_TYPE_F16, 100, 1000, 1, 1);
+    b.t[ht].nb[0]           = 2000;
+    b.t[ht].nb[1]           = 2;
+    uint16_t             d  = tb_tensor(&b, 2, 600000, HTP_TYPE_F32, 100, 1000, 1, 1);
+    struct htp_op_desc * op = tb_op(&b, HTP_OP_CPY);
+    op->src[0]              = s;
+    op->dst[0]              = h;
+    op                      = tb_op(&b, HTP_OP_CPY);
+    op->src[0]              = ht;
+    op->dst[0]              = d;
     struct htp_opbatch_rsp rsp;
     EXPECT(run(&b, &rsp) == HTP_STATUS_OK, "parallel CPY ran");
-    const float *out = (const float *)(const void *)(maps[2].addr + 600000);
-    int          bad = 0;
+    const float * out = (const float *)(const void *)(maps[2].addr + 600000);
+    int           bad = 0;
     for (int64_t r = 0; r < 1000; r++) {
         for (int64_t c = 0; c < 100; c++) {
             bad += out[r * 100 + c] != src[c * 1000 + r];
@@ -574,15 +574,15 @@ static void test_cpy_parallel(struct htp_pool *pool) {
 }
 
 static void test_fences(void) {
-    struct tb              b;
-    struct htp_fence_slot *slot = (struct htp_fence_slot *)(void *)(maps[0].addr + 128);
+    struct tb               b;
+    struct htp_fence_slot * slot = (struct htp_fence_slot *)(void *)(maps[0].addr + 128);
     memset(slot, 0, sizeof(*slot));
     htp_ops_set_fence_timeout_ms(50);
 
     // signal 5, wait 5 (and wait 3: already passed), then wait 6 times out.
     tb_reset(&b);
-    uint16_t            t = tb_fence(&b, 0, 128, 1);
-    struct htp_op_desc *f;
+    uint16_t             t = tb_fence(&b, 0, 128, 1);
+    struct htp_op_desc * f;
     f = tb_op(&b, HTP_OP_FENCE), f->src[0] = t, f->params[0] = 5, f->params[1] = 1;
     f = tb_op(&b, HTP_OP_FENCE), f->src[0] = t, f->params[0] = 5, f->params[1] = 0;
     f = tb_op(&b, HTP_OP_FENCE), f->src[0] = t, f->params[0] = 3, f->params[1] = 0;
@@ -626,7 +626,7 @@ static void test_fences(void) {
 
     // CPY_FENCE copies, then signals.
     tb_reset(&b);
-    float *src = (float *)(void *)(maps[0].addr + 1024);
+    float * src = (float *)(void *)(maps[0].addr + 1024);
     for (int i = 0; i < 8; i++) {
         src[i] = (float)i * 3.0f;
     }

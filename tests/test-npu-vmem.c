@@ -33,11 +33,11 @@ static int n_fail = 0;
 // --- model: one byte per page, first fit ---
 
 struct model {
-    uint32_t n_pages;
-    uint8_t *used;
+    uint32_t  n_pages;
+    uint8_t * used;
 };
 
-static int64_t model_alloc(struct model *m, uint32_t pages) {
+static int64_t model_alloc(struct model * m, uint32_t pages) {
     uint32_t run = 0;
     for (uint32_t i = 0; i < m->n_pages; i++) {
         run = m->used[i] ? 0 : run + 1;
@@ -50,7 +50,7 @@ static int64_t model_alloc(struct model *m, uint32_t pages) {
     return -1;
 }
 
-static void model_info(const struct model *m, struct htp_vmem_info *info) {
+static void model_info(const struct model * m, struct htp_vmem_info * info) {
     memset(info, 0, sizeof(*info));
     info->size   = (uint64_t)m->n_pages * PAGE;
     uint64_t run = 0;
@@ -74,7 +74,7 @@ static void model_info(const struct model *m, struct htp_vmem_info *info) {
     }
 }
 
-static int compare_info(const struct htp_vmem *vm, const struct model *m, uint32_t n_maps, int step) {
+static int compare_info(const struct htp_vmem * vm, const struct model * m, uint32_t n_maps, int step) {
     struct htp_vmem_info a, b;
     htp_vmem_get_info(vm, &a);
     model_info(m, &b);
@@ -87,18 +87,18 @@ static int compare_info(const struct htp_vmem *vm, const struct model *m, uint32
 }
 
 struct live {
-    uint64_t off;
-    uint32_t pages;
-    uint8_t *addr;  // real mappings only
+    uint64_t  off;
+    uint32_t  pages;
+    uint8_t * addr;  // real mappings only
 };
 
 // Random sequence over a window of n_pages; real = through htp_vmem_map with memfd fd.
 static int random_sequence(uint32_t n_pages, int steps, int real, int fd, unsigned seed) {
     struct htp_vmem vm;
     CHECK(htp_vmem_init(&vm, (uint64_t)n_pages * PAGE) == HTP_STATUS_OK, "init");
-    struct model m      = {n_pages, calloc(n_pages, 1)};
-    struct live *live   = calloc(n_pages, sizeof(*live));
-    uint32_t     n_live = 0;
+    struct model  m      = {n_pages, calloc(n_pages, 1)};
+    struct live * live   = calloc(n_pages, sizeof(*live));
+    uint32_t      n_live = 0;
     srand(seed);
     int n_nomem = 0;
 
@@ -106,11 +106,11 @@ static int random_sequence(uint32_t n_pages, int steps, int real, int fd, unsign
         int do_map = n_live == 0 || (rand() % 100) < 55;
         if (do_map) {
             // Mostly small, sometimes large, sometimes bigger than anything free.
-            uint32_t pages = (rand() % 10) == 0 ? 1 + (uint32_t)rand() % (n_pages / 2) : 1 + (uint32_t)rand() % 8;
-            int64_t  want  = model_alloc(&m, pages);
-            uint64_t off   = 0;
-            uint8_t *addr  = NULL;
-            int      rc;
+            uint32_t  pages = (rand() % 10) == 0 ? 1 + (uint32_t)rand() % (n_pages / 2) : 1 + (uint32_t)rand() % 8;
+            int64_t   want  = model_alloc(&m, pages);
+            uint64_t  off   = 0;
+            uint8_t * addr  = NULL;
+            int       rc;
             if (real) {
                 rc  = htp_vmem_map(&vm, fd, (uint64_t)pages * PAGE, 0, &addr);
                 off = addr ? (uint64_t)(addr - vm.base) : 0;
@@ -155,7 +155,7 @@ static int random_sequence(uint32_t n_pages, int steps, int real, int fd, unsign
 }
 
 // Does touching p kill a child with SIGSEGV?
-static int faults(volatile uint8_t *p) {
+static int faults(volatile uint8_t * p) {
     pid_t pid = fork();
     if (pid == 0) {
         signal(SIGSEGV, SIG_DFL);
@@ -171,7 +171,7 @@ static int real_mappings(void) {
     int fd = memfd_create("vmem-test", MFD_CLOEXEC);
     CHECK(fd >= 0, "memfd");
     CHECK(ftruncate(fd, 8 * PAGE) == 0, "ftruncate");
-    uint8_t *host = mmap(NULL, 8 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    uint8_t * host = mmap(NULL, 8 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     CHECK(host != MAP_FAILED, "host mmap");
     for (int i = 0; i < 7 * PAGE; i++) {
         host[i] = (uint8_t)(i * 7 + 3);

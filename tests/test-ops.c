@@ -55,11 +55,11 @@ static uint64_t rng_next(struct rng * r) {
 }
 
 static float rng_uniform(struct rng * r, float lo, float hi) {  // [lo, hi)
-    return lo + (hi - lo) * (float) (rng_next(r) >> 40) * (1.0f / 16777216.0f);
+    return lo + (hi - lo) * (float)(rng_next(r) >> 40) * (1.0f / 16777216.0f);
 }
 
 static int64_t rng_below(struct rng * r, int64_t n) {  // [0, n)
-    return (int64_t) (rng_next(r) % (uint64_t) n);
+    return (int64_t)(rng_next(r) % (uint64_t)n);
 }
 
 // ---------------------------------------------------------------------------
@@ -147,28 +147,28 @@ static void cat_ni(char * s, size_t n, const char * key, const int * v, int coun
 struct p_mul_mat {
     enum ggml_type ta;
     int64_t        m, n, k;
-    int64_t        bs[2];  // batch of a in dims 2, 3
-    int64_t        nr[2];  // b repeats a's batch nr times (broadcast)
-    int            per[4]; // both operands created permuted, then permuted back
-    int64_t        k_v;    // rows k_v long in memory (non-contiguous view), 0 = none
+    int64_t        bs[2];   // batch of a in dims 2, 3
+    int64_t        nr[2];   // b repeats a's batch nr times (broadcast)
+    int            per[4];  // both operands created permuted, then permuted back
+    int64_t        k_v;     // rows k_v long in memory (non-contiguous view), 0 = none
 };
 
 static struct ggml_tensor * build_mul_mat(struct tb * b, const void * pv) {
     const struct p_mul_mat * p = pv;
     struct ggml_tensor *     a, *x;
-    int permuted = p->per[0] != 0 || p->per[1] != 1 || p->per[2] != 2 || p->per[3] != 3;
+    int                      permuted = p->per[0] != 0 || p->per[1] != 1 || p->per[2] != 2 || p->per[3] != 3;
     if (permuted) {
-        const int64_t nea[4] = { p->k, p->m, p->bs[0], p->bs[1] };
-        const int64_t neb[4] = { p->k, p->n, p->bs[0] * p->nr[0], p->bs[1] * p->nr[1] };
+        const int64_t nea[4] = {p->k, p->m, p->bs[0], p->bs[1]};
+        const int64_t neb[4] = {p->k, p->n, p->bs[0] * p->nr[0], p->bs[1] * p->nr[1]};
         const int *   q      = p->per;
-        a = tb_new(b, p->ta, nea[q[0]], nea[q[1]], nea[q[2]], nea[q[3]], "a");
-        x = tb_new(b, GGML_TYPE_F32, neb[q[0]], neb[q[1]], neb[q[2]], neb[q[3]], "b");
-        a = ggml_permute(b->ctx, a, q[0], q[1], q[2], q[3]);
-        x = ggml_permute(b->ctx, x, q[0], q[1], q[2], q[3]);
+        a                    = tb_new(b, p->ta, nea[q[0]], nea[q[1]], nea[q[2]], nea[q[3]], "a");
+        x                    = tb_new(b, GGML_TYPE_F32, neb[q[0]], neb[q[1]], neb[q[2]], neb[q[3]], "b");
+        a                    = ggml_permute(b->ctx, a, q[0], q[1], q[2], q[3]);
+        x                    = ggml_permute(b->ctx, x, q[0], q[1], q[2], q[3]);
     } else {
         int64_t kp = p->k_v ? p->k_v : p->k;
-        a = tb_new(b, p->ta, kp, p->m, p->bs[0], p->bs[1], "a");
-        x = tb_new(b, GGML_TYPE_F32, kp, p->n, p->bs[0] * p->nr[0], p->bs[1] * p->nr[1], "b");
+        a          = tb_new(b, p->ta, kp, p->m, p->bs[0], p->bs[1], "a");
+        x          = tb_new(b, GGML_TYPE_F32, kp, p->n, p->bs[0] * p->nr[0], p->bs[1] * p->nr[1], "b");
         if (p->k_v) {
             a = tb_view(b, a, p->k, p->m, p->bs[0], p->bs[1], 0);
             x = tb_view(b, x, p->k, p->n, p->bs[0] * p->nr[0], p->bs[1] * p->nr[1], 0);
@@ -187,7 +187,7 @@ static void desc_mul_mat(const void * pv, char * s, size_t n) {
 }
 
 static double max_err_mul_mat(const void * p) {
-    (void) p;
+    (void)p;
     return 5e-4;
 }
 
@@ -200,17 +200,17 @@ static const struct op_family fam_mul_mat = {
 struct p_bin {
     enum ggml_op   op;
     enum ggml_type type;
-    int64_t        ne[4];  // src1 shape
-    int            nr[4];  // src0 = src1 repeated nr times per dim
-    int            perm1;  // src1 created permuted (1,2,0,3), non-contiguous
+    int64_t        ne[4];    // src1 shape
+    int            nr[4];    // src0 = src1 repeated nr times per dim
+    int            perm1;    // src1 created permuted (1,2,0,3), non-contiguous
     int            overlap;  // src0 and src1 overlapping views of one tensor
-    int            v0;     // src0 a view with padded rows
+    int            v0;       // src0 a view with padded rows
 };
 
 static struct ggml_tensor * build_bin(struct tb * b, const void * pv) {
-    const struct p_bin * p = pv;
-    const int64_t *      ne = p->ne;
-    int64_t na[4] = { ne[0] * p->nr[0], ne[1] * p->nr[1], ne[2] * p->nr[2], ne[3] * p->nr[3] };
+    const struct p_bin * p     = pv;
+    const int64_t *      ne    = p->ne;
+    int64_t              na[4] = {ne[0] * p->nr[0], ne[1] * p->nr[1], ne[2] * p->nr[2], ne[3] * p->nr[3]};
     struct ggml_tensor * a, *x;
     if (p->v0) {
         a = tb_new(b, p->type, na[0] + 3, na[1], na[2], na[3], "a");
@@ -224,16 +224,20 @@ static struct ggml_tensor * build_bin(struct tb * b, const void * pv) {
     } else if (p->overlap) {
         // b = last two thirds of a along dim 3, a' = first two thirds
         int64_t n3 = 2 * (ne[3] / 3);
-        x          = tb_view(b, a, ne[0], ne[1], ne[2], n3, (size_t) (ne[3] / 3) * a->nb[3]);
+        x          = tb_view(b, a, ne[0], ne[1], ne[2], n3, (size_t)(ne[3] / 3) * a->nb[3]);
         a          = tb_view(b, a, ne[0], ne[1], ne[2], n3, 0);
     } else {
         x = tb_new(b, p->type, ne[0], ne[1], ne[2], ne[3], "b");
     }
     switch (p->op) {
-        case GGML_OP_ADD: return ggml_add(b->ctx, a, x);
-        case GGML_OP_SUB: return ggml_sub(b->ctx, a, x);
-        case GGML_OP_MUL: return ggml_mul(b->ctx, a, x);
-        default:          return ggml_div(b->ctx, a, x);
+        case GGML_OP_ADD:
+            return ggml_add(b->ctx, a, x);
+        case GGML_OP_SUB:
+            return ggml_sub(b->ctx, a, x);
+        case GGML_OP_MUL:
+            return ggml_mul(b->ctx, a, x);
+        default:
+            return ggml_div(b->ctx, a, x);
     }
 }
 
@@ -257,7 +261,7 @@ static int init_bin(const void * pv, const struct ggml_tensor * t, struct rng * 
     return 1;
 }
 
-static const struct op_family fam_bin = { build_bin, desc_bin, init_bin, NULL, -1.0f, 1.0f };
+static const struct op_family fam_bin = {build_bin, desc_bin, init_bin, NULL, -1.0f, 1.0f};
 
 // ---- SCALE: a * s + bias -----------------------------------------------------
 
@@ -279,16 +283,16 @@ static void desc_scale(const void * pv, char * s, size_t n) {
     cat(s, n, ",scale=%g,bias=%g", p->s, p->bias);
 }
 
-static const struct op_family fam_scale = { build_scale, desc_scale, NULL, NULL, -1.0f, 1.0f };
+static const struct op_family fam_scale = {build_scale, desc_scale, NULL, NULL, -1.0f, 1.0f};
 
 // ---- CPY: src (maybe permuted / transposed) into dst (maybe permuted, strided
 // or of another shape with the same element count) ---------------------------
 
 struct p_cpy {
     enum ggml_type ts, td;
-    int64_t        ne[4];      // src shape as created
-    int64_t        ne_dst[4];  // dst shape, ne_dst[0] == 0: same as (permuted) src
-    int            per_src[4]; // all 0: none
+    int64_t        ne[4];       // src shape as created
+    int64_t        ne_dst[4];   // dst shape, ne_dst[0] == 0: same as (permuted) src
+    int            per_src[4];  // all 0: none
     int            per_dst[4];
     int            transpose;  // src transposed after the permute
     int64_t        alloc[4];   // dst a view into a tensor this big, alloc[0] == 0: none
@@ -350,7 +354,7 @@ static double max_err_cpy(const void * pv) {
     return p->ts == p->td ? 0.0 : 1e-6;
 }
 
-static const struct op_family fam_cpy = { build_cpy, desc_cpy, NULL, max_err_cpy, -150.0f, 150.0f };
+static const struct op_family fam_cpy = {build_cpy, desc_cpy, NULL, max_err_cpy, -150.0f, 150.0f};
 
 // ---- CONT and DUP of non-contiguous views --------------------------------------
 
@@ -369,7 +373,7 @@ static struct ggml_tensor * build_cont(struct tb * b, const void * pv) {
         src = ggml_transpose(b->ctx, src);
     } else if (p->view == 1) {
         src = ggml_view_4d(b->ctx, src, src->ne[0], 1, src->ne[2], src->ne[3], src->nb[1], src->nb[2], src->nb[3],
-                           src->nb[1] * (size_t) (src->ne[1] - 1));
+                           src->nb[1] * (size_t)(src->ne[1] - 1));
     } else if (has_perm(p->per)) {
         src = ggml_permute(b->ctx, src, p->per[0], p->per[1], p->per[2], p->per[3]);
     }
@@ -377,8 +381,8 @@ static struct ggml_tensor * build_cont(struct tb * b, const void * pv) {
 }
 
 static void desc_cont(const void * pv, char * s, size_t n) {
-    const struct p_cont * p = pv;
-    static const char *   views[] = { "transpose", "slice", "permute" };
+    const struct p_cont * p       = pv;
+    static const char *   views[] = {"transpose", "slice", "permute"};
     cat(s, n, "type=%s,", tname(p->type));
     cat_ne(s, n, "ne", p->ne, 4);
     cat(s, n, ",view=%s", views[p->view]);
@@ -387,7 +391,7 @@ static void desc_cont(const void * pv, char * s, size_t n) {
     }
 }
 
-static const struct op_family fam_cont = { build_cont, desc_cont, NULL, NULL, -1.0f, 1.0f };
+static const struct op_family fam_cont = {build_cont, desc_cont, NULL, NULL, -1.0f, 1.0f};
 
 // ---- GET_ROWS: out[:, i, b1, b2] = src[:, rows[i, b1, b2], b1, b2] ---------------
 
@@ -420,21 +424,21 @@ static int init_get_rows(const void * pv, const struct ggml_tensor * t, struct r
         return 0;
     }
     for (int64_t i = 0; i < ggml_nelements(t); i++) {
-        v[i] = (float) rng_below(r, p->m);
+        v[i] = (float)rng_below(r, p->m);
     }
     return 1;
 }
 
-static const struct op_family fam_get_rows = { build_get_rows, desc_get_rows, init_get_rows, NULL, -1.0f, 1.0f };
+static const struct op_family fam_get_rows = {build_get_rows, desc_get_rows, init_get_rows, NULL, -1.0f, 1.0f};
 
 // ---- SET_ROWS: dst[:, idx[i, b2 % ne2, b3 % ne3], b2, b3] = src[:, i, b2, b3] -----
 
 struct p_set_rows {
-    enum ggml_type td, ti;  // dst type, index type (I64 or I32)
-    int64_t        ne[4];   // dst is [ne0, ne1, ne2*nr23[0], ne3*nr23[1]]
-    int            nr23[2]; // src/dst batch repeats the index batch
-    int64_t        r;       // rows written per batch
-    int            v;       // src and index are views of their first r/2 rows
+    enum ggml_type td, ti;   // dst type, index type (I64 or I32)
+    int64_t        ne[4];    // dst is [ne0, ne1, ne2*nr23[0], ne3*nr23[1]]
+    int            nr23[2];  // src/dst batch repeats the index batch
+    int64_t        r;        // rows written per batch
+    int            v;        // src and index are views of their first r/2 rows
 };
 
 static struct ggml_tensor * build_set_rows(struct tb * b, const void * pv) {
@@ -467,7 +471,7 @@ static int init_set_rows(const void * pv, const struct ggml_tensor * t, struct r
         return 0;
     }
     int64_t   nrows = p->ne[1];
-    int64_t * perm  = malloc(sizeof(int64_t) * (size_t) nrows);
+    int64_t * perm  = malloc(sizeof(int64_t) * (size_t)nrows);
     if (!perm) {
         return 0;
     }
@@ -481,14 +485,14 @@ static int init_set_rows(const void * pv, const struct ggml_tensor * t, struct r
             perm[j] = tmp;
         }
         for (int64_t i = 0; i < t->ne[0]; i++) {
-            v[row * t->ne[0] + i] = (float) perm[i];
+            v[row * t->ne[0] + i] = (float)perm[i];
         }
     }
     free(perm);
     return 1;
 }
 
-static const struct op_family fam_set_rows = { build_set_rows, desc_set_rows, init_set_rows, NULL, -1.0f, 1.0f };
+static const struct op_family fam_set_rows = {build_set_rows, desc_set_rows, init_set_rows, NULL, -1.0f, 1.0f};
 
 // ---- RMS_NORM over rows ------------------------------------------------------------
 
@@ -514,14 +518,14 @@ static void desc_rms_norm(const void * pv, char * s, size_t n) {
     cat(s, n, ",v=%d,eps=%g", p->v, p->eps);
 }
 
-static const struct op_family fam_rms_norm = { build_rms_norm, desc_rms_norm, NULL, NULL, -10.0f, 10.0f };
+static const struct op_family fam_rms_norm = {build_rms_norm, desc_rms_norm, NULL, NULL, -10.0f, 10.0f};
 
 // ---- SOFT_MAX: softmax(a * scale + slope * mask) over rows, optional sinks ----------
 
 struct p_soft_max {
-    int64_t        ne[4];    // mask shape; a is [ne0, ne1, ne2*nr23[0], ne3*nr23[1]]
-    int            mask;     // 0 none, 1 uniform, 2 uniform with -inf holes
-    enum ggml_type m_prec;   // mask type
+    int64_t        ne[4];   // mask shape; a is [ne0, ne1, ne2*nr23[0], ne3*nr23[1]]
+    int            mask;    // 0 none, 1 uniform, 2 uniform with -inf holes
+    enum ggml_type m_prec;  // mask type
     int            nr23[2];
     float          scale, max_bias;  // max_bias > 0: ALiBi slopes per head
     int            sinks;
@@ -530,9 +534,9 @@ struct p_soft_max {
 static struct ggml_tensor * build_soft_max(struct tb * b, const void * pv) {
     const struct p_soft_max * p  = pv;
     const int64_t *           ne = p->ne;
-    struct ggml_tensor * a = tb_new(b, GGML_TYPE_F32, ne[0], ne[1], ne[2] * p->nr23[0], ne[3] * p->nr23[1], "a");
-    struct ggml_tensor * mask  = NULL;
-    struct ggml_tensor * sinks = NULL;
+    struct ggml_tensor *      a  = tb_new(b, GGML_TYPE_F32, ne[0], ne[1], ne[2] * p->nr23[0], ne[3] * p->nr23[1], "a");
+    struct ggml_tensor *      mask  = NULL;
+    struct ggml_tensor *      sinks = NULL;
     if (p->mask) {
         mask = tb_new(b, p->m_prec, ne[0], ne[1], ne[2], ne[3], "mask");
     }
@@ -564,7 +568,7 @@ static int init_soft_max(const void * pv, const struct ggml_tensor * t, struct r
     for (int64_t row = 0; row < ggml_nrows(t); row++) {
         int64_t keep = rng_below(r, ne0);
         for (int64_t i = 0; i < ne0; i++) {
-            int hole            = i != keep && rng_below(r, 4) == 0;
+            int hole         = i != keep && rng_below(r, 4) == 0;
             v[row * ne0 + i] = hole ? -INFINITY : rng_uniform(r, -1.0f, 1.0f);
         }
     }
@@ -573,7 +577,7 @@ static int init_soft_max(const void * pv, const struct ggml_tensor * t, struct r
 
 // ggml: "the 1024 test with bias occasionally fails" at 1e-7.
 static double max_err_soft_max(const void * p) {
-    (void) p;
+    (void)p;
     return 1e-6;
 }
 
@@ -584,13 +588,13 @@ static const struct op_family fam_soft_max = {
 // ---- ROPE (normal and neox), with YaRN parameters and frequency factors --------------
 
 struct p_rope {
-    int64_t ne[4];  // [head dim, heads, tokens, 1]
+    int64_t ne[4];                // [head dim, heads, tokens, 1]
     int     n_dims, mode, n_ctx;  // n_ctx: positions are in [0, n_ctx)
     int     n_ctx_orig;
-    float   fs, ef, af;           // freq_scale, ext_factor, attn_factor
+    float   fs, ef, af;  // freq_scale, ext_factor, attn_factor
     float   beta_fast, beta_slow;
-    int     ff;                   // frequency factors
-    int     v;                    // 1: view of a bigger tensor, 2: second half of dim 0
+    int     ff;  // frequency factors
+    int     v;   // 1: view of a bigger tensor, 2: second half of dim 0
 };
 
 static struct ggml_tensor * build_rope(struct tb * b, const void * pv) {
@@ -602,7 +606,7 @@ static struct ggml_tensor * build_rope(struct tb * b, const void * pv) {
         a = tb_view(b, a, ne[0], ne[1], ne[2], ne[3], 0);
     } else if (p->v == 2) {
         a = tb_new(b, GGML_TYPE_F32, ne[0] * 2, ne[1], ne[2], ne[3], "a");
-        a = tb_view(b, a, ne[0], ne[1], ne[2], ne[3], (size_t) ne[0] * sizeof(float));
+        a = tb_view(b, a, ne[0], ne[1], ne[2], ne[3], (size_t)ne[0] * sizeof(float));
     } else {
         a = tb_new(b, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], "a");
     }
@@ -627,7 +631,7 @@ static int init_rope(const void * pv, const struct ggml_tensor * t, struct rng *
     const struct p_rope * p = pv;
     if (strcmp(t->name, "pos") == 0) {
         for (int64_t i = 0; i < ggml_nelements(t); i++) {
-            v[i] = (float) rng_below(r, p->n_ctx);
+            v[i] = (float)rng_below(r, p->n_ctx);
         }
         return 1;
     }
@@ -640,7 +644,7 @@ static int init_rope(const void * pv, const struct ggml_tensor * t, struct rng *
     return 0;
 }
 
-static const struct op_family fam_rope = { build_rope, desc_rope, init_rope, NULL, -1.0f, 1.0f };
+static const struct op_family fam_rope = {build_rope, desc_rope, init_rope, NULL, -1.0f, 1.0f};
 
 // ---- UNARY SILU ----------------------------------------------------------------------
 
@@ -671,7 +675,7 @@ static void desc_unary(const void * pv, char * s, size_t n) {
     cat(s, n, ",v=%d", p->v);
 }
 
-static const struct op_family fam_unary = { build_unary, desc_unary, NULL, NULL, -150.0f, 150.0f };
+static const struct op_family fam_unary = {build_unary, desc_unary, NULL, NULL, -150.0f, 150.0f};
 
 // ---- GLU SWIGLU: fused (gate in one half of each row) or split --------------------------
 
@@ -710,25 +714,25 @@ static void desc_glu(const void * pv, char * s, size_t n) {
     cat(s, n, ",v=%d,%s", p->v, p->split ? "split" : p->swapped ? "swapped" : "fused");
 }
 
-static const struct op_family fam_glu = { build_glu, desc_glu, NULL, NULL, -150.0f, 150.0f };
+static const struct op_family fam_glu = {build_glu, desc_glu, NULL, NULL, -150.0f, 150.0f};
 
 // ---- FLASH_ATTN_EXT: q [hsk, nb, nh*nr2, nr3], k [hsk, kv, nh, nr3], v [hsv, kv, nh, nr3] --
 
 struct p_fa {
-    int64_t        hsk, hsv;       // head sizes of K (and Q) and V
-    int64_t        nh, nr2, nr3;   // KV heads, query heads per KV head (GQA), dim 3
-    int64_t        kv, nb;         // KV length, query tokens
-    int            mask;           // 0 none, 1 shared by all heads, 2 one per query head
+    int64_t        hsk, hsv;      // head sizes of K (and Q) and V
+    int64_t        nh, nr2, nr3;  // KV heads, query heads per KV head (GQA), dim 3
+    int64_t        kv, nb;        // KV length, query tokens
+    int            mask;          // 0 none, 1 shared by all heads, 2 one per query head
     int            sinks;
     float          max_bias, softcap;
     enum ggml_type tkv;
-    int            permute;        // q, k, v laid out [d, heads, tokens] and permuted, as llama.cpp's caches
+    int            permute;  // q, k, v laid out [d, heads, tokens] and permuted, as llama.cpp's caches
 };
 
 static struct ggml_tensor * build_fa(struct tb * b, const void * pv) {
-    const struct p_fa *  p   = pv;
-    const int64_t        nhq = p->nh * p->nr2;
-    struct ggml_tensor * q, *k, *v, *m = NULL, *s = NULL;
+    const struct p_fa * p   = pv;
+    const int64_t       nhq = p->nh * p->nr2;
+    struct ggml_tensor *q, *k, *v, *m = NULL, *s = NULL;
     if (p->permute) {
         q = ggml_permute(b->ctx, tb_new(b, GGML_TYPE_F32, p->hsk, nhq, p->nb, p->nr3, "q"), 0, 2, 1, 3);
         k = ggml_permute(b->ctx, tb_new(b, p->tkv, p->hsk, p->nh, p->kv, p->nr3, "k"), 0, 2, 1, 3);
@@ -745,7 +749,7 @@ static struct ggml_tensor * build_fa(struct tb * b, const void * pv) {
         s = tb_new(b, GGML_TYPE_F32, nhq, 1, 1, 1, "sinks");
     }
     struct ggml_tensor * out =
-        ggml_flash_attn_ext(b->ctx, q, k, v, m, 1.0f / sqrtf((float) p->hsk), p->max_bias, p->softcap);
+        ggml_flash_attn_ext(b->ctx, q, k, v, m, 1.0f / sqrtf((float)p->hsk), p->max_bias, p->softcap);
     ggml_flash_attn_ext_add_sinks(out, s);
     ggml_flash_attn_ext_set_prec(out, GGML_PREC_F32);
     return out;
@@ -753,10 +757,11 @@ static struct ggml_tensor * build_fa(struct tb * b, const void * pv) {
 
 static void desc_fa(const void * pv, char * s, size_t n) {
     const struct p_fa * p = pv;
-    cat(s, n, "hsk=%" PRId64 ",hsv=%" PRId64 ",nh=%" PRId64 ",nr23=[%" PRId64 ",%" PRId64 "],kv=%" PRId64
-              ",nb=%" PRId64 ",mask=%d,sinks=%d,max_bias=%g,softcap=%g,type_KV=%s,permute=%d",
-        p->hsk, p->hsv, p->nh, p->nr2, p->nr3, p->kv, p->nb, p->mask, p->sinks, p->max_bias, p->softcap,
-        tname(p->tkv), p->permute);
+    cat(s, n,
+        "hsk=%" PRId64 ",hsv=%" PRId64 ",nh=%" PRId64 ",nr23=[%" PRId64 ",%" PRId64 "],kv=%" PRId64 ",nb=%" PRId64
+        ",mask=%d,sinks=%d,max_bias=%g,softcap=%g,type_KV=%s,permute=%d",
+        p->hsk, p->hsv, p->nh, p->nr2, p->nr3, p->kv, p->nb, p->mask, p->sinks, p->max_bias, p->softcap, tname(p->tkv),
+        p->permute);
 }
 
 // Mask: causal (token i sees the first kv - nb + i + 1 entries), random values
@@ -764,7 +769,7 @@ static void desc_fa(const void * pv, char * s, size_t n) {
 // multi-token case fully masked over its first 64+ entries, so that whole KV
 // blocks are skipped for some rows and not others.
 static int init_fa(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
-    (void) pv;
+    (void)pv;
     if (strcmp(t->name, "sinks") == 0) {
         for (int64_t i = 0; i < ggml_nelements(t); i++) {
             v[i] = rng_uniform(r, -4.0f, 4.0f);
@@ -780,7 +785,7 @@ static int init_fa(const void * pv, const struct ggml_tensor * t, struct rng * r
         int64_t       lim = ne0 - ne1 + i1 + 1;
         lim               = lim < 1 ? 1 : lim;
         for (int64_t i = 0; i < ne0; i++) {
-            int hole = i >= lim || rng_below(r, 8) == 0 || (ne1 > 1 && i1 % 4 == 1 && i < 70);
+            int hole         = i >= lim || rng_below(r, 8) == 0 || (ne1 > 1 && i1 % 4 == 1 && i < 70);
             v[row * ne0 + i] = hole ? -INFINITY : rng_uniform(r, -1.0f, 1.0f);
         }
         if (i1 % 4 != 1) {
@@ -791,11 +796,11 @@ static int init_fa(const void * pv, const struct ggml_tensor * t, struct rng * r
 }
 
 static double max_err_fa(const void * p) {
-    (void) p;
+    (void)p;
     return 5e-4;
 }
 
-static const struct op_family fam_fa = { build_fa, desc_fa, init_fa, max_err_fa, -1.0f, 1.0f };
+static const struct op_family fam_fa = {build_fa, desc_fa, init_fa, max_err_fa, -1.0f, 1.0f};
 
 // ---- ROPE multi-section (mrope, imrope) and vision, through ggml_rope_multi ----------
 // p_rope's n_dims is test-backend-ops' (vision passes n_dims / 2 to ggml); sections
@@ -817,7 +822,7 @@ static struct ggml_tensor * build_rope_multi(struct tb * b, const void * pv) {
         freq = tb_new(b, GGML_TYPE_F32, p->n_dims / 2, 1, 1, 1, "freq");
     }
     const int vision = p->mode == GGML_ROPE_TYPE_VISION;
-    int       sec[4] = { p->n_dims / 3, p->n_dims / 3, p->n_dims / 3, 0 };
+    int       sec[4] = {p->n_dims / 3, p->n_dims / 3, p->n_dims / 3, 0};
     if (vision) {
         sec[0] = sec[1] = p->n_dims / 4;
         sec[2]          = 0;
@@ -826,7 +831,7 @@ static struct ggml_tensor * build_rope_multi(struct tb * b, const void * pv) {
                            p->ef, p->af, 1.0f, 1.0f);
 }
 
-static const struct op_family fam_rope_multi = { build_rope_multi, desc_rope, init_rope, NULL, -1.0f, 1.0f };
+static const struct op_family fam_rope_multi = {build_rope_multi, desc_rope, init_rope, NULL, -1.0f, 1.0f};
 
 // ---- UNARY GELU, GELU_QUICK, SIGMOID, NEG, EXP, SOFTPLUS, TANH (p_unary, build_unary) ---------------
 
@@ -844,7 +849,7 @@ static int init_unary_more(const void * pv, const struct ggml_tensor * t, struct
     return 1;
 }
 
-static const struct op_family fam_unary_more = { build_unary, desc_unary, init_unary_more, NULL, -150.0f, 150.0f };
+static const struct op_family fam_unary_more = {build_unary, desc_unary, init_unary_more, NULL, -150.0f, 150.0f};
 
 // ---- SQR, SQRT, CLAMP (elementwise, one input) -------------------------------------------
 
@@ -867,9 +872,12 @@ static struct ggml_tensor * build_ew1(struct tb * b, const void * pv) {
         a = tb_new(b, p->type, ne[0], ne[1], ne[2], ne[3], "a");
     }
     switch (p->op) {
-        case GGML_OP_SQR:  return ggml_sqr(b->ctx, a);
-        case GGML_OP_SQRT: return ggml_sqrt(b->ctx, a);
-        default:           return ggml_clamp(b->ctx, a, p->min, p->max);
+        case GGML_OP_SQR:
+            return ggml_sqr(b->ctx, a);
+        case GGML_OP_SQRT:
+            return ggml_sqrt(b->ctx, a);
+        default:
+            return ggml_clamp(b->ctx, a, p->min, p->max);
     }
 }
 
@@ -895,7 +903,7 @@ static int init_ew1(const void * pv, const struct ggml_tensor * t, struct rng * 
     return 1;
 }
 
-static const struct op_family fam_ew1 = { build_ew1, desc_ew1, init_ew1, NULL, -1.0f, 1.0f };
+static const struct op_family fam_ew1 = {build_ew1, desc_ew1, init_ew1, NULL, -1.0f, 1.0f};
 
 // ---- GLU SWIGLU_OAI (split form, alpha and limit) ------------------------------------------
 
@@ -925,7 +933,7 @@ static void desc_oai(const void * pv, char * s, size_t n) {
     cat(s, n, ",v=%d,alpha=%g,limit=%g", p->v, p->alpha, p->limit);
 }
 
-static const struct op_family fam_oai = { build_oai, desc_oai, NULL, NULL, -150.0f, 150.0f };
+static const struct op_family fam_oai = {build_oai, desc_oai, NULL, NULL, -150.0f, 150.0f};
 
 // ---- NORM and L2_NORM over rows, optionally of a view or of permuted rows -----------------
 
@@ -961,7 +969,7 @@ static void desc_norm(const void * pv, char * s, size_t n) {
     cat(s, n, ",v=%d,eps=%g,noncontig_rows=%d", p->v, p->eps, p->noncontig);
 }
 
-static const struct op_family fam_norm = { build_norm, desc_norm, NULL, NULL, -1.0f, 1.0f };
+static const struct op_family fam_norm = {build_norm, desc_norm, NULL, NULL, -1.0f, 1.0f};
 
 // ---- SUM_ROWS, optionally of a strided slice or a permutation ------------------------------
 
@@ -991,7 +999,7 @@ static void desc_sum_rows(const void * pv, char * s, size_t n) {
     cat(s, n, ",permute=%d,slice=%d", p->permute, p->slice);
 }
 
-static const struct op_family fam_sum_rows = { build_sum_rows, desc_sum_rows, NULL, NULL, -1.0f, 1.0f };
+static const struct op_family fam_sum_rows = {build_sum_rows, desc_sum_rows, NULL, NULL, -1.0f, 1.0f};
 
 // ---- CUMSUM along rows ------------------------------------------------------------------------
 
@@ -1016,7 +1024,7 @@ static void desc_cumsum(const void * pv, char * s, size_t n) {
     cat(s, n, ",v=%d", p->v);
 }
 
-static const struct op_family fam_cumsum = { build_cumsum, desc_cumsum, NULL, NULL, -1.0f, 1.0f };
+static const struct op_family fam_cumsum = {build_cumsum, desc_cumsum, NULL, NULL, -1.0f, 1.0f};
 
 // ---- ARGSORT of rows with distinct values ------------------------------------------------------
 
@@ -1040,7 +1048,7 @@ static void desc_argsort(const void * pv, char * s, size_t n) {
 
 // Each row a shuffle of 0 .. ne0-1 (as test-backend-ops: no ties, so one right answer).
 static int init_argsort(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
-    (void) pv;
+    (void)pv;
     if (strcmp(t->name, "a") != 0) {
         return 0;
     }
@@ -1048,10 +1056,10 @@ static int init_argsort(const void * pv, const struct ggml_tensor * t, struct rn
     for (int64_t row = 0; row < ggml_nrows(t); row++) {
         float * x = v + row * ne0;
         for (int64_t i = 0; i < ne0; i++) {
-            x[i] = (float) i;
+            x[i] = (float)i;
         }
         for (int64_t i = ne0 - 1; i > 0; i--) {
-            int64_t j = rng_below(r, i + 1);
+            int64_t j   = rng_below(r, i + 1);
             float   tmp = x[i];
             x[i]        = x[j];
             x[j]        = tmp;
@@ -1061,11 +1069,11 @@ static int init_argsort(const void * pv, const struct ggml_tensor * t, struct rn
 }
 
 static double max_err_exact(const void * p) {
-    (void) p;
+    (void)p;
     return 0.0;
 }
 
-static const struct op_family fam_argsort = { build_argsort, desc_argsort, init_argsort, max_err_exact, -1.0f, 1.0f };
+static const struct op_family fam_argsort = {build_argsort, desc_argsort, init_argsort, max_err_exact, -1.0f, 1.0f};
 
 // ---- CONCAT along each dim, optionally of views ---------------------------------------------------
 
@@ -1082,8 +1090,8 @@ static struct ggml_tensor * build_concat(struct tb * b, const void * pv) {
     int64_t                 nb_[4];
     memcpy(nb_, p->ne_a, sizeof nb_);
     nb_[p->dim]            = p->ne_b_d;
-    const int64_t *      na = p->ne_a;
-    struct ggml_tensor * a, *x;
+    const int64_t *     na = p->ne_a;
+    struct ggml_tensor *a, *x;
     if (p->v & 1) {
         a = tb_new(b, p->type, na[0] * 2, na[1] * 4, na[2] * 3, na[3], "a");
         a = tb_view(b, a, na[0], na[1], na[2], na[3], 0);
@@ -1106,7 +1114,7 @@ static void desc_concat(const void * pv, char * s, size_t n) {
     cat(s, n, ",ne_b_d=%" PRId64 ",dim=%d,v=%d", p->ne_b_d, p->dim, p->v);
 }
 
-static const struct op_family fam_concat = { build_concat, desc_concat, NULL, max_err_exact, -1.0f, 1.0f };
+static const struct op_family fam_concat = {build_concat, desc_concat, NULL, max_err_exact, -1.0f, 1.0f};
 
 // ---- REPEAT: src tiled nr times per dim ----------------------------------------------------------
 
@@ -1137,7 +1145,7 @@ static void desc_repeat(const void * pv, char * s, size_t n) {
     cat(s, n, ",v=%d", p->v);
 }
 
-static const struct op_family fam_repeat = { build_repeat, desc_repeat, NULL, max_err_exact, -1.0f, 1.0f };
+static const struct op_family fam_repeat = {build_repeat, desc_repeat, NULL, max_err_exact, -1.0f, 1.0f};
 
 // ---- PAD (ggml_pad_ext, zero or circular), of a view or a permutation -----------------------------
 
@@ -1156,7 +1164,7 @@ static struct ggml_tensor * build_pad(struct tb * b, const void * pv) {
     } else if (p->tfrm == 2) {
         a = ggml_permute(b->ctx, a, 2, 1, 0, 3);
     }
-    const int * l = p->lp, * r = p->rp;
+    const int *l = p->lp, *r = p->rp;
     if (p->circular) {
         return ggml_pad_ext_circular(b->ctx, a, l[0], r[0], l[1], r[1], l[2], r[2], l[3], r[3]);
     }
@@ -1172,7 +1180,7 @@ static void desc_pad(const void * pv, char * s, size_t n) {
     cat(s, n, ",tfrm=%d,circular=%d", p->tfrm, p->circular);
 }
 
-static const struct op_family fam_pad = { build_pad, desc_pad, NULL, max_err_exact, -1.0f, 1.0f };
+static const struct op_family fam_pad = {build_pad, desc_pad, NULL, max_err_exact, -1.0f, 1.0f};
 
 // ---- DIAG, TRI, FILL ----------------------------------------------------------------------------------
 
@@ -1188,9 +1196,12 @@ static struct ggml_tensor * build_place(struct tb * b, const void * pv) {
     const struct p_place * p = pv;
     struct ggml_tensor *   a = tb_new(b, p->type, p->ne[0], p->ne[1], p->ne[2], p->ne[3], "a");
     switch (p->op) {
-        case GGML_OP_DIAG: return ggml_diag(b->ctx, a);
-        case GGML_OP_TRI:  return ggml_tri(b->ctx, a, p->tri);
-        default:           return ggml_fill(b->ctx, a, p->c);
+        case GGML_OP_DIAG:
+            return ggml_diag(b->ctx, a);
+        case GGML_OP_TRI:
+            return ggml_tri(b->ctx, a, p->tri);
+        default:
+            return ggml_fill(b->ctx, a, p->c);
     }
 }
 
@@ -1199,13 +1210,13 @@ static void desc_place(const void * pv, char * s, size_t n) {
     cat(s, n, "type=%s,", tname(p->type));
     cat_ne(s, n, "ne", p->ne, 4);
     if (p->op == GGML_OP_TRI) {
-        cat(s, n, ",tri_type=%d", (int) p->tri);
+        cat(s, n, ",tri_type=%d", (int)p->tri);
     } else if (p->op == GGML_OP_FILL) {
         cat(s, n, ",c=%g", p->c);
     }
 }
 
-static const struct op_family fam_place = { build_place, desc_place, NULL, max_err_exact, -1.0f, 1.0f };
+static const struct op_family fam_place = {build_place, desc_place, NULL, max_err_exact, -1.0f, 1.0f};
 
 // ---- ADD_ID: a[:, e, t] + b[:, ids[e, t]] (MoE expert biases) --------------------------------------
 
@@ -1226,8 +1237,9 @@ static struct ggml_tensor * build_add_id(struct tb * b, const void * pv) {
 
 static void desc_add_id(const void * pv, char * s, size_t n) {
     const struct p_add_id * p = pv;
-    cat(s, n, "type_a=f32,type_b=f32,n_embd=%" PRId64 ",n_experts=%" PRId64 ",n_experts_used=%" PRId64
-              ",n_token=%" PRId64, p->n_embd, p->n_experts, p->n_used, p->n_token);
+    cat(s, n,
+        "type_a=f32,type_b=f32,n_embd=%" PRId64 ",n_experts=%" PRId64 ",n_experts_used=%" PRId64 ",n_token=%" PRId64,
+        p->n_embd, p->n_experts, p->n_used, p->n_token);
 }
 
 // Each ids row: a shuffle of the experts (distinct experts per token).
@@ -1239,7 +1251,7 @@ static int init_add_id(const void * pv, const struct ggml_tensor * t, struct rng
     for (int64_t row = 0; row < ggml_nrows(t); row++) {
         float * x = v + row * t->ne[0];
         for (int64_t i = 0; i < t->ne[0]; i++) {
-            x[i] = (float) (i % p->n_experts);
+            x[i] = (float)(i % p->n_experts);
         }
         for (int64_t i = t->ne[0] - 1; i > 0; i--) {
             int64_t j   = rng_below(r, i + 1);
@@ -1251,7 +1263,7 @@ static int init_add_id(const void * pv, const struct ggml_tensor * t, struct rng
     return 1;
 }
 
-static const struct op_family fam_add_id = { build_add_id, desc_add_id, init_add_id, NULL, -1.0f, 1.0f };
+static const struct op_family fam_add_id = {build_add_id, desc_add_id, init_add_id, NULL, -1.0f, 1.0f};
 
 // ---- SSM_CONV: sx [d_conv - 1 + n_t, d_inner, n_s], c [d_conv, d_inner] ------------
 
@@ -1272,7 +1284,7 @@ static void desc_ssm_conv(const void * pv, char * s, size_t n) {
         p->n_s);
 }
 
-static const struct op_family fam_ssm_conv = { build_ssm_conv, desc_ssm_conv, NULL, NULL, -1.0f, 1.0f };
+static const struct op_family fam_ssm_conv = {build_ssm_conv, desc_ssm_conv, NULL, NULL, -1.0f, 1.0f};
 
 // ---- GATED_DELTA_NET: q, k [S, H, T, N], v [S, H * v_repeat, T, N], gates, initial state ----
 
@@ -1302,8 +1314,9 @@ static struct ggml_tensor * build_gdn(struct tb * b, const void * pv) {
 
 static void desc_gdn(const void * pv, char * s, size_t n) {
     const struct p_gdn * p = pv;
-    cat(s, n, "head_size=%" PRId64 ",n_head=%" PRId64 ",v_repeat=%" PRId64 ",n_seq_tokens=%" PRId64 ",n_seqs=%" PRId64
-              ",K=%" PRId64 ",kda=%d,permuted=%d",
+    cat(s, n,
+        "head_size=%" PRId64 ",n_head=%" PRId64 ",v_repeat=%" PRId64 ",n_seq_tokens=%" PRId64 ",n_seqs=%" PRId64
+        ",K=%" PRId64 ",kda=%d,permuted=%d",
         p->S, p->H, p->v_repeat, p->T, p->N, p->K, p->kda, p->permuted);
 }
 
@@ -1313,7 +1326,7 @@ static int init_gdn(const void * pv, const struct ggml_tensor * t, struct rng * 
     const int64_t        n  = ggml_nelements(t);
     float                lo = -1.0f, hi = 1.0f;
     if (strcmp(t->name, "q") == 0 || strcmp(t->name, "k") == 0) {
-        lo = -1.7f / sqrtf((float) p->S), hi = -lo;
+        lo = -1.7f / sqrtf((float)p->S), hi = -lo;
     } else if (strcmp(t->name, "g") == 0) {
         lo = -1.0f, hi = -0.01f;
     } else if (strcmp(t->name, "beta") == 0) {
@@ -1329,7 +1342,7 @@ static int init_gdn(const void * pv, const struct ggml_tensor * t, struct rng * 
     return 1;
 }
 
-static const struct op_family fam_gdn = { build_gdn, desc_gdn, init_gdn, NULL, -1.0f, 1.0f };
+static const struct op_family fam_gdn = {build_gdn, desc_gdn, init_gdn, NULL, -1.0f, 1.0f};
 
 // ---- SOLVE_TRI: A X = B, A [n, n, b2, b3] lower triangular, B [k, n, b2, b3] ----------
 
@@ -1362,7 +1375,7 @@ static int init_solve_tri(const void * pv, const struct ggml_tensor * t, struct 
                 if (j == i) {
                     x = rng_uniform(r, 1.0f, 2.0f) * (rng_below(r, 2) ? 1.0f : -1.0f);
                 } else if (j < i) {
-                    x = rng_uniform(r, -1.0f, 1.0f) / (float) p->n;
+                    x = rng_uniform(r, -1.0f, 1.0f) / (float)p->n;
                 }
                 v[(m * p->n + i) * p->n + j] = x;
             }
@@ -1372,12 +1385,12 @@ static int init_solve_tri(const void * pv, const struct ggml_tensor * t, struct 
 }
 
 static double max_err_solve_tri(const void * p) {
-    (void) p;
+    (void)p;
     return 1e-6;
 }
 
-static const struct op_family fam_solve_tri = { build_solve_tri, desc_solve_tri, init_solve_tri, max_err_solve_tri,
-                                                -1.0f, 1.0f };
+static const struct op_family fam_solve_tri = {build_solve_tri,   desc_solve_tri, init_solve_tri,
+                                               max_err_solve_tri, -1.0f,          1.0f};
 
 // ---- IM2COL: input [IW, IH, IC, N] (2D) or [IW, IC, N] (1D), kernel shape only ----------
 
@@ -1402,17 +1415,17 @@ static void desc_im2col(const void * pv, char * s, size_t n) {
     cat(s, n, ",s=%d/%d,p=%d/%d,d=%d/%d,is_2D=%d", p->s0, p->s1, p->p0, p->p1, p->d0, p->d1, p->is_2d);
 }
 
-static const struct op_family fam_im2col = { build_im2col, desc_im2col, NULL, NULL, -1.0f, 1.0f };
+static const struct op_family fam_im2col = {build_im2col, desc_im2col, NULL, NULL, -1.0f, 1.0f};
 
 // ---------------------------------------------------------------------------
 // Running a case.
 
 struct suite {
-    ggml_backend_t             ref;      // ggml-cpu, the reference
-    ggml_backend_t             dut;      // device under test
+    ggml_backend_t             ref;  // ggml-cpu, the reference
+    ggml_backend_t             dut;  // device under test
     ggml_backend_dev_t         dut_dev;
     ggml_backend_buffer_type_t ref_buft, dut_buft;
-    const char *               filter;   // -o
+    const char *               filter;  // -o
     uint64_t                   seed;
     int                        verbose;
     int                        inject;
@@ -1431,7 +1444,7 @@ static struct op_count * op_count(struct suite * s, const char * name) {
             return &s->ops[i];
         }
     }
-    if (s->n_ops == (int) (sizeof s->ops / sizeof s->ops[0])) {
+    if (s->n_ops == (int)(sizeof s->ops / sizeof s->ops[0])) {
         return NULL;
     }
     struct op_count * c = &s->ops[s->n_ops++];
@@ -1455,17 +1468,23 @@ static struct ggml_context * case_ctx(void) {
 // Converts n values to tensor type `type` into dst (row length ne0).
 static void to_type(enum ggml_type type, const float * v, int64_t n, int64_t ne0, void * dst) {
     switch (type) {
-        case GGML_TYPE_F32:  memcpy(dst, v, sizeof(float) * (size_t) n); break;
-        case GGML_TYPE_F16:  ggml_fp32_to_fp16_row(v, dst, n); break;
-        case GGML_TYPE_BF16: ggml_fp32_to_bf16_row(v, dst, n); break;
+        case GGML_TYPE_F32:
+            memcpy(dst, v, sizeof(float) * (size_t)n);
+            break;
+        case GGML_TYPE_F16:
+            ggml_fp32_to_fp16_row(v, dst, n);
+            break;
+        case GGML_TYPE_BF16:
+            ggml_fp32_to_bf16_row(v, dst, n);
+            break;
         case GGML_TYPE_I32:
             for (int64_t i = 0; i < n; i++) {
-                ((int32_t *) dst)[i] = (int32_t) lrintf(v[i]);
+                ((int32_t *)dst)[i] = (int32_t)lrintf(v[i]);
             }
             break;
         case GGML_TYPE_I64:
             for (int64_t i = 0; i < n; i++) {
-                ((int64_t *) dst)[i] = (int64_t) llrintf(v[i]);
+                ((int64_t *)dst)[i] = (int64_t)llrintf(v[i]);
             }
             break;
         default:  // quantized
@@ -1495,14 +1514,15 @@ static float elem_f32(enum ggml_type type, const uint8_t * p) {
         case GGML_TYPE_I32: {
             int32_t i;
             memcpy(&i, p, sizeof i);
-            return (float) i;
+            return (float)i;
         }
         case GGML_TYPE_I64: {
             int64_t i;
             memcpy(&i, p, sizeof i);
-            return (float) i;
+            return (float)i;
         }
-        default: return NAN;
+        default:
+            return NAN;
     }
 }
 
@@ -1556,8 +1576,8 @@ static int compare(const float * a, const float * b, int64_t n, double max_err, 
             }
             continue;
         }
-        diff += ((double) a[i] - b[i]) * ((double) a[i] - b[i]);
-        ref += (double) a[i] * a[i];
+        diff += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+        ref += (double)a[i] * a[i];
     }
     // An all-zero reference would make NMSE 0/0: judge the absolute error instead.
     *err = ref > 0.0 ? diff / ref : diff;
@@ -1579,7 +1599,7 @@ static int init_inputs(const struct op_family * f, const void * p, struct ggml_c
             continue;  // views share their source's bytes
         }
         int64_t n     = ggml_nelements(ta);
-        float * v     = malloc(sizeof(float) * (size_t) n);
+        float * v     = malloc(sizeof(float) * (size_t)n);
         void *  bytes = malloc(ggml_nbytes(ta));
         if (!v || !bytes) {
             free(v);
@@ -1603,8 +1623,8 @@ static int init_inputs(const struct op_family * f, const void * p, struct ggml_c
 // Sentinels of the device's graph must hold the bytes they were given (the
 // reference's copies are untouched by construction). Returns the first bad one.
 static const char * check_sentinels(struct ggml_context * ca, struct ggml_context * cb) {
-    static char name[GGML_MAX_NAME];
-    float       a[SENTINEL_ELEMS], b[SENTINEL_ELEMS];
+    static char          name[GGML_MAX_NAME];
+    float                a[SENTINEL_ELEMS], b[SENTINEL_ELEMS];
     struct ggml_tensor * ta = ggml_get_first_tensor(ca);
     struct ggml_tensor * tb = ggml_get_first_tensor(cb);
     for (; ta && tb; ta = ggml_get_next_tensor(ca, ta), tb = ggml_get_next_tensor(cb, tb)) {
@@ -1651,8 +1671,8 @@ static enum verdict run_case_inner(struct suite * s, const struct op_family * f,
         goto done;
     }
 
-    struct tb            bld_a = { ca, 0 }, bld_b = { cb, 0 };
-    struct ggml_tensor * oa    = f->build(&bld_a, p);
+    struct tb            bld_a = {ca, 0}, bld_b = {cb, 0};
+    struct ggml_tensor * oa = f->build(&bld_a, p);
     tb_sentinel(&bld_a);
     cat(desc, ndesc, "%s(", ggml_op_desc(oa));
     f->desc(p, desc, ndesc);
@@ -1693,7 +1713,7 @@ static enum verdict run_case_inner(struct suite * s, const struct op_family * f,
         cat(desc, ndesc, "[weights]");
     }
 
-    struct rng r = { s->seed ^ ((uint64_t) s->case_no * 0xd1342543de82ef95ull) };
+    struct rng r = {s->seed ^ ((uint64_t)s->case_no * 0xd1342543de82ef95ull)};
     if (init_inputs(f, p, ca, cb, &r) != 0) {
         snprintf(why, nwhy, "out of memory");
         goto done;
@@ -1715,8 +1735,8 @@ static enum verdict run_case_inner(struct suite * s, const struct op_family * f,
     }
 
     int64_t n = ggml_nelements(oa);
-    fa        = malloc(sizeof(float) * (size_t) (n ? n : 1));
-    fb        = malloc(sizeof(float) * (size_t) (n ? n : 1));
+    fa        = malloc(sizeof(float) * (size_t)(n ? n : 1));
+    fb        = malloc(sizeof(float) * (size_t)(n ? n : 1));
     if (!fa || !fb || read_f32(oa, fa) != 0 || read_f32(ob, fb) != 0) {
         snprintf(why, nwhy, "out of memory");
         goto done;
@@ -1725,9 +1745,9 @@ static enum verdict run_case_inner(struct suite * s, const struct op_family * f,
         // one element off by the reference's whole norm: NMSE >= ~1 for any op
         double e = 0.0;
         for (int64_t i = 0; i < n; i++) {
-            e += (double) fa[i] * fa[i];
+            e += (double)fa[i] * fa[i];
         }
-        fb[n / 2] += (float) sqrt(isfinite(e) ? e : 1.0) + 1.0f;
+        fb[n / 2] += (float)sqrt(isfinite(e) ? e : 1.0) + 1.0f;
     }
     double max_err = f->max_err ? f->max_err(p) : 1e-7;
     if (!compare(fa, fb, n, max_err, err, why, nwhy)) {
@@ -1756,14 +1776,14 @@ done:
 
 static void run_case(struct suite * s, const struct op_family * f, const void * p) {
     char   desc[512] = "", why[256] = "";
-    double err       = 0.0;
+    double err = 0.0;
     s->case_no++;
     enum verdict v = run_case_inner(s, f, p, desc, sizeof desc, why, sizeof why, &err);
     if (v == V_FILTERED) {
         return;
     }
     char name[32];
-    snprintf(name, sizeof name, "%.*s", (int) strcspn(desc, "("), desc);
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(desc, "("), desc);
     struct op_count * c = op_count(s, name);
     switch (v) {
         case V_PASS:
@@ -1800,14 +1820,14 @@ static void run_case(struct suite * s, const struct op_family * f, const void * 
 // has them, plus sweeps of odd sizes; all small enough for 2 cores.
 
 static void gen_mul_mat(struct suite * s) {
-    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
-    static const int            pers[3][4] = { { 0, 2, 1, 3 }, { 0, 1, 3, 2 }, { 0, 3, 2, 1 } };
+    static const enum ggml_type types[]    = {GGML_TYPE_F32, GGML_TYPE_F16};
+    static const int            pers[3][4] = {{0, 2, 1, 3}, {0, 1, 3, 2}, {0, 3, 2, 1}};
     for (int ti = 0; ti < 2; ti++) {
-        struct p_mul_mat p = { .ta = types[ti], .per = { 0, 1, 2, 3 } };
+        struct p_mul_mat p = {.ta = types[ti], .per = {0, 1, 2, 3}};
         // m, n, k sweep: 1, odd sizes, around block/vector widths
-        static const int64_t ms[] = { 1, 3, 16, 17, 33, 64, 129 };
-        static const int64_t ns[] = { 1, 2, 5, 8, 17, 33 };
-        static const int64_t ks[] = { 1, 7, 16, 32, 33, 64, 129, 256 };
+        static const int64_t ms[] = {1, 3, 16, 17, 33, 64, 129};
+        static const int64_t ns[] = {1, 2, 5, 8, 17, 33};
+        static const int64_t ks[] = {1, 7, 16, 32, 33, 64, 129, 256};
         for (size_t a = 0; a < sizeof ms / sizeof ms[0]; a++) {
             for (size_t b = 0; b < sizeof ns / sizeof ns[0]; b++) {
                 for (size_t c = 0; c < sizeof ks / sizeof ks[0]; c++) {
@@ -1818,9 +1838,9 @@ static void gen_mul_mat(struct suite * s) {
             }
         }
         // batches and broadcast (test-backend-ops: bs {1,3}x{1,2}, nr {1,2}x{1,2})
-        static const int64_t shapes[][3] = { { 16, 1, 256 }, { 16, 4, 4 }, { 16, 16, 256 }, { 17, 5, 33 }, { 33, 8, 128 } };
-        static const int64_t bss[][2]    = { { 1, 1 }, { 3, 1 }, { 3, 2 }, { 10, 1 } };
-        static const int64_t nrs[][2]    = { { 1, 1 }, { 2, 1 }, { 1, 2 }, { 2, 2 } };
+        static const int64_t shapes[][3] = {{16, 1, 256}, {16, 4, 4}, {16, 16, 256}, {17, 5, 33}, {33, 8, 128}};
+        static const int64_t bss[][2]    = {{1, 1}, {3, 1}, {3, 2}, {10, 1}};
+        static const int64_t nrs[][2]    = {{1, 1}, {2, 1}, {1, 2}, {2, 2}};
         for (size_t a = 0; a < sizeof shapes / sizeof shapes[0]; a++) {
             for (size_t b = 0; b < sizeof bss / sizeof bss[0]; b++) {
                 for (size_t c = 0; c < sizeof nrs / sizeof nrs[0]; c++) {
@@ -1835,14 +1855,14 @@ static void gen_mul_mat(struct suite * s) {
             }
         }
         // both operands permuted (non-contiguous), as test-backend-ops
-        static const int64_t pns[] = { 1, 4, 8, 16 };
-        static const int64_t pks[] = { 4, 33, 256 };
+        static const int64_t pns[] = {1, 4, 8, 16};
+        static const int64_t pks[] = {4, 33, 256};
         for (int q = 0; q < 3; q++) {
             for (size_t b = 0; b < 4; b++) {
                 for (size_t c = 0; c < 3; c++) {
                     for (int64_t nr0 = 1; nr0 <= 2; nr0++) {
-                        struct p_mul_mat pp = { .ta = types[ti], .m = 16, .n = pns[b], .k = pks[c],
-                                                .bs = { 2, 3 }, .nr = { nr0, 1 } };
+                        struct p_mul_mat pp = {
+                            .ta = types[ti], .m = 16, .n = pns[b], .k = pks[c], .bs = {2, 3}, .nr = {nr0, 1}};
                         memcpy(pp.per, pers[q], sizeof pp.per);
                         run_case(s, &fam_mul_mat, &pp);
                     }
@@ -1850,28 +1870,34 @@ static void gen_mul_mat(struct suite * s) {
             }
         }
         // rows longer in memory than k (views), batched and broadcast
-        static const int64_t vs[][4] = { { 16, 5, 64, 80 }, { 33, 7, 129, 160 }, { 1, 9, 32, 33 }, { 64, 1, 256, 512 } };
+        static const int64_t vs[][4] = {{16, 5, 64, 80}, {33, 7, 129, 160}, {1, 9, 32, 33}, {64, 1, 256, 512}};
         for (size_t a = 0; a < sizeof vs / sizeof vs[0]; a++) {
             for (int64_t bs0 = 1; bs0 <= 2; bs0++) {
                 for (int64_t nr0 = 1; nr0 <= 2; nr0++) {
-                    struct p_mul_mat pv = { .ta = types[ti], .m = vs[a][0], .n = vs[a][1], .k = vs[a][2],
-                                            .k_v = vs[a][3], .bs = { bs0, 1 }, .nr = { nr0, 1 }, .per = { 0, 1, 2, 3 } };
+                    struct p_mul_mat pv = {.ta  = types[ti],
+                                           .m   = vs[a][0],
+                                           .n   = vs[a][1],
+                                           .k   = vs[a][2],
+                                           .k_v = vs[a][3],
+                                           .bs  = {bs0, 1},
+                                           .nr  = {nr0, 1},
+                                           .per = {0, 1, 2, 3}};
                     run_case(s, &fam_mul_mat, &pv);
                 }
             }
         }
         // larger k, a long batch, and the attention-like shapes of test-backend-ops
         static const struct p_mul_mat big[] = {
-            { .m = 16, .n = 1, .k = 1024, .bs = { 3, 2 }, .nr = { 1, 1 } },
-            { .m = 16, .n = 8, .k = 1024, .bs = { 3, 2 }, .nr = { 1, 1 } },
-            { .m = 16, .n = 8, .k = 256, .bs = { 256, 1 }, .nr = { 1, 1 } },
-            { .m = 64, .n = 2, .k = 128, .bs = { 8, 1 }, .nr = { 1, 1 } },
-            { .m = 83, .n = 2, .k = 128, .bs = { 8, 1 }, .nr = { 4, 1 } },
-            { .m = 64, .n = 45, .k = 128, .bs = { 8, 1 }, .nr = { 4, 1 } },
-            { .m = 128, .n = 45, .k = 64, .bs = { 8, 1 }, .nr = { 4, 1 } },
-            { .m = 64, .n = 77, .k = 77, .bs = { 12, 1 }, .nr = { 1, 1 } },
-            { .m = 1056, .n = 1, .k = 193, .bs = { 1, 1 }, .nr = { 4, 1 }, .per = { 0, 2, 1, 3 } },
-            { .m = 1056, .n = 1, .k = 67, .bs = { 1, 1 }, .nr = { 4, 1 }, .per = { 0, 2, 1, 3 } },
+            {.m = 16, .n = 1, .k = 1024, .bs = {3, 2}, .nr = {1, 1}},
+            {.m = 16, .n = 8, .k = 1024, .bs = {3, 2}, .nr = {1, 1}},
+            {.m = 16, .n = 8, .k = 256, .bs = {256, 1}, .nr = {1, 1}},
+            {.m = 64, .n = 2, .k = 128, .bs = {8, 1}, .nr = {1, 1}},
+            {.m = 83, .n = 2, .k = 128, .bs = {8, 1}, .nr = {4, 1}},
+            {.m = 64, .n = 45, .k = 128, .bs = {8, 1}, .nr = {4, 1}},
+            {.m = 128, .n = 45, .k = 64, .bs = {8, 1}, .nr = {4, 1}},
+            {.m = 64, .n = 77, .k = 77, .bs = {12, 1}, .nr = {1, 1}},
+            {.m = 1056, .n = 1, .k = 193, .bs = {1, 1}, .nr = {4, 1}, .per = {0, 2, 1, 3}},
+            {.m = 1056, .n = 1, .k = 67, .bs = {1, 1}, .nr = {4, 1}, .per = {0, 2, 1, 3}},
         };
         for (size_t a = 0; a < sizeof big / sizeof big[0]; a++) {
             struct p_mul_mat pb = big[a];
@@ -1885,28 +1911,26 @@ static void gen_mul_mat(struct suite * s) {
 }
 
 static void gen_bin(struct suite * s) {
-    static const enum ggml_op ops[] = { GGML_OP_ADD, GGML_OP_SUB, GGML_OP_MUL, GGML_OP_DIV };
-    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const enum ggml_op   ops[]   = {GGML_OP_ADD, GGML_OP_SUB, GGML_OP_MUL, GGML_OP_DIV};
+    static const enum ggml_type types[] = {GGML_TYPE_F32, GGML_TYPE_F16};
     // (ne, nr) from test-backend-ops' test_bin_bcast list, plus odd shapes
     static const struct {
         int64_t ne[4];
         int     nr[4];
     } bc[] = {
-        { { 1, 1, 8, 1 }, { 1, 1, 1, 1 } },     { { 1, 1, 1, 1 }, { 32, 1, 1, 1 } },
-        { { 1, 1, 320, 320 }, { 1, 1, 1, 1 } }, { { 10, 5, 1, 1 }, { 1, 1, 1, 1 } },
-        { { 10, 5, 4, 1 }, { 1, 1, 1, 1 } },    { { 10, 5, 4, 3 }, { 1, 1, 1, 1 } },
-        { { 10, 5, 4, 3 }, { 2, 1, 1, 1 } },    { { 10, 5, 4, 3 }, { 1, 2, 1, 1 } },
-        { { 10, 5, 4, 3 }, { 1, 1, 2, 1 } },    { { 10, 5, 4, 3 }, { 1, 1, 1, 2 } },
-        { { 10, 5, 4, 3 }, { 1, 1, 2, 2 } },    { { 10, 5, 4, 3 }, { 1, 2, 2, 2 } },
-        { { 10, 5, 4, 3 }, { 2, 2, 2, 2 } },    { { 7, 3, 5, 2 }, { 3, 1, 1, 1 } },
-        { { 33, 1, 1, 1 }, { 1, 7, 3, 2 } },    { { 1, 13, 1, 3 }, { 129, 1, 2, 1 } },
+        {{1, 1, 8, 1}, {1, 1, 1, 1}},    {{1, 1, 1, 1}, {32, 1, 1, 1}}, {{1, 1, 320, 320}, {1, 1, 1, 1}},
+        {{10, 5, 1, 1}, {1, 1, 1, 1}},   {{10, 5, 4, 1}, {1, 1, 1, 1}}, {{10, 5, 4, 3}, {1, 1, 1, 1}},
+        {{10, 5, 4, 3}, {2, 1, 1, 1}},   {{10, 5, 4, 3}, {1, 2, 1, 1}}, {{10, 5, 4, 3}, {1, 1, 2, 1}},
+        {{10, 5, 4, 3}, {1, 1, 1, 2}},   {{10, 5, 4, 3}, {1, 1, 2, 2}}, {{10, 5, 4, 3}, {1, 2, 2, 2}},
+        {{10, 5, 4, 3}, {2, 2, 2, 2}},   {{7, 3, 5, 2}, {3, 1, 1, 1}},  {{33, 1, 1, 1}, {1, 7, 3, 2}},
+        {{1, 13, 1, 3}, {129, 1, 2, 1}},
     };
     for (int t = 0; t < 2; t++) {
         for (int o = 0; o < 4; o++) {
             for (size_t i = 0; i < sizeof bc / sizeof bc[0]; i++) {
                 for (int perm1 = 0; perm1 <= 1; perm1++) {
                     for (int v0 = 0; v0 <= 1; v0++) {
-                        struct p_bin p = { .op = ops[o], .type = types[t], .perm1 = perm1, .v0 = v0 };
+                        struct p_bin p = {.op = ops[o], .type = types[t], .perm1 = perm1, .v0 = v0};
                         memcpy(p.ne, bc[i].ne, sizeof p.ne);
                         memcpy(p.nr, bc[i].nr, sizeof p.nr);
                         run_case(s, &fam_bin, &p);
@@ -1914,9 +1938,9 @@ static void gen_bin(struct suite * s) {
                 }
             }
             // src0 and src1 overlapping views of one tensor
-            static const int64_t ov[][4] = { { 10, 5, 4, 6 }, { 10, 5, 4, 5 }, { 1, 1, 120, 120 }, { 1, 1, 4, 320 } };
+            static const int64_t ov[][4] = {{10, 5, 4, 6}, {10, 5, 4, 5}, {1, 1, 120, 120}, {1, 1, 4, 320}};
             for (size_t i = 0; i < 4; i++) {
-                struct p_bin p = { .op = ops[o], .type = types[t], .overlap = 1, .nr = { 1, 1, 1, 1 } };
+                struct p_bin p = {.op = ops[o], .type = types[t], .overlap = 1, .nr = {1, 1, 1, 1}};
                 memcpy(p.ne, ov[i], sizeof p.ne);
                 run_case(s, &fam_bin, &p);
             }
@@ -1925,13 +1949,13 @@ static void gen_bin(struct suite * s) {
                 int64_t ne[4];
                 int     nr[4];
             } sd[] = {
-                { { 1280, 1, 1, 1 }, { 1, 16, 16, 1 } },
-                { { 1280, 16, 16, 1 }, { 1, 1, 1, 1 } },
-                { { 1, 1, 640, 1 }, { 32, 32, 1, 1 } },
-                { { 5120, 1, 1, 1 }, { 1, 64, 1, 1 } },
+                {{1280, 1, 1, 1}, {1, 16, 16, 1}},
+                {{1280, 16, 16, 1}, {1, 1, 1, 1}},
+                {{1, 1, 640, 1}, {32, 32, 1, 1}},
+                {{5120, 1, 1, 1}, {1, 64, 1, 1}},
             };
             for (size_t i = 0; i < sizeof sd / sizeof sd[0]; i++) {
-                struct p_bin p = { .op = ops[o], .type = types[t] };
+                struct p_bin p = {.op = ops[o], .type = types[t]};
                 memcpy(p.ne, sd[i].ne, sizeof p.ne);
                 memcpy(p.nr, sd[i].nr, sizeof p.nr);
                 run_case(s, &fam_bin, &p);
@@ -1941,12 +1965,12 @@ static void gen_bin(struct suite * s) {
 }
 
 static void gen_scale(struct suite * s) {
-    static const int64_t shapes[][4] = { { 10, 10, 10, 10 }, { 100, 10, 10, 10 }, { 7, 3, 1, 1 }, { 4096, 2, 1, 1 },
-                                         { 1, 1, 1, 1 } };
-    static const float   sb[][2]     = { { 2.0f, 0.0f }, { 2.0f, 1.0f }, { 0.5f, -0.25f }, { -1.5f, 0.0f } };
+    static const int64_t shapes[][4] = {
+        {10, 10, 10, 10}, {100, 10, 10, 10}, {7, 3, 1, 1}, {4096, 2, 1, 1}, {1, 1, 1, 1}};
+    static const float sb[][2] = {{2.0f, 0.0f}, {2.0f, 1.0f}, {0.5f, -0.25f}, {-1.5f, 0.0f}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         for (size_t j = 0; j < sizeof sb / sizeof sb[0]; j++) {
-            struct p_scale p = { .s = sb[j][0], .bias = sb[j][1] };
+            struct p_scale p = {.s = sb[j][0], .bias = sb[j][1]};
             memcpy(p.ne, shapes[i], sizeof p.ne);
             run_case(s, &fam_scale, &p);
         }
@@ -1954,21 +1978,21 @@ static void gen_scale(struct suite * s) {
 }
 
 static void gen_cpy(struct suite * s) {
-    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const enum ggml_type types[] = {GGML_TYPE_F32, GGML_TYPE_F16};
     for (int a = 0; a < 2; a++) {
         for (int b = 0; b < 2; b++) {
             enum ggml_type ts = types[a], td = types[b];
             // as test-backend-ops: contiguous, by rows, src transposed-ish, dst permuted
             struct p_cpy c[] = {
-                { ts, td, { 256, 4, 4, 4 }, { 0 }, { 0 }, { 0 }, 0, { 0 } },
-                { ts, td, { 256, 2, 3, 4 }, { 0 }, { 0, 2, 1, 3 }, { 0 }, 0, { 0 } },
-                { ts, td, { 256, 2, 3, 4 }, { 0 }, { 1, 0, 2, 3 }, { 0 }, 0, { 0 } },
-                { ts, td, { 256, 1, 4, 1 }, { 0 }, { 1, 2, 0, 3 }, { 0 }, 0, { 0 } },
-                { ts, td, { 256, 4, 3, 1 }, { 0 }, { 0 }, { 0 }, 1, { 0 } },
-                { ts, td, { 256, 4, 3, 3 }, { 0 }, { 0 }, { 0 }, 1, { 0 } },
-                { ts, td, { 33, 17, 1, 1 }, { 0 }, { 0 }, { 0 }, 1, { 0 } },
-                { ts, td, { 128, 2, 3, 1 }, { 128, 2, 3, 1 }, { 0 }, { 0 }, 0, { 128, 4, 3, 1 } },
-                { ts, td, { 31, 5, 3, 1 }, { 31, 5, 3, 1 }, { 0 }, { 0 }, 0, { 40, 6, 4, 1 } },
+                {ts, td, {256, 4, 4, 4}, {0}, {0}, {0}, 0, {0}},
+                {ts, td, {256, 2, 3, 4}, {0}, {0, 2, 1, 3}, {0}, 0, {0}},
+                {ts, td, {256, 2, 3, 4}, {0}, {1, 0, 2, 3}, {0}, 0, {0}},
+                {ts, td, {256, 1, 4, 1}, {0}, {1, 2, 0, 3}, {0}, 0, {0}},
+                {ts, td, {256, 4, 3, 1}, {0}, {0}, {0}, 1, {0}},
+                {ts, td, {256, 4, 3, 3}, {0}, {0}, {0}, 1, {0}},
+                {ts, td, {33, 17, 1, 1}, {0}, {0}, {0}, 1, {0}},
+                {ts, td, {128, 2, 3, 1}, {128, 2, 3, 1}, {0}, {0}, 0, {128, 4, 3, 1}},
+                {ts, td, {31, 5, 3, 1}, {31, 5, 3, 1}, {0}, {0}, 0, {40, 6, 4, 1}},
             };
             for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
                 run_case(s, &fam_cpy, &c[i]);
@@ -1976,26 +2000,26 @@ static void gen_cpy(struct suite * s) {
             // odd row lengths, src and dst permutations
             for (int64_t k = 1; k <= 33; k += (k < 4 ? 1 : 29)) {
                 struct p_cpy o[] = {
-                    { ts, td, { k, 2, 3, 4 }, { 0 }, { 0 }, { 0 }, 0, { 0 } },
-                    { ts, td, { k, 2, 3, 4 }, { 0 }, { 0, 2, 1, 3 }, { 0 }, 0, { 0 } },
-                    { ts, td, { k, 2, 3, 4 }, { 0 }, { 0, 3, 1, 2 }, { 0, 2, 1, 3 }, 0, { 0 } },
-                    { ts, td, { k, 2, 3, 4 }, { 0 }, { 0 }, { 1, 0, 2, 3 }, 0, { 0 } },
+                    {ts, td, {k, 2, 3, 4}, {0}, {0}, {0}, 0, {0}},
+                    {ts, td, {k, 2, 3, 4}, {0}, {0, 2, 1, 3}, {0}, 0, {0}},
+                    {ts, td, {k, 2, 3, 4}, {0}, {0, 3, 1, 2}, {0, 2, 1, 3}, 0, {0}},
+                    {ts, td, {k, 2, 3, 4}, {0}, {0}, {1, 0, 2, 3}, 0, {0}},
                 };
                 for (size_t i = 0; i < sizeof o / sizeof o[0]; i++) {
                     run_case(s, &fam_cpy, &o[i]);
                 }
             }
             // reshaping copies: every permutation of {3,5,7,32} into two fixed shapes
-            int64_t d[4] = { 3, 5, 7, 32 };
+            int64_t          d[4]       = {3, 5, 7, 32};
             static const int idx[24][4] = {
-                { 0, 1, 2, 3 }, { 0, 1, 3, 2 }, { 0, 2, 1, 3 }, { 0, 2, 3, 1 }, { 0, 3, 1, 2 }, { 0, 3, 2, 1 },
-                { 1, 0, 2, 3 }, { 1, 0, 3, 2 }, { 1, 2, 0, 3 }, { 1, 2, 3, 0 }, { 1, 3, 0, 2 }, { 1, 3, 2, 0 },
-                { 2, 0, 1, 3 }, { 2, 0, 3, 1 }, { 2, 1, 0, 3 }, { 2, 1, 3, 0 }, { 2, 3, 0, 1 }, { 2, 3, 1, 0 },
-                { 3, 0, 1, 2 }, { 3, 0, 2, 1 }, { 3, 1, 0, 2 }, { 3, 1, 2, 0 }, { 3, 2, 0, 1 }, { 3, 2, 1, 0 },
+                {0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {0, 3, 2, 1},
+                {1, 0, 2, 3}, {1, 0, 3, 2}, {1, 2, 0, 3}, {1, 2, 3, 0}, {1, 3, 0, 2}, {1, 3, 2, 0},
+                {2, 0, 1, 3}, {2, 0, 3, 1}, {2, 1, 0, 3}, {2, 1, 3, 0}, {2, 3, 0, 1}, {2, 3, 1, 0},
+                {3, 0, 1, 2}, {3, 0, 2, 1}, {3, 1, 0, 2}, {3, 1, 2, 0}, {3, 2, 0, 1}, {3, 2, 1, 0},
             };
             for (int i = 0; i < 24; i += (ts == td ? 1 : 5)) {
-                struct p_cpy r1 = { ts, td, { 0 }, { 3, 5, 7, 32 }, { 0 }, { 0 }, 0, { 0 } };
-                struct p_cpy r2 = { ts, td, { 0 }, { 32, 7, 5, 3 }, { 0 }, { 0 }, 0, { 0 } };
+                struct p_cpy r1 = {ts, td, {0}, {3, 5, 7, 32}, {0}, {0}, 0, {0}};
+                struct p_cpy r2 = {ts, td, {0}, {32, 7, 5, 3}, {0}, {0}, 0, {0}};
                 for (int j = 0; j < 4; j++) {
                     r1.ne[j] = r2.ne[j] = d[idx[i][j]];
                 }
@@ -2010,14 +2034,14 @@ static void gen_cpy(struct suite * s) {
     }
 
     // CONT (transpose, slice, permutations) and DUP (plain and permuted)
-    static const int64_t cshapes[][4] = { { 2, 1, 1, 1 }, { 2, 1, 3, 5 }, { 2, 3, 5, 7 }, { 1, 4, 4, 1 },
-                                          { 1, 8, 17, 1 }, { 10, 10, 10, 1 } };
-    static const int     cpers[][4]   = { { 0, 2, 1, 3 }, { 1, 2, 0, 3 }, { 0, 3, 1, 2 }, { 2, 0, 3, 1 } };
+    static const int64_t cshapes[][4] = {{2, 1, 1, 1}, {2, 1, 3, 5},  {2, 3, 5, 7},
+                                         {1, 4, 4, 1}, {1, 8, 17, 1}, {10, 10, 10, 1}};
+    static const int     cpers[][4]   = {{0, 2, 1, 3}, {1, 2, 0, 3}, {0, 3, 1, 2}, {2, 0, 3, 1}};
     for (int t = 0; t < 2; t++) {
         for (size_t i = 0; i < sizeof cshapes / sizeof cshapes[0]; i++) {
             for (int view = 0; view <= 2; view++) {
                 for (int q = 0; q < (view == 2 ? 4 : 1); q++) {
-                    struct p_cont p = { .op = GGML_OP_CONT, .type = types[t], .view = view };
+                    struct p_cont p = {.op = GGML_OP_CONT, .type = types[t], .view = view};
                     memcpy(p.ne, cshapes[i], sizeof p.ne);
                     memcpy(p.per, cpers[q], sizeof p.per);
                     run_case(s, &fam_cont, &p);
@@ -2025,11 +2049,11 @@ static void gen_cpy(struct suite * s) {
             }
         }
         struct p_cont dups[] = {
-            { GGML_OP_DUP, types[t], { 10, 10, 20, 1 }, 2, { 0 } },
-            { GGML_OP_DUP, types[t], { 10, 10, 5, 1 }, 2, { 0, 2, 1, 3 } },
-            { GGML_OP_DUP, types[t], { 10, 10, 5, 1 }, 2, { 1, 0, 2, 3 } },
-            { GGML_OP_DUP, types[t], { 10, 8, 3, 1 }, 2, { 1, 2, 0, 3 } },
-            { GGML_OP_DUP, types[t], { 33, 3, 2, 2 }, 0, { 0 } },
+            {GGML_OP_DUP, types[t], {10, 10, 20, 1}, 2, {0}},
+            {GGML_OP_DUP, types[t], {10, 10, 5, 1}, 2, {0, 2, 1, 3}},
+            {GGML_OP_DUP, types[t], {10, 10, 5, 1}, 2, {1, 0, 2, 3}},
+            {GGML_OP_DUP, types[t], {10, 8, 3, 1}, 2, {1, 2, 0, 3}},
+            {GGML_OP_DUP, types[t], {33, 3, 2, 2}, 0, {0}},
         };
         for (size_t i = 0; i < sizeof dups / sizeof dups[0]; i++) {
             run_case(s, &fam_cont, &dups[i]);
@@ -2038,18 +2062,18 @@ static void gen_cpy(struct suite * s) {
 }
 
 static void gen_get_rows(struct suite * s) {
-    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
-    static const int64_t        ns[]    = { 1, 33, 256 };
-    static const int64_t        ms[]    = { 1, 5, 64 };
-    static const int64_t        rs[]    = { 1, 4, 9 };
-    static const int64_t        be[][2] = { { 1, 1 }, { 7, 1 }, { 2, 3 } };
+    static const enum ggml_type types[] = {GGML_TYPE_F32, GGML_TYPE_F16};
+    static const int64_t        ns[]    = {1, 33, 256};
+    static const int64_t        ms[]    = {1, 5, 64};
+    static const int64_t        rs[]    = {1, 4, 9};
+    static const int64_t        be[][2] = {{1, 1}, {7, 1}, {2, 3}};
     for (int t = 0; t < 2; t++) {
         for (size_t a = 0; a < 3; a++) {
             for (size_t b = 0; b < 3; b++) {
                 for (size_t c = 0; c < 3; c++) {
                     for (size_t d = 0; d < 3; d++) {
                         for (int v = 0; v <= (rs[c] >= 2); v++) {
-                            struct p_get_rows p = { types[t], ns[a], ms[b], rs[c], be[d][0], be[d][1], v };
+                            struct p_get_rows p = {types[t], ns[a], ms[b], rs[c], be[d][0], be[d][1], v};
                             run_case(s, &fam_get_rows, &p);
                         }
                     }
@@ -2058,10 +2082,10 @@ static void gen_get_rows(struct suite * s) {
         }
         // test-backend-ops' larger shapes, scaled down to keep the suite fast
         struct p_get_rows big[] = {
-            { types[t], 300 * 256, 5, 4, 1, 2, 0 },
-            { types[t], 64, 8000, 7000, 2, 1, 0 },
-            { types[t], 32, 5, 4, 70, 10, 0 },
-            { types[t], 1, 8, 2, 1, 1, 0 },
+            {types[t], 300 * 256, 5, 4, 1, 2, 0},
+            {types[t], 64, 8000, 7000, 2, 1, 0},
+            {types[t], 32, 5, 4, 70, 10, 0},
+            {types[t], 1, 8, 2, 1, 1, 0},
         };
         for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
             run_case(s, &fam_get_rows, &big[i]);
@@ -2070,22 +2094,22 @@ static void gen_get_rows(struct suite * s) {
 }
 
 static void gen_set_rows(struct suite * s) {
-    static const enum ggml_type tds[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
-    static const enum ggml_type tis[] = { GGML_TYPE_I64, GGML_TYPE_I32 };
+    static const enum ggml_type tds[] = {GGML_TYPE_F32, GGML_TYPE_F16};
+    static const enum ggml_type tis[] = {GGML_TYPE_I64, GGML_TYPE_I32};
     for (int a = 0; a < 2; a++) {
         for (int b = 0; b < 2; b++) {
-            enum ggml_type td = tds[a], ti = tis[b];
-            struct p_set_rows one = { td, ti, { 1, 8, 1, 3 }, { 1, 1 }, 2, 0 };
+            enum ggml_type    td = tds[a], ti = tis[b];
+            struct p_set_rows one = {td, ti, {1, 8, 1, 3}, {1, 1}, 2, 0};
             run_case(s, &fam_set_rows, &one);
             for (int64_t bb = 1; bb <= 7; bb += 6) {
                 for (int v = 0; v <= 1; v++) {
                     struct p_set_rows c[] = {
-                        { td, ti, { 256, 5, bb, 3 }, { 1, 1 }, 1, v },
-                        { td, ti, { 256, 11, 1, bb }, { 2, 3 }, 7, v },
-                        { td, ti, { 3, 3, bb, 1 }, { 2, 3 }, 2, v },
-                        { td, ti, { 31, 3, bb, 1 }, { 2, 3 }, 2, v },
-                        { td, ti, { 33, 5, 1, bb }, { 2, 3 }, 1, v },
-                        { td, ti, { 128, 64, bb, 1 }, { 1, 1 }, 32, v },  // KV-cache-like
+                        {td, ti, {256, 5, bb, 3}, {1, 1}, 1, v},
+                        {td, ti, {256, 11, 1, bb}, {2, 3}, 7, v},
+                        {td, ti, {3, 3, bb, 1}, {2, 3}, 2, v},
+                        {td, ti, {31, 3, bb, 1}, {2, 3}, 2, v},
+                        {td, ti, {33, 5, 1, bb}, {2, 3}, 1, v},
+                        {td, ti, {128, 64, bb, 1}, {1, 1}, 32, v},  // KV-cache-like
                     };
                     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
                         run_case(s, &fam_set_rows, &c[i]);
@@ -2097,26 +2121,26 @@ static void gen_set_rows(struct suite * s) {
 }
 
 static void gen_rms_norm(struct suite * s) {
-    static const float eps[] = { 0.0f, 1e-6f, 1e-4f, 1e-1f, 10.0f };
+    static const float eps[] = {0.0f, 1e-6f, 1e-4f, 1e-1f, 10.0f};
     for (size_t e = 0; e < sizeof eps / sizeof eps[0]; e++) {
         for (int64_t n = 64; n <= 1025; n += 961) {
             for (int v = 0; v <= 1; v++) {
-                struct p_rms_norm p = { { n, 5, 4, 3 }, v, eps[e] };
+                struct p_rms_norm p = {{n, 5, 4, 3}, v, eps[e]};
                 run_case(s, &fam_rms_norm, &p);
             }
         }
     }
-    static const int64_t odd[] = { 1, 3, 7, 31, 33, 127, 255, 4096 };
+    static const int64_t odd[] = {1, 3, 7, 31, 33, 127, 255, 4096};
     for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
         for (int v = 0; v <= 1; v++) {
-            struct p_rms_norm p = { { odd[i] * (v ? 2 : 1), 3, 2, 2 }, v, 1e-6f };
+            struct p_rms_norm p = {{odd[i] * (v ? 2 : 1), 3, 2, 2}, v, 1e-6f};
             run_case(s, &fam_rms_norm, &p);
         }
     }
 }
 
 static void gen_soft_max(struct suite * s) {
-    static const enum ggml_type precs[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const enum ggml_type precs[] = {GGML_TYPE_F32, GGML_TYPE_F16};
     for (int mask = 0; mask <= 2; mask++) {
         for (int sinks = 0; sinks <= 1; sinks++) {
             for (int ab = 0; ab <= 1; ab++) {
@@ -2130,10 +2154,10 @@ static void gen_soft_max(struct suite * s) {
                         for (int64_t ne1 = 16; ne1 <= 64; ne1 *= 4) {
                             for (int pr = 0; pr < (mask ? 2 : 1); pr++) {
                                 struct p_soft_max p[] = {
-                                    { { ne0, ne1, 1, 1 }, mask, precs[pr], { 1, 1 }, scale, max_bias, sinks },
-                                    { { ne0 - 1, ne1 - 1, 1, 1 }, mask, precs[pr], { 1, 1 }, scale, max_bias, sinks },
-                                    { { ne0, ne1, 1, 3 }, mask, precs[pr], { 3, 1 }, scale, max_bias, sinks },
-                                    { { ne0 - 1, ne1 - 1, 1, 1 }, mask, precs[pr], { 2, 3 }, scale, max_bias, sinks },
+                                    {{ne0, ne1, 1, 1}, mask, precs[pr], {1, 1}, scale, max_bias, sinks},
+                                    {{ne0 - 1, ne1 - 1, 1, 1}, mask, precs[pr], {1, 1}, scale, max_bias, sinks},
+                                    {{ne0, ne1, 1, 3}, mask, precs[pr], {3, 1}, scale, max_bias, sinks},
+                                    {{ne0 - 1, ne1 - 1, 1, 1}, mask, precs[pr], {2, 3}, scale, max_bias, sinks},
                                 };
                                 for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) {
                                     if (i >= 2 && (!mask || ne0 > 32)) {
@@ -2148,7 +2172,7 @@ static void gen_soft_max(struct suite * s) {
             }
             // attention-like: 32 heads sharing one mask
             for (int pr = 0; pr < 2; pr++) {
-                struct p_soft_max p = { { 32, 2, 32, 1 }, mask, precs[pr], { 1, 1 }, 0.1f, 0.0f, sinks };
+                struct p_soft_max p = {{32, 2, 32, 1}, mask, precs[pr], {1, 1}, 0.1f, 0.0f, sinks};
                 run_case(s, &fam_soft_max, &p);
                 if (mask) {
                     p.max_bias = 8.0f;
@@ -2160,29 +2184,33 @@ static void gen_soft_max(struct suite * s) {
 }
 
 static void gen_rope(struct suite * s) {
-    static const float fss[] = { 1.0f, 1.4245f }, efs[] = { 0.0f, 0.7465f }, afs[] = { 1.0f, 1.4245f };
-    int                all   = 1;  // the full shape list once, the main shapes for every parameter set
+    static const float fss[] = {1.0f, 1.4245f}, efs[] = {0.0f, 0.7465f}, afs[] = {1.0f, 1.4245f};
+    int                all = 1;  // the full shape list once, the main shapes for every parameter set
     for (int a = 0; a < 2; a++) {
         for (int b = 0; b < 2; b++) {
             for (int c = 0; c < 2; c++) {
                 for (int ff = 0; ff <= 1; ff++) {
                     for (int v = 0; v <= 1; v++) {
-                        struct p_rope base = { .n_ctx = 512, .fs = fss[a], .ef = efs[b], .af = afs[c],
-                                               .beta_fast = 1.0f, .beta_slow = 1.0f, .ff = ff, .v = v };
+                        struct p_rope base = {.n_ctx     = 512,
+                                              .fs        = fss[a],
+                                              .ef        = efs[b],
+                                              .af        = afs[c],
+                                              .beta_fast = 1.0f,
+                                              .beta_slow = 1.0f,
+                                              .ff        = ff,
+                                              .v         = v};
                         struct {
                             int64_t ne[4];
                             int     n_dims, mode;
                         } sh[] = {
-                            { { 128, 32, 2, 1 }, 128, 0 },  // llama 7B
-                            { { 64, 128, 2, 1 }, 64, 2 },   // neox (falcon 40B)
-                            { { 80, 32, 2, 1 }, 32, 0 },    // partial rotation
-                            { { 80, 32, 2, 1 }, 32, 2 },    // neox, partial (phi-2)
-                            { { 128, 40, 2, 1 }, 128, 0 },  { { 128, 52, 2, 1 }, 128, 0 },
-                            { { 128, 64, 2, 1 }, 128, 0 },  { { 16, 16, 256, 1 }, 16, 0 },
-                            { { 64, 1, 2, 1 }, 64, 2 },     { { 64, 71, 2, 1 }, 64, 2 },
-                            { { 64, 8, 2, 1 }, 64, 2 },     { { 80, 32, 2, 1 }, 20, 0 },
-                            { { 80, 32, 4, 1 }, 32, 0 },    { { 80, 32, 2, 1 }, 20, 2 },
-                            { { 80, 32, 4, 1 }, 32, 2 },    { { 16, 16, 256, 1 }, 16, 2 },
+                            {{128, 32, 2, 1}, 128, 0},  // llama 7B
+                            {{64, 128, 2, 1}, 64, 2},   // neox (falcon 40B)
+                            {{80, 32, 2, 1}, 32, 0},    // partial rotation
+                            {{80, 32, 2, 1}, 32, 2},    // neox, partial (phi-2)
+                            {{128, 40, 2, 1}, 128, 0}, {{128, 52, 2, 1}, 128, 0}, {{128, 64, 2, 1}, 128, 0},
+                            {{16, 16, 256, 1}, 16, 0}, {{64, 1, 2, 1}, 64, 2},    {{64, 71, 2, 1}, 64, 2},
+                            {{64, 8, 2, 1}, 64, 2},    {{80, 32, 2, 1}, 20, 0},   {{80, 32, 4, 1}, 32, 0},
+                            {{80, 32, 2, 1}, 20, 2},   {{80, 32, 4, 1}, 32, 2},   {{16, 16, 256, 1}, 16, 2},
                         };
                         size_t nsh = all ? sizeof sh / sizeof sh[0] : 4;
                         for (size_t i = 0; i < nsh; i++) {
@@ -2193,8 +2221,8 @@ static void gen_rope(struct suite * s) {
                         }
                         if (v == 0) {  // a view starting halfway along dim 0 (rope_2d style)
                             for (int mode = 0; mode <= 2; mode += 2) {
-                                struct p_rope p = base;
-                                int64_t       ne[4] = { 36, 16, 57, 1 };
+                                struct p_rope p     = base;
+                                int64_t       ne[4] = {36, 16, 57, 1};
                                 memcpy(p.ne, ne, sizeof p.ne);
                                 p.n_dims = 36, p.mode = mode, p.v = 2;
                                 run_case(s, &fam_rope, &p);
@@ -2210,9 +2238,18 @@ static void gen_rope(struct suite * s) {
     for (int mode = 0; mode <= 2; mode += 2) {
         for (int ff = 0; ff <= 1; ff++) {
             for (int nd = 0; nd <= 1; nd++) {
-                struct p_rope p = { .ne = { 128, 8, 5, 1 }, .n_dims = nd ? 64 : 128, .mode = mode, .n_ctx = 32768,
-                                    .n_ctx_orig = 4096, .fs = 0.125f, .ef = 1.0f, .af = 1.0f, .beta_fast = 32.0f,
-                                    .beta_slow = 1.0f, .ff = ff, .v = nd };
+                struct p_rope p = {.ne         = {128, 8, 5, 1},
+                                   .n_dims     = nd ? 64 : 128,
+                                   .mode       = mode,
+                                   .n_ctx      = 32768,
+                                   .n_ctx_orig = 4096,
+                                   .fs         = 0.125f,
+                                   .ef         = 1.0f,
+                                   .af         = 1.0f,
+                                   .beta_fast  = 32.0f,
+                                   .beta_slow  = 1.0f,
+                                   .ff         = ff,
+                                   .v          = nd};
                 run_case(s, &fam_rope, &p);
             }
         }
@@ -2220,12 +2257,12 @@ static void gen_rope(struct suite * s) {
 }
 
 static void gen_unary(struct suite * s) {
-    static const int64_t shapes[][4] = { { 128, 2, 2, 2 }, { 5, 7, 11, 13 }, { 1, 1, 1, 1 }, { 4096, 3, 1, 1 } };
-    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const int64_t        shapes[][4] = {{128, 2, 2, 2}, {5, 7, 11, 13}, {1, 1, 1, 1}, {4096, 3, 1, 1}};
+    static const enum ggml_type types[]     = {GGML_TYPE_F32, GGML_TYPE_F16};
     for (int t = 0; t < 2; t++) {
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
             for (int v = 0; v <= 1; v++) {
-                struct p_unary p = { GGML_UNARY_OP_SILU, types[t], { 0 }, v };
+                struct p_unary p = {GGML_UNARY_OP_SILU, types[t], {0}, v};
                 memcpy(p.ne, shapes[i], sizeof p.ne);
                 run_case(s, &fam_unary, &p);
             }
@@ -2234,13 +2271,13 @@ static void gen_unary(struct suite * s) {
 }
 
 static void gen_glu(struct suite * s) {
-    static const int64_t shapes[][4] = { { 128, 2, 2, 2 }, { 5, 7, 11, 13 }, { 2, 1, 1, 1 }, { 1024, 3, 1, 1 } };
-    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const int64_t        shapes[][4] = {{128, 2, 2, 2}, {5, 7, 11, 13}, {2, 1, 1, 1}, {1024, 3, 1, 1}};
+    static const enum ggml_type types[]     = {GGML_TYPE_F32, GGML_TYPE_F16};
     for (int t = 0; t < 2; t++) {
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
             for (int v = 0; v <= 1; v++) {
                 for (int form = 0; form < 3; form++) {  // fused, fused swapped, split
-                    struct p_glu p = { GGML_GLU_OP_SWIGLU, types[t], { 0 }, v, form == 1, form == 2 };
+                    struct p_glu p = {GGML_GLU_OP_SWIGLU, types[t], {0}, v, form == 1, form == 2};
                     memcpy(p.ne, shapes[i], sizeof p.ne);
                     run_case(s, &fam_glu, &p);
                 }
@@ -2250,16 +2287,16 @@ static void gen_glu(struct suite * s) {
 }
 
 static void gen_flash_attn_ext(struct suite * s) {
-    static const int64_t hs[][2] = { { 64, 64 }, { 80, 80 }, { 96, 96 }, { 128, 128 }, { 256, 256 }, { 192, 128 } };
-    static const enum ggml_type tkv[] = { GGML_TYPE_F16, GGML_TYPE_F32 };
+    static const int64_t        hs[][2] = {{64, 64}, {80, 80}, {96, 96}, {128, 128}, {256, 256}, {192, 128}};
+    static const enum ggml_type tkv[]   = {GGML_TYPE_F16, GGML_TYPE_F32};
     // head sizes x KV types x shapes (permuted as llama.cpp builds them)
     for (size_t h = 0; h < sizeof hs / sizeof hs[0]; h++) {
         for (int t = 0; t < 2; t++) {
             for (int64_t kv = 113; kv <= 512; kv = kv == 113 ? 512 : 1024) {
-                static const int64_t nbs[] = { 1, 3, 35 };
+                static const int64_t nbs[] = {1, 3, 35};
                 for (int i = 0; i < 3; i++) {
                     for (int64_t nr2 = 1; nr2 <= 4; nr2 *= 4) {
-                        struct p_fa p = { hs[h][0], hs[h][1], 2, nr2, 1, kv, nbs[i], 1, 0, 0.0f, 0.0f, tkv[t], 1 };
+                        struct p_fa p = {hs[h][0], hs[h][1], 2, nr2, 1, kv, nbs[i], 1, 0, 0.0f, 0.0f, tkv[t], 1};
                         run_case(s, &fam_fa, &p);
                     }
                 }
@@ -2274,8 +2311,9 @@ static void gen_flash_attn_ext(struct suite * s) {
                     for (int sc = 0; sc <= 1; sc++) {
                         for (int64_t nb = 1; nb <= 32; nb *= 32) {
                             for (int t = 0; t < 2; t++) {
-                                struct p_fa p = { h ? 128 : 64, h ? 128 : 64, 4, 1, 1, 200, nb, mask, sinks,
-                                                  ab ? 8.0f : 0.0f, sc ? 10.0f : 0.0f, tkv[t], 1 };
+                                struct p_fa p = {
+                                    h ? 128 : 64,     h ? 128 : 64,      4,      1, 1, 200, nb, mask, sinks,
+                                    ab ? 8.0f : 0.0f, sc ? 10.0f : 0.0f, tkv[t], 1};
                                 run_case(s, &fam_fa, &p);
                             }
                         }
@@ -2289,18 +2327,18 @@ static void gen_flash_attn_ext(struct suite * s) {
         for (int64_t nr3 = 1; nr3 <= 3; nr3 += 2) {
             for (int64_t nb = 1; nb <= 7; nb += 6) {
                 for (int perm = 0; perm <= 1; perm++) {
-                    struct p_fa p = { 128, 128, 2, nr2, nr3, 97, nb, 1, nr2 == 2, 0.0f, 0.0f, GGML_TYPE_F16, perm };
+                    struct p_fa p = {128, 128, 2, nr2, nr3, 97, nb, 1, nr2 == 2, 0.0f, 0.0f, GGML_TYPE_F16, perm};
                     run_case(s, &fam_fa, &p);
                 }
             }
         }
     }
     // decode against long KV (the KV split), and a prefill long enough for several items per head
-    static const int64_t kvs[] = { 1024, 4096 };
+    static const int64_t kvs[] = {1024, 4096};
     for (int i = 0; i < 2; i++) {
         for (int64_t nr2 = 1; nr2 <= 8; nr2 *= 8) {
             for (int sinks = 0; sinks <= 1; sinks++) {
-                struct p_fa p = { 128, 128, 2, nr2, 1, kvs[i], 1, 1, sinks, 0.0f, 0.0f, GGML_TYPE_F16, 1 };
+                struct p_fa p = {128, 128, 2, nr2, 1, kvs[i], 1, 1, sinks, 0.0f, 0.0f, GGML_TYPE_F16, 1};
                 run_case(s, &fam_fa, &p);
             }
         }
@@ -2309,27 +2347,27 @@ static void gen_flash_attn_ext(struct suite * s) {
     for (int64_t nr2 = 1; nr2 <= 4; nr2 *= 4) {
         for (int sinks = 0; sinks <= 1; sinks++) {
             for (int64_t kv = 300; kv <= 1024; kv = kv == 300 ? 1024 : 2048) {
-                struct p_fa p = { 128, 128, 1, nr2, 1, kv, 1, 1, sinks, 0.0f, sinks ? 10.0f : 0.0f, GGML_TYPE_F16, 1 };
+                struct p_fa p = {128, 128, 1, nr2, 1, kv, 1, 1, sinks, 0.0f, sinks ? 10.0f : 0.0f, GGML_TYPE_F16, 1};
                 run_case(s, &fam_fa, &p);
             }
         }
     }
-    struct p_fa pre = { 64, 64, 1, 1, 1, 512, 512, 1, 0, 0.0f, 0.0f, GGML_TYPE_F16, 1 };
+    struct p_fa pre = {64, 64, 1, 1, 1, 512, 512, 1, 0, 0.0f, 0.0f, GGML_TYPE_F16, 1};
     run_case(s, &fam_fa, &pre);
 }
 
 static void gen_rope_multi(struct suite * s) {
-    static const float fss[] = { 1.0f, 1.4245f }, efs[] = { 0.0f, 0.7465f }, afs[] = { 1.0f, 1.4245f };
+    static const float fss[] = {1.0f, 1.4245f}, efs[] = {0.0f, 0.7465f}, afs[] = {1.0f, 1.4245f};
     static const struct {
         int64_t ne[4];
         int     n_dims, mode;
     } sh[] = {
-        { { 128, 12, 2, 1 }, 128, GGML_ROPE_TYPE_MROPE },  { { 128, 28, 2, 1 }, 128, GGML_ROPE_TYPE_MROPE },
-        { { 128, 12, 2, 1 }, 20, GGML_ROPE_TYPE_MROPE },   { { 128, 28, 2, 1 }, 32, GGML_ROPE_TYPE_MROPE },
-        { { 128, 12, 2, 1 }, 128, GGML_ROPE_TYPE_IMROPE }, { { 128, 28, 2, 1 }, 128, GGML_ROPE_TYPE_IMROPE },
-        { { 128, 12, 2, 1 }, 20, GGML_ROPE_TYPE_IMROPE },  { { 128, 28, 2, 1 }, 32, GGML_ROPE_TYPE_IMROPE },
-        { { 80, 16, 2, 1 }, 80, GGML_ROPE_TYPE_VISION },   { { 128, 16, 2, 1 }, 128, GGML_ROPE_TYPE_VISION },
-        { { 64, 4, 9, 2 }, 64, GGML_ROPE_TYPE_MROPE },     { { 64, 4, 9, 2 }, 64, GGML_ROPE_TYPE_VISION },
+        {{128, 12, 2, 1}, 128, GGML_ROPE_TYPE_MROPE},  {{128, 28, 2, 1}, 128, GGML_ROPE_TYPE_MROPE},
+        {{128, 12, 2, 1}, 20, GGML_ROPE_TYPE_MROPE},   {{128, 28, 2, 1}, 32, GGML_ROPE_TYPE_MROPE},
+        {{128, 12, 2, 1}, 128, GGML_ROPE_TYPE_IMROPE}, {{128, 28, 2, 1}, 128, GGML_ROPE_TYPE_IMROPE},
+        {{128, 12, 2, 1}, 20, GGML_ROPE_TYPE_IMROPE},  {{128, 28, 2, 1}, 32, GGML_ROPE_TYPE_IMROPE},
+        {{80, 16, 2, 1}, 80, GGML_ROPE_TYPE_VISION},   {{128, 16, 2, 1}, 128, GGML_ROPE_TYPE_VISION},
+        {{64, 4, 9, 2}, 64, GGML_ROPE_TYPE_MROPE},     {{64, 4, 9, 2}, 64, GGML_ROPE_TYPE_VISION},
     };
     for (int a = 0; a < 2; a++) {
         for (int b = 0; b < 2; b++) {
@@ -2337,8 +2375,14 @@ static void gen_rope_multi(struct suite * s) {
                 for (int ff = 0; ff <= 1; ff++) {
                     for (int v = 0; v <= 1; v++) {
                         for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++) {
-                            struct p_rope p = { .n_ctx = 512, .fs = fss[a], .ef = efs[b], .af = afs[c],
-                                                .beta_fast = 1.0f, .beta_slow = 1.0f, .ff = ff, .v = v };
+                            struct p_rope p = {.n_ctx     = 512,
+                                               .fs        = fss[a],
+                                               .ef        = efs[b],
+                                               .af        = afs[c],
+                                               .beta_fast = 1.0f,
+                                               .beta_slow = 1.0f,
+                                               .ff        = ff,
+                                               .v         = v};
                             memcpy(p.ne, sh[i].ne, sizeof p.ne);
                             p.n_dims = sh[i].n_dims, p.mode = sh[i].mode;
                             run_case(s, &fam_rope_multi, &p);
@@ -2360,11 +2404,11 @@ static int tiny_vs_table(int table_op, enum ggml_type type, const int64_t * ne) 
 }
 
 static void gen_unary_more(struct suite * s) {
-    static const enum ggml_unary_op ops[] = { GGML_UNARY_OP_GELU, GGML_UNARY_OP_GELU_QUICK, GGML_UNARY_OP_SIGMOID,
-                                              GGML_UNARY_OP_NEG,  GGML_UNARY_OP_EXP,        GGML_UNARY_OP_SOFTPLUS,
-                                              GGML_UNARY_OP_TANH };
-    static const int64_t shapes[][4] = { { 128, 2, 2, 2 }, { 5, 7, 11, 13 }, { 1, 1, 1, 1 }, { 4096, 3, 1, 1 } };
-    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const enum ggml_unary_op ops[]       = {GGML_UNARY_OP_GELU, GGML_UNARY_OP_GELU_QUICK, GGML_UNARY_OP_SIGMOID,
+                                                   GGML_UNARY_OP_NEG,  GGML_UNARY_OP_EXP,        GGML_UNARY_OP_SOFTPLUS,
+                                                   GGML_UNARY_OP_TANH};
+    static const int64_t            shapes[][4] = {{128, 2, 2, 2}, {5, 7, 11, 13}, {1, 1, 1, 1}, {4096, 3, 1, 1}};
+    static const enum ggml_type     types[]     = {GGML_TYPE_F32, GGML_TYPE_F16};
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
         for (int t = 0; t < 2; t++) {
             for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
@@ -2373,7 +2417,7 @@ static void gen_unary_more(struct suite * s) {
                                       shapes[i])) {
                         continue;
                     }
-                    struct p_unary p = { ops[o], types[t], { 0 }, v };
+                    struct p_unary p = {ops[o], types[t], {0}, v};
                     memcpy(p.ne, shapes[i], sizeof p.ne);
                     run_case(s, &fam_unary_more, &p);
                 }
@@ -2383,17 +2427,17 @@ static void gen_unary_more(struct suite * s) {
 }
 
 static void gen_ew1(struct suite * s) {
-    static const enum ggml_op   ops[]   = { GGML_OP_SQR, GGML_OP_SQRT, GGML_OP_CLAMP };
-    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
-    static const int64_t shapes[][4] = { { 10, 5, 4, 3 }, { 10, 3, 3, 2 }, { 1, 1, 1, 1 }, { 1000, 3, 1, 1 } };
-    static const float   mm[][2]     = { { -0.5f, 0.5f }, { -1e30f, 0.25f }, { 0.0f, 1e30f } };
+    static const enum ggml_op   ops[]       = {GGML_OP_SQR, GGML_OP_SQRT, GGML_OP_CLAMP};
+    static const enum ggml_type types[]     = {GGML_TYPE_F32, GGML_TYPE_F16};
+    static const int64_t        shapes[][4] = {{10, 5, 4, 3}, {10, 3, 3, 2}, {1, 1, 1, 1}, {1000, 3, 1, 1}};
+    static const float          mm[][2]     = {{-0.5f, 0.5f}, {-1e30f, 0.25f}, {0.0f, 1e30f}};
     for (int o = 0; o < 3; o++) {
         for (int t = 0; t < 2; t++) {
             for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
                 // ggml-cpu's CLAMP walks rows as if contiguous: views only for SQR, SQRT.
                 for (int v = 0; v <= (ops[o] != GGML_OP_CLAMP); v++) {
                     for (int m = 0; m < (ops[o] == GGML_OP_CLAMP ? 3 : 1); m++) {
-                        struct p_ew1 p = { ops[o], types[t], { 0 }, v, mm[m][0], mm[m][1] };
+                        struct p_ew1 p = {ops[o], types[t], {0}, v, mm[m][0], mm[m][1]};
                         memcpy(p.ne, shapes[i], sizeof p.ne);
                         run_case(s, &fam_ew1, &p);
                     }
@@ -2404,8 +2448,8 @@ static void gen_ew1(struct suite * s) {
 }
 
 static void gen_glu_more(struct suite * s) {
-    static const int64_t shapes[][4] = { { 128, 2, 2, 2 }, { 5, 7, 11, 13 }, { 2, 1, 1, 1 }, { 1024, 3, 1, 1 } };
-    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const int64_t        shapes[][4] = {{128, 2, 2, 2}, {5, 7, 11, 13}, {2, 1, 1, 1}, {1024, 3, 1, 1}};
+    static const enum ggml_type types[]     = {GGML_TYPE_F32, GGML_TYPE_F16};
     for (int t = 0; t < 2; t++) {
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
             for (int v = 0; v <= 1; v++) {
@@ -2413,7 +2457,7 @@ static void gen_glu_more(struct suite * s) {
                     if (tiny_vs_table(1, types[t], shapes[i])) {
                         continue;
                     }
-                    struct p_glu p = { GGML_GLU_OP_GEGLU, types[t], { 0 }, v, form == 1, form == 2 };
+                    struct p_glu p = {GGML_GLU_OP_GEGLU, types[t], {0}, v, form == 1, form == 2};
                     memcpy(p.ne, shapes[i], sizeof p.ne);
                     run_case(s, &fam_glu, &p);
                 }
@@ -2421,11 +2465,11 @@ static void gen_glu_more(struct suite * s) {
         }
     }
     // SWIGLU_OAI (split only), gpt-oss's alpha and limit and others
-    static const float al[][2] = { { 1.702f, 7.0f }, { 1.0f, 1.0f }, { 0.5f, 200.0f } };
+    static const float al[][2] = {{1.702f, 7.0f}, {1.0f, 1.0f}, {0.5f, 200.0f}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         for (int v = 0; v <= 1; v++) {
             for (int k = 0; k < 3; k++) {
-                struct p_oai p = { { 0 }, v, al[k][0], al[k][1] };
+                struct p_oai p = {{0}, v, al[k][0], al[k][1]};
                 memcpy(p.ne, shapes[i], sizeof p.ne);
                 run_case(s, &fam_oai, &p);
             }
@@ -2434,20 +2478,20 @@ static void gen_glu_more(struct suite * s) {
 }
 
 static void gen_norm(struct suite * s) {
-    static const enum ggml_op ops[]   = { GGML_OP_NORM, GGML_OP_L2_NORM };
-    static const float        epss[2][3] = { { 1e-6f, 1e-5f, 1e-1f }, { 1e-12f, 1e-6f, 10.0f } };
-    static const int64_t      shapes[][4] = { { 64, 5, 4, 3 },  { 1025, 5, 4, 3 }, { 2, 2, 2, 2 },
-                                              { 33, 3, 2, 2 },  { 4096, 2, 1, 1 }, { 1, 3, 1, 1 } };
+    static const enum ggml_op ops[]       = {GGML_OP_NORM, GGML_OP_L2_NORM};
+    static const float        epss[2][3]  = {{1e-6f, 1e-5f, 1e-1f}, {1e-12f, 1e-6f, 10.0f}};
+    static const int64_t      shapes[][4] = {{64, 5, 4, 3}, {1025, 5, 4, 3}, {2, 2, 2, 2},
+                                             {33, 3, 2, 2}, {4096, 2, 1, 1}, {1, 3, 1, 1}};
     for (int o = 0; o < 2; o++) {
         for (int e = 0; e < 3; e++) {
             for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
                 for (int v = 0; v <= 1; v++) {
                     for (int nc = 0; nc <= 1; nc++) {
-                        if ((e > 0 && i > 1) || (v && (shapes[i][0] < 2 || shapes[i][1] < 2 || shapes[i][2] < 2 ||
-                                                       shapes[i][3] < 2))) {
+                        if ((e > 0 && i > 1) ||
+                            (v && (shapes[i][0] < 2 || shapes[i][1] < 2 || shapes[i][2] < 2 || shapes[i][3] < 2))) {
                             continue;  // every eps on the main shapes; halving a 1 gives nothing
                         }
-                        struct p_norm p = { ops[o], { 0 }, v, nc, epss[o][e] };
+                        struct p_norm p = {ops[o], {0}, v, nc, epss[o][e]};
                         memcpy(p.ne, shapes[i], sizeof p.ne);
                         run_case(s, &fam_norm, &p);
                     }
@@ -2458,15 +2502,15 @@ static void gen_norm(struct suite * s) {
 }
 
 static void gen_sum_rows(struct suite * s) {
-    static const int64_t shapes[][4] = { { 10, 5, 4, 3 }, { 11, 5, 6, 3 }, { 1, 1, 1, 1 }, { 4096, 3, 2, 2 },
-                                         { 33, 1, 4, 5 }, { 1025, 2, 2, 3 } };
+    static const int64_t shapes[][4] = {{10, 5, 4, 3},   {11, 5, 6, 3}, {1, 1, 1, 1},
+                                        {4096, 3, 2, 2}, {33, 1, 4, 5}, {1025, 2, 2, 3}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         for (int perm = 0; perm <= 1; perm++) {
             for (int slice = 0; slice <= 1; slice++) {
                 if (slice && (shapes[i][2] < 2 || shapes[i][3] < 2)) {
                     continue;
                 }
-                struct p_sum_rows p = { { 0 }, perm, slice };
+                struct p_sum_rows p = {{0}, perm, slice};
                 memcpy(p.ne, shapes[i], sizeof p.ne);
                 run_case(s, &fam_sum_rows, &p);
             }
@@ -2475,11 +2519,11 @@ static void gen_sum_rows(struct suite * s) {
 }
 
 static void gen_cumsum(struct suite * s) {
-    static const int64_t shapes[][4] = { { 10, 5, 4, 3 }, { 1, 1, 1, 1 }, { 127, 3, 2, 1 }, { 4096, 2, 1, 1 },
-                                         { 2049, 1, 1, 3 }, { 33, 7, 1, 1 } };
+    static const int64_t shapes[][4] = {{10, 5, 4, 3},   {1, 1, 1, 1},    {127, 3, 2, 1},
+                                        {4096, 2, 1, 1}, {2049, 1, 1, 3}, {33, 7, 1, 1}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         for (int v = 0; v <= 1; v++) {
-            struct p_cumsum p = { { 0 }, v };
+            struct p_cumsum p = {{0}, v};
             memcpy(p.ne, shapes[i], sizeof p.ne);
             run_case(s, &fam_cumsum, &p);
         }
@@ -2487,11 +2531,11 @@ static void gen_cumsum(struct suite * s) {
 }
 
 static void gen_argsort(struct suite * s) {
-    static const int64_t shapes[][4] = { { 16, 10, 10, 10 }, { 60, 10, 10, 10 }, { 1023, 2, 1, 3 }, { 1024, 4, 1, 1 },
-                                         { 16384, 1, 1, 1 }, { 1, 1, 1, 1 },      { 3, 5, 1, 1 },    { 17, 1, 2, 1 } };
+    static const int64_t shapes[][4] = {{16, 10, 10, 10}, {60, 10, 10, 10}, {1023, 2, 1, 3}, {1024, 4, 1, 1},
+                                        {16384, 1, 1, 1}, {1, 1, 1, 1},     {3, 5, 1, 1},    {17, 1, 2, 1}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         for (int o = 0; o <= 1; o++) {
-            struct p_argsort p = { { 0 }, o ? GGML_SORT_ORDER_DESC : GGML_SORT_ORDER_ASC };
+            struct p_argsort p = {{0}, o ? GGML_SORT_ORDER_DESC : GGML_SORT_ORDER_ASC};
             memcpy(p.ne, shapes[i], sizeof p.ne);
             run_case(s, &fam_argsort, &p);
         }
@@ -2499,34 +2543,34 @@ static void gen_argsort(struct suite * s) {
 }
 
 static void gen_concat(struct suite * s) {
-    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const enum ggml_type types[] = {GGML_TYPE_F32, GGML_TYPE_F16};
     for (int t = 0; t < 2; t++) {
         for (int dim = 0; dim < 4; dim++) {
             for (int v = 0; v < 4; v++) {
-                struct p_concat p = { types[t], { 11, 12, 13, 14 }, 7, dim, v };
+                struct p_concat p = {types[t], {11, 12, 13, 14}, 7, dim, v};
                 run_case(s, &fam_concat, &p);
             }
-            struct p_concat q = { types[t], { 1, 1, 1, 1 }, 1, dim, 0 };
+            struct p_concat q = {types[t], {1, 1, 1, 1}, 1, dim, 0};
             run_case(s, &fam_concat, &q);
-            struct p_concat r = { types[t], { 300, 2, 3, 1 }, 5, dim, 3 };
+            struct p_concat r = {types[t], {300, 2, 3, 1}, 5, dim, 3};
             run_case(s, &fam_concat, &r);
         }
     }
 }
 
 static void gen_repeat(struct suite * s) {
-    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const enum ggml_type types[] = {GGML_TYPE_F32, GGML_TYPE_F16};
     static const struct {
         int64_t ne[4];
         int     nr[4];
     } rc[] = {
-        { { 10, 5, 4, 3 }, { 2, 2, 2, 2 } }, { { 10, 5, 4, 3 }, { 1, 1, 1, 1 } }, { { 1, 1, 1, 1 }, { 7, 3, 2, 2 } },
-        { { 7, 3, 1, 2 }, { 5, 1, 4, 1 } },  { { 64, 1, 8, 1 }, { 1, 9, 1, 3 } },  { { 1, 5, 1, 1 }, { 300, 1, 2, 1 } },
+        {{10, 5, 4, 3}, {2, 2, 2, 2}}, {{10, 5, 4, 3}, {1, 1, 1, 1}}, {{1, 1, 1, 1}, {7, 3, 2, 2}},
+        {{7, 3, 1, 2}, {5, 1, 4, 1}},  {{64, 1, 8, 1}, {1, 9, 1, 3}}, {{1, 5, 1, 1}, {300, 1, 2, 1}},
     };
     for (int t = 0; t < 2; t++) {
         for (size_t i = 0; i < sizeof rc / sizeof rc[0]; i++) {
             for (int v = 0; v <= 1; v++) {
-                struct p_repeat p = { types[t], { 0 }, { 0 }, v };
+                struct p_repeat p = {types[t], {0}, {0}, v};
                 memcpy(p.ne, rc[i].ne, sizeof p.ne);
                 memcpy(p.nr, rc[i].nr, sizeof p.nr);
                 run_case(s, &fam_repeat, &p);
@@ -2540,13 +2584,10 @@ static void gen_pad(struct suite * s) {
         int64_t ne[4];
         int     lp[4], rp[4];
     } pc[] = {
-        { { 512, 34, 1, 1 }, { 0, 0, 0, 0 }, { 1, 1, 0, 0 } },   // ggml_pad(a, 1, 1, 0, 0)
-        { { 33, 17, 3, 2 }, { 1, 1, 1, 1 }, { 1, 1, 1, 1 } },
-        { { 33, 17, 3, 2 }, { 3, 0, 2, 0 }, { 0, 4, 0, 1 } },
-        { { 1, 1, 1, 1 }, { 2, 3, 1, 0 }, { 5, 0, 0, 2 } },
-        { { 64, 4, 5, 1 }, { 0, 0, 0, 0 }, { 0, 0, 0, 0 } },
-        { { 7, 6, 5, 4 }, { 9, 0, 0, 0 }, { 0, 0, 3, 0 } },
-        { { 16, 8, 6, 4 }, { 3, 2, 1, 0 }, { 5, 1, 0, 2 } },
+        {{512, 34, 1, 1}, {0, 0, 0, 0}, {1, 1, 0, 0}},  // ggml_pad(a, 1, 1, 0, 0)
+        {{33, 17, 3, 2}, {1, 1, 1, 1}, {1, 1, 1, 1}},  {{33, 17, 3, 2}, {3, 0, 2, 0}, {0, 4, 0, 1}},
+        {{1, 1, 1, 1}, {2, 3, 1, 0}, {5, 0, 0, 2}},    {{64, 4, 5, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        {{7, 6, 5, 4}, {9, 0, 0, 0}, {0, 0, 3, 0}},    {{16, 8, 6, 4}, {3, 2, 1, 0}, {5, 1, 0, 2}},
     };
     for (size_t i = 0; i < sizeof pc / sizeof pc[0]; i++) {
         // ggml-cpu wraps circular pads only up to one period: wider pads zero-padded only.
@@ -2556,7 +2597,7 @@ static void gen_pad(struct suite * s) {
         }
         for (int tfrm = 0; tfrm < 3; tfrm++) {
             for (int circ = 0; circ <= !wide; circ++) {
-                struct p_pad p = { { 0 }, { 0 }, { 0 }, tfrm, circ };
+                struct p_pad p = {{0}, {0}, {0}, tfrm, circ};
                 memcpy(p.ne, pc[i].ne, sizeof p.ne);
                 memcpy(p.lp, pc[i].lp, sizeof p.lp);
                 memcpy(p.rp, pc[i].rp, sizeof p.rp);
@@ -2567,29 +2608,29 @@ static void gen_pad(struct suite * s) {
 }
 
 static void gen_place(struct suite * s) {
-    static const int64_t dshapes[][4] = { { 10, 1, 4, 3 }, { 1, 1, 1, 1 }, { 33, 1, 2, 1 } };
+    static const int64_t dshapes[][4] = {{10, 1, 4, 3}, {1, 1, 1, 1}, {33, 1, 2, 1}};
     for (size_t i = 0; i < 3; i++) {
-        struct p_place p = { GGML_OP_DIAG, GGML_TYPE_F32, { 0 }, 0, 0.0f };
+        struct p_place p = {GGML_OP_DIAG, GGML_TYPE_F32, {0}, 0, 0.0f};
         memcpy(p.ne, dshapes[i], sizeof p.ne);
         run_case(s, &fam_place, &p);
     }
-    static const int64_t tshapes[][4] = { { 10, 10, 4, 3 }, { 1, 1, 1, 1 }, { 33, 33, 2, 1 }, { 130, 130, 1, 1 } };
-    static const enum ggml_tri_type tris[] = { GGML_TRI_TYPE_UPPER_DIAG, GGML_TRI_TYPE_UPPER, GGML_TRI_TYPE_LOWER_DIAG,
-                                               GGML_TRI_TYPE_LOWER };
+    static const int64_t            tshapes[][4] = {{10, 10, 4, 3}, {1, 1, 1, 1}, {33, 33, 2, 1}, {130, 130, 1, 1}};
+    static const enum ggml_tri_type tris[] = {GGML_TRI_TYPE_UPPER_DIAG, GGML_TRI_TYPE_UPPER, GGML_TRI_TYPE_LOWER_DIAG,
+                                              GGML_TRI_TYPE_LOWER};
     for (size_t i = 0; i < 4; i++) {
         for (int k = 0; k < 4; k++) {
-            struct p_place p = { GGML_OP_TRI, GGML_TYPE_F32, { 0 }, tris[k], 0.0f };
+            struct p_place p = {GGML_OP_TRI, GGML_TYPE_F32, {0}, tris[k], 0.0f};
             memcpy(p.ne, tshapes[i], sizeof p.ne);
             run_case(s, &fam_place, &p);
         }
     }
-    static const int64_t fshapes[][4] = { { 10, 10, 4, 3 }, { 1, 1, 1, 1 }, { 303, 2, 1, 1 } };
-    static const float   cs[]         = { 0.0f, -1.5f, 3.14159f };
-    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const int64_t        fshapes[][4] = {{10, 10, 4, 3}, {1, 1, 1, 1}, {303, 2, 1, 1}};
+    static const float          cs[]         = {0.0f, -1.5f, 3.14159f};
+    static const enum ggml_type types[]      = {GGML_TYPE_F32, GGML_TYPE_F16};
     for (int t = 0; t < 2; t++) {
         for (size_t i = 0; i < 3; i++) {
             for (int k = 0; k < 3; k++) {
-                struct p_place p = { GGML_OP_FILL, types[t], { 0 }, 0, cs[k] };
+                struct p_place p = {GGML_OP_FILL, types[t], {0}, 0, cs[k]};
                 memcpy(p.ne, fshapes[i], sizeof p.ne);
                 run_case(s, &fam_place, &p);
             }
@@ -2599,7 +2640,7 @@ static void gen_place(struct suite * s) {
 
 static void gen_add_id(struct suite * s) {
     static const struct p_add_id c[] = {
-        { 128, 16, 8, 10 }, { 129, 5, 5, 3 }, { 1, 4, 2, 1 }, { 2880, 32, 4, 7 }, { 33, 8, 1, 1 }, { 64, 2, 2, 40 },
+        {128, 16, 8, 10}, {129, 5, 5, 3}, {1, 4, 2, 1}, {2880, 32, 4, 7}, {33, 8, 1, 1}, {64, 2, 2, 40},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         run_case(s, &fam_add_id, &c[i]);
@@ -2610,7 +2651,7 @@ static void gen_add_id(struct suite * s) {
 // Rows are whole super-blocks (k a multiple of 256); m and n odd and around
 // the kernels' 16-row groups and 4-column blocks.
 
-static const enum ggml_type kq_types[] = { GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
+static const enum ggml_type kq_types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
 
 struct p_mul_mat_id {
     enum ggml_type ta;
@@ -2627,8 +2668,10 @@ static struct ggml_tensor * build_mul_mat_id(struct tb * b, const void * pv) {
 
 static void desc_mul_mat_id(const void * pv, char * s, size_t n) {
     const struct p_mul_mat_id * p = pv;
-    cat(s, n, "type_a=%s,type_b=f32,m=%" PRId64 ",k=%" PRId64 ",n_as=%" PRId64 ",n_used=%" PRId64 ",b_rows=%" PRId64
-        ",t=%" PRId64, tname(p->ta), p->m, p->k, p->n_as, p->n_used, p->b_rows, p->t);
+    cat(s, n,
+        "type_a=%s,type_b=f32,m=%" PRId64 ",k=%" PRId64 ",n_as=%" PRId64 ",n_used=%" PRId64 ",b_rows=%" PRId64
+        ",t=%" PRId64,
+        tname(p->ta), p->m, p->k, p->n_as, p->n_used, p->b_rows, p->t);
 }
 
 static int init_mul_mat_id(const void * pv, const struct ggml_tensor * t, struct rng * r, float * v) {
@@ -2637,7 +2680,7 @@ static int init_mul_mat_id(const void * pv, const struct ggml_tensor * t, struct
         return 0;
     }
     for (int64_t i = 0; i < ggml_nelements(t); i++) {
-        v[i] = (float) rng_below(r, p->n_as);
+        v[i] = (float)rng_below(r, p->n_as);
     }
     return 1;
 }
@@ -2647,18 +2690,18 @@ static const struct op_family fam_mul_mat_id = {
 };
 
 static void gen_mul_mat_kq(struct suite * s) {
-    static const int64_t ms[] = { 1, 16, 17, 45 };
-    static const int64_t ns[] = { 1, 3, 4, 9 };
-    static const int64_t ks[] = { 256, 768 };
-    static const int64_t bss[][2] = { { 1, 1 }, { 3, 2 } };
-    static const int64_t nrs[][2] = { { 1, 1 }, { 2, 1 } };
+    static const int64_t ms[]     = {1, 16, 17, 45};
+    static const int64_t ns[]     = {1, 3, 4, 9};
+    static const int64_t ks[]     = {256, 768};
+    static const int64_t bss[][2] = {{1, 1}, {3, 2}};
+    static const int64_t nrs[][2] = {{1, 1}, {2, 1}};
     for (int ti = 0; ti < 3; ti++) {
         for (size_t a = 0; a < 4; a++) {
             for (size_t b = 0; b < 4; b++) {
                 for (size_t c = 0; c < 2; c++) {
                     for (int bc = 0; bc < 2; bc++) {
-                        struct p_mul_mat p = { .ta = kq_types[ti], .m = ms[a], .n = ns[b], .k = ks[c],
-                                               .per = { 0, 1, 2, 3 } };
+                        struct p_mul_mat p = {
+                            .ta = kq_types[ti], .m = ms[a], .n = ns[b], .k = ks[c], .per = {0, 1, 2, 3}};
                         memcpy(p.bs, bss[bc], sizeof p.bs);
                         memcpy(p.nr, nrs[bc], sizeof p.nr);
                         run_case(s, &fam_mul_mat, &p);
@@ -2667,10 +2710,15 @@ static void gen_mul_mat_kq(struct suite * s) {
             }
         }
         // prefill-like and decode-like shapes
-        static const int64_t big[][3] = { { 64, 130, 1024 }, { 128, 1, 2048 }, { 33, 70, 512 } };
+        static const int64_t big[][3] = {{64, 130, 1024}, {128, 1, 2048}, {33, 70, 512}};
         for (size_t a = 0; a < 3; a++) {
-            struct p_mul_mat p = { .ta = kq_types[ti], .m = big[a][0], .n = big[a][1], .k = big[a][2],
-                                   .bs = { 1, 1 }, .nr = { 1, 1 }, .per = { 0, 1, 2, 3 } };
+            struct p_mul_mat p = {.ta  = kq_types[ti],
+                                  .m   = big[a][0],
+                                  .n   = big[a][1],
+                                  .k   = big[a][2],
+                                  .bs  = {1, 1},
+                                  .nr  = {1, 1},
+                                  .per = {0, 1, 2, 3}};
             run_case(s, &fam_mul_mat, &p);
         }
     }
@@ -2678,8 +2726,8 @@ static void gen_mul_mat_kq(struct suite * s) {
 
 static void gen_mul_mat_id_kq(struct suite * s) {
     static const struct p_mul_mat_id cs[] = {
-        { 0, 16, 256, 4, 2, 2, 1 },  { 0, 17, 256, 4, 2, 1, 5 },  { 0, 33, 512, 8, 4, 4, 7 },
-        { 0, 5, 256, 3, 3, 1, 2 },   { 0, 64, 256, 16, 4, 4, 33 },
+        {0, 16, 256, 4, 2, 2, 1}, {0, 17, 256, 4, 2, 1, 5},   {0, 33, 512, 8, 4, 4, 7},
+        {0, 5, 256, 3, 3, 1, 2},  {0, 64, 256, 16, 4, 4, 33},
     };
     for (int ti = 0; ti < 3; ti++) {
         for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
@@ -2691,16 +2739,16 @@ static void gen_mul_mat_id_kq(struct suite * s) {
 }
 
 static void gen_get_rows_kq(struct suite * s) {
-    static const int64_t ns[]    = { 256, 768 };
-    static const int64_t ms[]    = { 1, 5, 37 };
-    static const int64_t rs[]    = { 1, 4, 9 };
-    static const int64_t be[][2] = { { 1, 1 }, { 2, 3 } };
+    static const int64_t ns[]    = {256, 768};
+    static const int64_t ms[]    = {1, 5, 37};
+    static const int64_t rs[]    = {1, 4, 9};
+    static const int64_t be[][2] = {{1, 1}, {2, 3}};
     for (int t = 0; t < 3; t++) {
         for (size_t a = 0; a < 2; a++) {
             for (size_t b = 0; b < 3; b++) {
                 for (size_t c = 0; c < 3; c++) {
                     for (size_t d = 0; d < 2; d++) {
-                        struct p_get_rows p = { kq_types[t], ns[a], ms[b], rs[c], be[d][0], be[d][1], 0 };
+                        struct p_get_rows p = {kq_types[t], ns[a], ms[b], rs[c], be[d][0], be[d][1], 0};
                         run_case(s, &fam_get_rows, &p);
                     }
                 }
@@ -2713,8 +2761,8 @@ static void gen_get_rows_kq(struct suite * s) {
 // MUL_MAT_ID, GET_ROWS, each in a plain buffer and in a weight buffer (tiled);
 // CPY and SET_ROWS from F32 into Q8_0 / Q4_0 (a quantized KV cache).
 
-static const enum ggml_type q_types[] = { GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
-                                          GGML_TYPE_MXFP4, GGML_TYPE_BF16 };
+static const enum ggml_type q_types[] = {GGML_TYPE_Q4_0,   GGML_TYPE_Q4_1,  GGML_TYPE_Q8_0,
+                                         GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4, GGML_TYPE_BF16};
 
 // Runs a case once in the default buffer and once in a weight buffer.
 static void run_case_both(struct suite * s, const struct op_family * f, const void * p) {
@@ -2725,46 +2773,56 @@ static void run_case_both(struct suite * s, const struct op_family * f, const vo
 }
 
 static void gen_mul_mat_q(struct suite * s) {
-    static const int64_t ms[] = { 1, 15, 16, 33, 50 };
-    static const int64_t ns[] = { 1, 3, 8, 9, 17 };
-    static const int64_t ks[] = { 32, 96, 256 };
-    static const int64_t bss[][2] = { { 1, 1 }, { 2, 3 } };
-    static const int64_t nrs[][2] = { { 1, 1 }, { 2, 1 } };
+    static const int64_t ms[]     = {1, 15, 16, 33, 50};
+    static const int64_t ns[]     = {1, 3, 8, 9, 17};
+    static const int64_t ks[]     = {32, 96, 256};
+    static const int64_t bss[][2] = {{1, 1}, {2, 3}};
+    static const int64_t nrs[][2] = {{1, 1}, {2, 1}};
     for (size_t ti = 0; ti < sizeof q_types / sizeof q_types[0]; ti++) {
         for (size_t a = 0; a < 5; a++) {
             for (size_t b = 0; b < 5; b++) {
                 for (size_t c = 0; c < 3; c++) {
-                    struct p_mul_mat p = { .ta = q_types[ti], .m = ms[a], .n = ns[b], .k = ks[c],
-                                           .bs = { 1, 1 }, .nr = { 1, 1 }, .per = { 0, 1, 2, 3 } };
+                    struct p_mul_mat p = {.ta  = q_types[ti],
+                                          .m   = ms[a],
+                                          .n   = ns[b],
+                                          .k   = ks[c],
+                                          .bs  = {1, 1},
+                                          .nr  = {1, 1},
+                                          .per = {0, 1, 2, 3}};
                     run_case_both(s, &fam_mul_mat, &p);
                 }
             }
         }
         for (int bc = 0; bc < 2; bc++) {  // batched, broadcast
-            struct p_mul_mat p = { .ta = q_types[ti], .m = 17, .n = 5, .k = 64, .per = { 0, 1, 2, 3 } };
+            struct p_mul_mat p = {.ta = q_types[ti], .m = 17, .n = 5, .k = 64, .per = {0, 1, 2, 3}};
             memcpy(p.bs, bss[bc], sizeof p.bs);
             memcpy(p.nr, nrs[1], sizeof p.nr);
             run_case_both(s, &fam_mul_mat, &p);
         }
         // a view with longer rows in memory (plain layout only), and larger shapes
-        struct p_mul_mat pv = { .ta = q_types[ti], .m = 20, .n = 4, .k = 64, .bs = { 1, 1 }, .nr = { 1, 1 },
-                                .per = { 0, 1, 2, 3 }, .k_v = 128 };
+        struct p_mul_mat pv = {
+            .ta = q_types[ti], .m = 20, .n = 4, .k = 64, .bs = {1, 1}, .nr = {1, 1}, .per = {0, 1, 2, 3}, .k_v = 128};
         run_case(s, &fam_mul_mat, &pv);
-        static const int64_t big[][3] = { { 128, 1, 2048 }, { 64, 130, 1024 }, { 300, 67, 512 } };
+        static const int64_t big[][3] = {{128, 1, 2048}, {64, 130, 1024}, {300, 67, 512}};
         for (size_t a = 0; a < 3; a++) {
-            struct p_mul_mat p = { .ta = q_types[ti], .m = big[a][0], .n = big[a][1], .k = big[a][2],
-                                   .bs = { 1, 1 }, .nr = { 1, 1 }, .per = { 0, 1, 2, 3 } };
+            struct p_mul_mat p = {.ta  = q_types[ti],
+                                  .m   = big[a][0],
+                                  .n   = big[a][1],
+                                  .k   = big[a][2],
+                                  .bs  = {1, 1},
+                                  .nr  = {1, 1},
+                                  .per = {0, 1, 2, 3}};
             run_case_both(s, &fam_mul_mat, &p);
         }
     }
 }
 
 static void gen_mul_mat_id_q(struct suite * s) {
-    static const enum ggml_type types[] = { GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
-                                            GGML_TYPE_MXFP4, GGML_TYPE_BF16, GGML_TYPE_F32, GGML_TYPE_F16 };
-    static const struct p_mul_mat_id cs[] = {
-        { 0, 16, 64, 4, 2, 2, 1 },   { 0, 17, 32, 4, 2, 1, 5 },  { 0, 33, 128, 8, 4, 4, 7 },
-        { 0, 5, 64, 3, 3, 1, 2 },    { 0, 64, 256, 16, 4, 4, 33 }, { 0, 40, 96, 32, 8, 1, 12 },
+    static const enum ggml_type      types[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q4_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
+                                                GGML_TYPE_MXFP4, GGML_TYPE_BF16, GGML_TYPE_F32,  GGML_TYPE_F16};
+    static const struct p_mul_mat_id cs[]    = {
+           {0, 16, 64, 4, 2, 2, 1}, {0, 17, 32, 4, 2, 1, 5},    {0, 33, 128, 8, 4, 4, 7},
+           {0, 5, 64, 3, 3, 1, 2},  {0, 64, 256, 16, 4, 4, 33}, {0, 40, 96, 32, 8, 1, 12},
     };
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
         for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
@@ -2776,16 +2834,16 @@ static void gen_mul_mat_id_q(struct suite * s) {
 }
 
 static void gen_get_rows_q(struct suite * s) {
-    static const int64_t ns[]    = { 32, 96, 256 };
-    static const int64_t ms[]    = { 1, 5, 37 };
-    static const int64_t rs[]    = { 1, 4, 9 };
-    static const int64_t be[][2] = { { 1, 1 }, { 2, 3 } };
+    static const int64_t ns[]    = {32, 96, 256};
+    static const int64_t ms[]    = {1, 5, 37};
+    static const int64_t rs[]    = {1, 4, 9};
+    static const int64_t be[][2] = {{1, 1}, {2, 3}};
     for (size_t t = 0; t < sizeof q_types / sizeof q_types[0]; t++) {
         for (size_t a = 0; a < 3; a++) {
             for (size_t b = 0; b < 3; b++) {
                 for (size_t c = 0; c < 3; c++) {
                     for (size_t d = 0; d < 2; d++) {
-                        struct p_get_rows p = { q_types[t], ns[a], ms[b], rs[c], be[d][0], be[d][1], 0 };
+                        struct p_get_rows p = {q_types[t], ns[a], ms[b], rs[c], be[d][0], be[d][1], 0};
                         run_case_both(s, &fam_get_rows, &p);
                     }
                 }
@@ -2795,18 +2853,18 @@ static void gen_get_rows_q(struct suite * s) {
 }
 
 static void gen_cpy_set_rows_q(struct suite * s) {
-    static const enum ggml_type dts[] = { GGML_TYPE_Q8_0, GGML_TYPE_Q4_0 };
+    static const enum ggml_type dts[] = {GGML_TYPE_Q8_0, GGML_TYPE_Q4_0};
     for (int t = 0; t < 2; t++) {
-        static const int64_t shapes[][4] = { { 32, 1, 1, 1 }, { 256, 4, 4, 4 }, { 64, 7, 3, 2 } };
+        static const int64_t shapes[][4] = {{32, 1, 1, 1}, {256, 4, 4, 4}, {64, 7, 3, 2}};
         for (int i = 0; i < 3; i++) {
-            struct p_cpy p = { GGML_TYPE_F32, dts[t], { 0 }, { 0 }, { 0 }, { 0 }, 0, { 0 } };
+            struct p_cpy p = {GGML_TYPE_F32, dts[t], {0}, {0}, {0}, {0}, 0, {0}};
             memcpy(p.ne, shapes[i], sizeof p.ne);
             run_case(s, &fam_cpy, &p);  // (ggml-cpu quantizes contiguous sources only)
         }
-        static const int64_t sr[][4] = { { 64, 5, 1, 1 }, { 256, 11, 1, 1 }, { 128, 16, 2, 3 } };
+        static const int64_t sr[][4] = {{64, 5, 1, 1}, {256, 11, 1, 1}, {128, 16, 2, 3}};
         for (int i = 0; i < 3; i++) {
             for (int ti = 0; ti < 2; ti++) {
-                struct p_set_rows p = { dts[t], ti ? GGML_TYPE_I32 : GGML_TYPE_I64, { 0 }, { 1, 1 }, 3, 0 };
+                struct p_set_rows p = {dts[t], ti ? GGML_TYPE_I32 : GGML_TYPE_I64, {0}, {1, 1}, 3, 0};
                 memcpy(p.ne, sr[i], sizeof p.ne);
                 run_case(s, &fam_set_rows, &p);
             }
@@ -2815,12 +2873,12 @@ static void gen_cpy_set_rows_q(struct suite * s) {
 }
 
 static void gen_ssm_conv(struct suite * s) {
-    static const int64_t d_convs[] = { 3, 4, 9 }, n_ts[] = { 1, 5, 32 }, d_inners[] = { 64, 1536 };
+    static const int64_t d_convs[] = {3, 4, 9}, n_ts[] = {1, 5, 32}, d_inners[] = {64, 1536};
     for (int a = 0; a < 3; a++) {
         for (int b = 0; b < 3; b++) {
             for (int c = 0; c < 2; c++) {
                 for (int64_t n_s = 1; n_s <= 4; n_s *= 4) {
-                    struct p_ssm_conv p = { d_convs[a], n_ts[b], d_inners[c], n_s };
+                    struct p_ssm_conv p = {d_convs[a], n_ts[b], d_inners[c], n_s};
                     run_case(s, &fam_ssm_conv, &p);
                 }
             }
@@ -2829,12 +2887,12 @@ static void gen_ssm_conv(struct suite * s) {
 }
 
 static void gen_gdn(struct suite * s) {
-    static const int64_t Ss[] = { 32, 64, 128 }, Ts[] = { 1, 7, 64 };
+    static const int64_t Ss[] = {32, 64, 128}, Ts[] = {1, 7, 64};
     for (int a = 0; a < 3; a++) {
         for (int b = 0; b < 3; b++) {
             for (int64_t vr = 1; vr <= 2; vr++) {
                 for (int kda = 0; kda <= 1; kda++) {
-                    struct p_gdn p = { Ss[a], 2, vr, Ts[b], 1 + (b == 1), 1, kda, 0 };
+                    struct p_gdn p = {Ss[a], 2, vr, Ts[b], 1 + (b == 1), 1, kda, 0};
                     run_case(s, &fam_gdn, &p);
                 }
             }
@@ -2843,22 +2901,22 @@ static void gen_gdn(struct suite * s) {
     // snapshots (K <= tokens: older slots are caller-owned, undefined in both), permuted inputs
     for (int64_t K = 2; K <= 4; K += 2) {
         for (int perm = 0; perm <= 1; perm++) {
-            struct p_gdn p = { 64, 4, 1, 5, 2, K, perm, perm };
+            struct p_gdn p = {64, 4, 1, 5, 2, K, perm, perm};
             run_case(s, &fam_gdn, &p);
         }
     }
-    struct p_gdn p = { 128, 4, 2, 16, 1, 1, 0, 1 };
+    struct p_gdn p = {128, 4, 2, 16, 1, 1, 0, 1};
     run_case(s, &fam_gdn, &p);
 }
 
 static void gen_solve_tri(struct suite * s) {
-    static const int64_t ns[] = { 1, 16, 64, 100 }, ks[] = { 1, 3, 64, 100 };
+    static const int64_t ns[] = {1, 16, 64, 100}, ks[] = {1, 3, 64, 100};
     for (int a = 0; a < 4; a++) {
         for (int b = 0; b < 4; b++) {
-            struct p_solve_tri p = { ns[a], ks[b], 1, 1 };
+            struct p_solve_tri p = {ns[a], ks[b], 1, 1};
             run_case(s, &fam_solve_tri, &p);
         }
-        struct p_solve_tri p = { ns[a], 32, 2, 3 };
+        struct p_solve_tri p = {ns[a], 32, 2, 3};
         run_case(s, &fam_solve_tri, &p);
     }
 }
@@ -2866,17 +2924,26 @@ static void gen_solve_tri(struct suite * s) {
 static void gen_im2col(struct suite * s) {
     static const struct {
         enum ggml_type tsrc, tdst;
-    } types[] = { { GGML_TYPE_F32, GGML_TYPE_F32 }, { GGML_TYPE_F32, GGML_TYPE_F16 }, { GGML_TYPE_F16, GGML_TYPE_F16 } };
+    } types[] = {{GGML_TYPE_F32, GGML_TYPE_F32}, {GGML_TYPE_F32, GGML_TYPE_F16}, {GGML_TYPE_F16, GGML_TYPE_F16}};
     for (int t = 0; t < 3; t++) {
         // 2D
-        static const int64_t ins[][4] = { { 10, 10, 3, 1 }, { 17, 13, 4, 2 }, { 32, 32, 3, 1 } };
-        static const int64_t ks[][2]  = { { 3, 3 }, { 5, 2 } };
+        static const int64_t ins[][4] = {{10, 10, 3, 1}, {17, 13, 4, 2}, {32, 32, 3, 1}};
+        static const int64_t ks[][2]  = {{3, 3}, {5, 2}};
         for (int i = 0; i < 3; i++) {
             for (int k = 0; k < 2; k++) {
                 for (int sp = 0; sp < 4; sp++) {
-                    const int        st = 1 + (sp & 1), pd = sp >> 1;
-                    struct p_im2col p = { types[t].tsrc, types[t].tdst, { 0 }, { ks[k][0], ks[k][1], ins[i][2], 2 },
-                                          st, st, pd, pd, 1 + (sp == 3), 1, 1 };
+                    const int       st = 1 + (sp & 1), pd = sp >> 1;
+                    struct p_im2col p = {types[t].tsrc,
+                                         types[t].tdst,
+                                         {0},
+                                         {ks[k][0], ks[k][1], ins[i][2], 2},
+                                         st,
+                                         st,
+                                         pd,
+                                         pd,
+                                         1 + (sp == 3),
+                                         1,
+                                         1};
                     memcpy(p.in, ins[i], sizeof p.in);
                     run_case(s, &fam_im2col, &p);
                 }
@@ -2885,8 +2952,8 @@ static void gen_im2col(struct suite * s) {
         // 1D (whisper-like front end, small)
         for (int sp = 0; sp < 4; sp++) {
             const int       st = 1 + (sp & 1), pd = sp >> 1;
-            struct p_im2col p  = { types[t].tsrc, types[t].tdst, { 100, 8, 2, 1 }, { 3, 8, 4, 1 }, st, 0, pd, 0,
-                                   1 + (sp == 3), 0, 0 };
+            struct p_im2col p = {
+                types[t].tsrc, types[t].tdst, {100, 8, 2, 1}, {3, 8, 4, 1}, st, 0, pd, 0, 1 + (sp == 3), 0, 0};
             run_case(s, &fam_im2col, &p);
         }
     }
@@ -2898,51 +2965,50 @@ static const struct generator {
     const char * ops;  // comma-separated
     void (*gen)(struct suite * s);
 } generators[] = {
-    { "MUL_MAT", gen_mul_mat },
-    { "MUL_MAT", gen_mul_mat_kq },
-    { "MUL_MAT_ID", gen_mul_mat_id_kq },
-    { "GET_ROWS", gen_get_rows_kq },
-    { "MUL_MAT", gen_mul_mat_q },
-    { "MUL_MAT_ID", gen_mul_mat_id_q },
-    { "GET_ROWS", gen_get_rows_q },
-    { "CPY,SET_ROWS", gen_cpy_set_rows_q },
-    { "ADD,SUB,MUL,DIV", gen_bin },
-    { "SCALE", gen_scale },
-    { "CPY,CONT,DUP", gen_cpy },
-    { "GET_ROWS", gen_get_rows },
-    { "SET_ROWS", gen_set_rows },
-    { "RMS_NORM", gen_rms_norm },
-    { "SOFT_MAX", gen_soft_max },
-    { "ROPE", gen_rope },
-    { "SILU", gen_unary },
-    { "SWIGLU", gen_glu },
-    { "GELU,GELU_QUICK,SIGMOID,NEG,EXP,SOFTPLUS,TANH", gen_unary_more },
-    { "SQR,SQRT,CLAMP", gen_ew1 },
-    { "GEGLU,SWIGLU_OAI", gen_glu_more },
-    { "NORM,L2_NORM", gen_norm },
-    { "SUM_ROWS", gen_sum_rows },
-    { "CUMSUM", gen_cumsum },
-    { "ARGSORT", gen_argsort },
-    { "CONCAT", gen_concat },
-    { "REPEAT", gen_repeat },
-    { "PAD", gen_pad },
-    { "DIAG,TRI,FILL", gen_place },
-    { "ADD_ID", gen_add_id },
-    { "FLASH_ATTN_EXT", gen_flash_attn_ext },
-    { "ROPE", gen_rope_multi },
-    { "SSM_CONV", gen_ssm_conv },
-    { "GATED_DELTA_NET", gen_gdn },
-    { "SOLVE_TRI", gen_solve_tri },
-    { "IM2COL", gen_im2col },
+    {"MUL_MAT", gen_mul_mat},
+    {"MUL_MAT", gen_mul_mat_kq},
+    {"MUL_MAT_ID", gen_mul_mat_id_kq},
+    {"GET_ROWS", gen_get_rows_kq},
+    {"MUL_MAT", gen_mul_mat_q},
+    {"MUL_MAT_ID", gen_mul_mat_id_q},
+    {"GET_ROWS", gen_get_rows_q},
+    {"CPY,SET_ROWS", gen_cpy_set_rows_q},
+    {"ADD,SUB,MUL,DIV", gen_bin},
+    {"SCALE", gen_scale},
+    {"CPY,CONT,DUP", gen_cpy},
+    {"GET_ROWS", gen_get_rows},
+    {"SET_ROWS", gen_set_rows},
+    {"RMS_NORM", gen_rms_norm},
+    {"SOFT_MAX", gen_soft_max},
+    {"ROPE", gen_rope},
+    {"SILU", gen_unary},
+    {"SWIGLU", gen_glu},
+    {"GELU,GELU_QUICK,SIGMOID,NEG,EXP,SOFTPLUS,TANH", gen_unary_more},
+    {"SQR,SQRT,CLAMP", gen_ew1},
+    {"GEGLU,SWIGLU_OAI", gen_glu_more},
+    {"NORM,L2_NORM", gen_norm},
+    {"SUM_ROWS", gen_sum_rows},
+    {"CUMSUM", gen_cumsum},
+    {"ARGSORT", gen_argsort},
+    {"CONCAT", gen_concat},
+    {"REPEAT", gen_repeat},
+    {"PAD", gen_pad},
+    {"DIAG,TRI,FILL", gen_place},
+    {"ADD_ID", gen_add_id},
+    {"FLASH_ATTN_EXT", gen_flash_attn_ext},
+    {"ROPE", gen_rope_multi},
+    {"SSM_CONV", gen_ssm_conv},
+    {"GATED_DELTA_NET", gen_gdn},
+    {"SOLVE_TRI", gen_solve_tri},
+    {"IM2COL", gen_im2col},
 };
-
 
 // True when the comma-separated lists a and b share an op name.
 static int lists_any(const char * a, const char * b) {
     char op[64];
     for (const char * p = b; *p;) {
         size_t len = strcspn(p, ",");
-        snprintf(op, sizeof op, "%.*s", (int) len, p);
+        snprintf(op, sizeof op, "%.*s", (int)len, p);
         if (lists_op(a, op)) {
             return 1;
         }
@@ -2959,7 +3025,7 @@ static void usage(const char * argv0) {
 
 int main(int argc, char ** argv) {
     const char * dev_name = "HTP0";
-    struct suite s        = { .seed = 1234 };
+    struct suite s        = {.seed = 1234};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-b") == 0 && i + 1 < argc) {
             dev_name = argv[++i];

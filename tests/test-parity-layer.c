@@ -44,12 +44,13 @@ static char dev_names[2][32];
 static bool dev_has_weights[2];
 
 static void on_log(enum ggml_log_level level, const char * text, void * ud) {
-    (void) ud;
+    (void)ud;
     // "   <buffer type> model buffer size = ..."; the name must be a whole word.
     const char * m = strstr(text, " model buffer size");
     for (int d = 0; m && d < 2; d++) {
         size_t n = strlen(dev_names[d]);
-        if ((size_t) (m - text) >= n && memcmp(m - n, dev_names[d], n) == 0 && (m - n == text || m[-(long) n - 1] == ' ')) {
+        if ((size_t)(m - text) >= n && memcmp(m - n, dev_names[d], n) == 0 &&
+            (m - n == text || m[-(long)n - 1] == ' ')) {
             dev_has_weights[d] = true;
         }
     }
@@ -60,10 +61,10 @@ static void on_log(enum ggml_log_level level, const char * text, void * ud) {
 
 // Run the prompt then N_GEN single-token steps (the CPU's greedy tokens, so
 // both sides see the same input); logits of every position into out[N_POS][n_voc].
-static int run(const char * path, ggml_backend_dev_t * devs, const llama_token * prompt, llama_token * gen,
-               bool choose, float * out, int n_voc) {
-    struct llama_model_params mp = llama_model_default_params();
-    ggml_backend_dev_t        none[1] = { NULL };
+static int run(const char * path, ggml_backend_dev_t * devs, const llama_token * prompt, llama_token * gen, bool choose,
+               float * out, int n_voc) {
+    struct llama_model_params mp      = llama_model_default_params();
+    ggml_backend_dev_t        none[1] = {NULL};
     if (devs) {
         mp.devices      = devs;
         mp.n_gpu_layers = 999;
@@ -103,10 +104,10 @@ static int run(const char * path, ggml_backend_dev_t * devs, const llama_token *
         goto done;
     }
     for (int i = 0; i < N_PROMPT; i++) {
-        memcpy(out + (size_t) i * n_voc, llama_get_logits_ith(ctx, i), sizeof(float) * (size_t) n_voc);
+        memcpy(out + (size_t)i * n_voc, llama_get_logits_ith(ctx, i), sizeof(float) * (size_t)n_voc);
     }
     for (int g = 0; g < N_GEN; g++) {
-        const float * last = out + (size_t) (N_PROMPT + g - 1) * n_voc;
+        const float * last = out + (size_t)(N_PROMPT + g - 1) * n_voc;
         if (choose) {
             int best = 0;
             for (int k = 1; k < n_voc; k++) {
@@ -124,7 +125,7 @@ static int run(const char * path, ggml_backend_dev_t * devs, const llama_token *
             printf("decode of step %d failed\n", g);
             goto done;
         }
-        memcpy(out + (size_t) (N_PROMPT + g) * n_voc, llama_get_logits_ith(ctx, 0), sizeof(float) * (size_t) n_voc);
+        memcpy(out + (size_t)(N_PROMPT + g) * n_voc, llama_get_logits_ith(ctx, 0), sizeof(float) * (size_t)n_voc);
     }
     rc = 0;
 done:
@@ -145,7 +146,7 @@ int main(void) {
                getenv("GGML_HEXAGON_DEVICES") ? getenv("GGML_HEXAGON_DEVICES") : "");
         return 77;
     }
-    ggml_backend_dev_t devs[3] = { ggml_backend_reg_dev_get(reg, 0), ggml_backend_reg_dev_get(reg, 1), NULL };
+    ggml_backend_dev_t devs[3] = {ggml_backend_reg_dev_get(reg, 0), ggml_backend_reg_dev_get(reg, 1), NULL};
     for (int d = 0; d < 2; d++) {
         snprintf(dev_names[d], sizeof dev_names[d], "%s", ggml_backend_dev_name(devs[d]));
     }
@@ -170,8 +171,8 @@ int main(void) {
     printf("model: %s; split over %s and %s\n", desc, dev_names[0], dev_names[1]);
 
     const int   n_voc = spec.n_vocab;
-    float *     cpu   = malloc(sizeof(float) * N_POS * (size_t) n_voc);
-    float *     htp   = malloc(sizeof(float) * N_POS * (size_t) n_voc);
+    float *     cpu   = malloc(sizeof(float) * N_POS * (size_t)n_voc);
+    float *     htp   = malloc(sizeof(float) * N_POS * (size_t)n_voc);
     llama_token prompt[N_PROMPT], gen[N_GEN];
     for (int i = 0; i < N_PROMPT; i++) {
         prompt[i] = 3 + (i * 37) % 256;  // byte tokens
@@ -187,7 +188,7 @@ int main(void) {
         for (int p = 0; p < N_POS; p++) {
             double num = 0.0, den = 0.0;
             for (int k = 0; k < n_voc; k++) {
-                double c = cpu[(size_t) p * n_voc + k], h = htp[(size_t) p * n_voc + k];
+                double c = cpu[(size_t)p * n_voc + k], h = htp[(size_t)p * n_voc + k];
                 num += isfinite(h) ? (h - c) * (h - c) : INFINITY;
                 den += c * c;
             }
@@ -195,8 +196,8 @@ int main(void) {
             worst    = e > worst ? e : worst;
             CHECK(e < NMSE_MAX, "position %d: NMSE %.3e over %.0e", p, e, NMSE_MAX);
         }
-        printf("logits of %d positions (prompt %d, decode %d): worst NMSE %.3e (limit %.0e)\n", N_POS, N_PROMPT,
-               N_GEN, worst, NMSE_MAX);
+        printf("logits of %d positions (prompt %d, decode %d): worst NMSE %.3e (limit %.0e)\n", N_POS, N_PROMPT, N_GEN,
+               worst, NMSE_MAX);
     }
     free(cpu);
     free(htp);

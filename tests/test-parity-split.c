@@ -24,15 +24,15 @@
 #include "llama.h"
 #include "model-common.h"
 
-#define N_PROMPT  12
-#define N_GEN     4
-#define NMSE_MAX  1e-4
+#define N_PROMPT 12
+#define N_GEN    4
+#define NMSE_MAX 1e-4
 
 enum side { SIDE_CPU, SIDE_SPLIT, SIDE_GROUP };
-static const char * const side_names[] = { "CPU", "tensor split HTP0,HTP1", "group G[0-3:1]" };
+static const char * const side_names[] = {"CPU", "tensor split HTP0,HTP1", "group G[0-3:1]"};
 
 static int open_side(const char * path, enum side side, struct llama_model ** model, struct llama_context ** ctx) {
-    ggml_backend_dev_t        devs[3] = { NULL, NULL, NULL };
+    ggml_backend_dev_t        devs[3] = {NULL, NULL, NULL};
     struct llama_model_params mp      = llama_model_default_params();
     mp.devices                        = devs;
     mp.n_gpu_layers                   = 0;
@@ -62,8 +62,8 @@ static int open_side(const char * path, enum side side, struct llama_model ** mo
     cp.n_ctx                       = 64;
     cp.n_batch                     = 64;
     cp.n_ubatch                    = 64;
-    cp.flash_attn_type = side == SIDE_SPLIT ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_AUTO;
-    *ctx               = llama_init_from_model(*model, cp);
+    cp.flash_attn_type             = side == SIDE_SPLIT ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_AUTO;
+    *ctx                           = llama_init_from_model(*model, cp);
     if (!*ctx) {
         llama_model_free(*model);
         *model = NULL;
@@ -97,10 +97,10 @@ static int run_side(const char * path, enum side side, const llama_token * toks,
         goto done;
     }
     for (int i = 0; i < N_PROMPT; i++) {
-        memcpy(logits + (size_t) i * n_vocab, llama_get_logits_ith(ctx, i), sizeof(float) * (size_t) n_vocab);
+        memcpy(logits + (size_t)i * n_vocab, llama_get_logits_ith(ctx, i), sizeof(float) * (size_t)n_vocab);
     }
     for (int g = 0; g < N_GEN; g++) {
-        const float * prev = logits + (size_t) (N_PROMPT + g - 1) * n_vocab;
+        const float * prev = logits + (size_t)(N_PROMPT + g - 1) * n_vocab;
         if (choose) {
             int best = 0;
             for (int k = 1; k < n_vocab; k++) {
@@ -113,8 +113,8 @@ static int run_side(const char * path, enum side side, const llama_token * toks,
             printf("decode of token %d failed on %s\n", g, side_names[side]);
             goto done;
         }
-        memcpy(logits + (size_t) (N_PROMPT + g) * n_vocab, llama_get_logits_ith(ctx, -1),
-               sizeof(float) * (size_t) n_vocab);
+        memcpy(logits + (size_t)(N_PROMPT + g) * n_vocab, llama_get_logits_ith(ctx, -1),
+               sizeof(float) * (size_t)n_vocab);
     }
     rc = 0;
 done:
@@ -130,8 +130,8 @@ done:
 
 int main(int argc, char ** argv) {
     // Which sides: "split", "group" or both (no argument).
-    const char * only = argc > 1 ? argv[1] : NULL;
-    char dir[] = "/tmp/htp-parity-split-XXXXXX";
+    const char * only  = argc > 1 ? argv[1] : NULL;
+    char         dir[] = "/tmp/htp-parity-split-XXXXXX";
     if (!mkdtemp(dir)) {
         printf("FAIL: mkdtemp\n");
         return 1;
@@ -146,14 +146,14 @@ int main(int argc, char ** argv) {
         printf("FAIL: cannot write the model\n");
         return 1;
     }
-    const int     n_vocab = spec.n_vocab;
-    const int     n_pos   = N_PROMPT + N_GEN;
-    llama_token   toks[N_PROMPT], gen[N_GEN];
-    float *       ref     = malloc(sizeof(float) * (size_t) n_pos * (size_t) n_vocab);
-    float *       got     = malloc(sizeof(float) * (size_t) n_pos * (size_t) n_vocab);
-    int           failures = 0;
+    const int   n_vocab = spec.n_vocab;
+    const int   n_pos   = N_PROMPT + N_GEN;
+    llama_token toks[N_PROMPT], gen[N_GEN];
+    float *     ref      = malloc(sizeof(float) * (size_t)n_pos * (size_t)n_vocab);
+    float *     got      = malloc(sizeof(float) * (size_t)n_pos * (size_t)n_vocab);
+    int         failures = 0;
     for (int i = 0; i < N_PROMPT; i++) {
-        toks[i] = (llama_token) (1 + (i * 37) % (n_vocab - 1));
+        toks[i] = (llama_token)(1 + (i * 37) % (n_vocab - 1));
     }
     if (run_side(path, SIDE_CPU, toks, gen, true, ref, n_vocab) != 0) {
         printf("FAIL: CPU run\n");
@@ -163,7 +163,7 @@ int main(int argc, char ** argv) {
         if (only && strcmp(only, s == SIDE_SPLIT ? "split" : "group") != 0) {
             continue;
         }
-        if (run_side(path, (enum side) s, toks, gen, false, got, n_vocab) != 0) {
+        if (run_side(path, (enum side)s, toks, gen, false, got, n_vocab) != 0) {
             printf("FAIL %s: run failed\n", side_names[s]);
             failures++;
             continue;
@@ -173,7 +173,7 @@ int main(int argc, char ** argv) {
         for (int p = 0; p < n_pos; p++) {
             double err = 0, nrm = 0;
             for (int k = 0; k < n_vocab; k++) {
-                double c = ref[(size_t) p * n_vocab + k], h = got[(size_t) p * n_vocab + k];
+                double c = ref[(size_t)p * n_vocab + k], h = got[(size_t)p * n_vocab + k];
                 err += (h - c) * (h - c);
                 nrm += c * c;
             }

@@ -48,18 +48,18 @@
 #include "model-common.h"
 
 #define N_PROMPT_MAX 24  // prompt tokens (BOS included)
-#define N_GEN 4          // single-token decodes after the prompt
-#define N_POS (N_PROMPT_MAX + N_GEN)
+#define N_GEN        4   // single-token decodes after the prompt
+#define N_POS        (N_PROMPT_MAX + N_GEN)
 #define CASE_SECONDS 40  // a case that takes longer is stuck
-#define MIN_JUDGED 12    // MoE: positions no routing flip reached, at least
+#define MIN_JUDGED   12  // MoE: positions no routing flip reached, at least
 
-static const char *const default_prompt =
+static const char * const default_prompt =
     "The quick brown fox jumps over the lazy dog; then it naps under a tree, dreaming of rabbits.";
 
 // Debugging knobs: HTP_PARITY_PROMPT replaces the prompt, HTP_PARITY_ARCH
 // runs one architecture, HTP_PARITY_VERBOSE prints every position.
-static const char *prompt_text(void) {
-    const char *p = getenv("HTP_PARITY_PROMPT");
+static const char * prompt_text(void) {
+    const char * p = getenv("HTP_PARITY_PROMPT");
     return p && *p ? p : default_prompt;
 }
 
@@ -83,18 +83,18 @@ static struct log_state g_log;
 
 // The op and tensor name of a CPU node, with the layer suffix "-<n>" cut so a
 // fallback shows once however many layers have it.
-static void note_cpu_node(struct log_state *ls, const char *op, const char *name) {
+static void note_cpu_node(struct log_state * ls, const char * op, const char * name) {
     char key[128];
     char base[64];
     snprintf(base, sizeof base, "%s", name);
-    char *dash = strrchr(base, '-');
+    char * dash = strrchr(base, '-');
     if (dash && dash[1] >= '0' && dash[1] <= '9') {
         *dash = '\0';
     }
     snprintf(key, sizeof key, "%s(%s)", op, base);
     ls->n_cpu_nodes++;
     // Find key as a whole entry of the comma-separated list.
-    for (const char *p = ls->cpu_ops; (p = strstr(p, key)) != NULL; p += strlen(key)) {
+    for (const char * p = ls->cpu_ops; (p = strstr(p, key)) != NULL; p += strlen(key)) {
         const bool starts = p == ls->cpu_ops || p[-1] == ' ';
         const bool ends   = p[strlen(key)] == ',' || p[strlen(key)] == '\0';
         if (starts && ends) {
@@ -106,7 +106,7 @@ static void note_cpu_node(struct log_state *ls, const char *op, const char *name
 }
 
 // Copies the fixed-width field [p, p + w) without its padding into out.
-static void field(const char *p, size_t avail, size_t w, char *out, size_t size) {
+static void field(const char * p, size_t avail, size_t w, char * out, size_t size) {
     size_t n = avail < w ? avail : w;
     while (n > 0 && *p == ' ') {
         p++;
@@ -120,8 +120,8 @@ static void field(const char *p, size_t avail, size_t w, char *out, size_t size)
     out[n] = '\0';
 }
 
-static void parse_line(struct log_state *ls, const char *s) {
-    const char *at = strstr(s, "graph splits = ");
+static void parse_line(struct log_state * ls, const char * s) {
+    const char * at = strstr(s, "graph splits = ");
     if (at) {
         int pp = -1, tg = -1, bs = 0;
         int n = sscanf(at, "graph splits = %d (with bs=%d), %d", &pp, &bs, &tg);
@@ -144,14 +144,14 @@ static void parse_line(struct log_state *ls, const char *s) {
     if (strncmp(s, "node #", 6) != 0) {
         return;
     }
-    const char *op0 = strchr(s, '(');
-    const char *op1 = op0 ? strstr(op0, "): ") : NULL;
+    const char * op0 = strchr(s, '(');
+    const char * op1 = op0 ? strstr(op0, "): ") : NULL;
     if (!op1 || strlen(op1 + 3) < 20 + 13) {
         return;
     }
     char op[32], name[32], backend[16];
     field(op0 + 1, (size_t)(op1 - op0 - 1), 10, op, sizeof op);
-    const char *nm = op1 + 3;
+    const char * nm = op1 + 3;
     field(nm, 20, 20, name, sizeof name);
     field(nm + 30, 5, 5, backend, sizeof backend);  // after name, " (", 5 size chars, ") ["
     if (strcmp(backend, "CPU") != 0) {
@@ -163,13 +163,13 @@ static void parse_line(struct log_state *ls, const char *s) {
     note_cpu_node(ls, op, name);
 }
 
-static void log_cb(enum ggml_log_level level, const char *text, void *user) {
-    struct log_state *ls = user;
+static void log_cb(enum ggml_log_level level, const char * text, void * user) {
+    struct log_state * ls = user;
     if (level == GGML_LOG_LEVEL_CONT) {
         level = ls->last;
     }
     ls->last = level;
-    for (const char *p = text; *p; p++) {
+    for (const char * p = text; *p; p++) {
         if (*p == '\n') {
             ls->line[ls->len] = '\0';
             parse_line(ls, ls->line);
@@ -200,12 +200,12 @@ struct routing {
 
 static struct routing g_route_cpu, g_route_htp;
 
-static int router_layer(const struct ggml_tensor *t) {
-    const char *p = t->name;
+static int router_layer(const struct ggml_tensor * t) {
+    const char * p = t->name;
     if (t->type != GGML_TYPE_F32 || strncmp(p, "ffn_moe_probs-", 14) != 0 || !p[14]) {
         return -1;
     }
-    for (const char *q = p + 14; *q; q++) {
+    for (const char * q = p + 14; *q; q++) {
         if (*q < '0' || *q > '9') {
             return -1;
         }
@@ -214,9 +214,9 @@ static int router_layer(const struct ggml_tensor *t) {
     return l < RT_LAYERS ? l : -1;
 }
 
-static bool route_cb(struct ggml_tensor *t, bool ask, void *user) {
-    struct routing *r     = user;
-    const int       layer = router_layer(t);
+static bool route_cb(struct ggml_tensor * t, bool ask, void * user) {
+    struct routing * r     = user;
+    const int        layer = router_layer(t);
     if (ask) {
         return r->n_used > 0 && layer >= 0;
     }
@@ -266,7 +266,7 @@ enum side {
 
 // A context for a side. The CPU one has no device list and no offload, so
 // its repacked weight buffers are used; the HTP ones offload every layer.
-static int open_side(const char *path, enum side side, struct llama_model **model, struct llama_context **ctx) {
+static int open_side(const char * path, enum side side, struct llama_model ** model, struct llama_context ** ctx) {
     if (side == SIDE_HTP) {
         struct htp_model_load_params lp = {0};
         lp.path                         = path;
@@ -309,19 +309,19 @@ static int open_side(const char *path, enum side side, struct llama_model **mode
     return 0;
 }
 
-static const char *const side_names[] = {"CPU", "HTP0", "HTP0 (router run)"};
+static const char * const side_names[] = {"CPU", "HTP0", "HTP0 (router run)"};
 
 // Logits of every position: the prompt's n_prompt positions, then N_GEN
 // single-token steps. With choose, each step's token is the argmax of the
 // previous logits and is written to gen[]; without, gen[] is fed as given.
-static int run_side(const char *path, enum side side, const llama_token *toks, int n_prompt, llama_token *gen,
-                    bool choose, float *logits, int n_vocab, char *err, size_t err_size) {
-    struct llama_model   *model = NULL;
-    struct llama_context *ctx   = NULL;
-    struct llama_batch    batch = llama_batch_init(n_prompt, 0, 1);
-    const char           *name  = side_names[side];
-    struct routing       *route = side == SIDE_CPU ? &g_route_cpu : &g_route_htp;
-    int                   rc    = -1;
+static int run_side(const char * path, enum side side, const llama_token * toks, int n_prompt, llama_token * gen,
+                    bool choose, float * logits, int n_vocab, char * err, size_t err_size) {
+    struct llama_model *   model = NULL;
+    struct llama_context * ctx   = NULL;
+    struct llama_batch     batch = llama_batch_init(n_prompt, 0, 1);
+    const char *           name  = side_names[side];
+    struct routing *       route = side == SIDE_CPU ? &g_route_cpu : &g_route_htp;
+    int                    rc    = -1;
 
     if (open_side(path, side, &model, &ctx) != 0) {
         snprintf(err, err_size, "cannot load the model on %s", name);
@@ -346,7 +346,7 @@ static int run_side(const char *path, enum side side, const llama_token *toks, i
         goto done;
     }
     for (int i = 0; i < n_prompt; i++) {
-        const float *l = llama_get_logits_ith(ctx, i);
+        const float * l = llama_get_logits_ith(ctx, i);
         if (!l) {
             snprintf(err, err_size, "no logits for position %d on %s", i, name);
             goto done;
@@ -354,7 +354,7 @@ static int run_side(const char *path, enum side side, const llama_token *toks, i
         memcpy(logits + (size_t)i * n_vocab, l, sizeof(float) * (size_t)n_vocab);
     }
     for (int g = 0; g < N_GEN; g++) {
-        const float *prev = logits + (size_t)(n_prompt + g - 1) * n_vocab;
+        const float * prev = logits + (size_t)(n_prompt + g - 1) * n_vocab;
         if (choose) {
             int best = 0;
             for (int k = 1; k < n_vocab; k++) {
@@ -368,7 +368,7 @@ static int run_side(const char *path, enum side side, const llama_token *toks, i
             snprintf(err, err_size, "llama_decode of generated token %d failed on %s", g, name);
             goto done;
         }
-        const float *l = llama_get_logits_ith(ctx, -1);
+        const float * l = llama_get_logits_ith(ctx, -1);
         if (!l) {
             snprintf(err, err_size, "no logits for generated token %d on %s", g, name);
             goto done;
@@ -410,7 +410,7 @@ struct case_result {
 // Marks in judged[] the positions that no routing flip reached, counting the
 // flips into r; a flip whose inputs no earlier flip reached must be at a
 // near-tie of the CPU's router. 0, or -1 when a router output was not seen on both sides.
-static int judge_routing(const struct htp_model_spec *spec, int n_pos, bool *judged, struct case_result *r) {
+static int judge_routing(const struct htp_model_spec * spec, int n_pos, bool * judged, struct case_result * r) {
     const float margin  = spec->wtype == GGML_TYPE_F16 ? 1e-3f : 5e-3f;
     bool        spoiled = false;      // a flip before the last layer, at this or an earlier position
     int         lowest  = RT_LAYERS;  // the lowest layer with a flip so far: the layers above it see its
@@ -444,10 +444,10 @@ static int judge_routing(const struct htp_model_spec *spec, int n_pos, bool *jud
     return 0;
 }
 
-static void run_case(enum htp_model_arch arch, enum ggml_type type, const char *dir, struct case_result *r) {
+static void run_case(enum htp_model_arch arch, enum ggml_type type, const char * dir, struct case_result * r) {
     char                  path[512];
     struct htp_model_spec spec;
-    float                *cpu = NULL, *htp = NULL;
+    float *               cpu = NULL, *htp = NULL;
 
     snprintf(path, sizeof path, "%s/%s-%s.gguf", dir, htp_model_arch_name(arch), ggml_type_name(type));
     htp_model_spec_preset(&spec, arch, "tiny");
@@ -464,15 +464,15 @@ static void run_case(enum htp_model_arch arch, enum ggml_type type, const char *
     // Tokenize with the vocabulary alone (vocab_only: no weights).
     struct llama_model_params mp = llama_model_default_params();
     mp.vocab_only                = true;
-    struct llama_model *vm       = llama_model_load_from_file(path, mp);
+    struct llama_model * vm      = llama_model_load_from_file(path, mp);
     if (!vm) {
         snprintf(r->err, sizeof r->err, "cannot load the vocabulary");
         goto done;
     }
-    const struct llama_vocab *vocab  = llama_model_get_vocab(vm);
-    const int                 n_voc  = llama_vocab_n_tokens(vocab);
-    const char               *prompt = prompt_text();
-    llama_token               toks[256];
+    const struct llama_vocab * vocab  = llama_model_get_vocab(vm);
+    const int                  n_voc  = llama_vocab_n_tokens(vocab);
+    const char *               prompt = prompt_text();
+    llama_token                toks[256];
     int n = llama_tokenize(vocab, prompt, (int)strlen(prompt), toks, (int)(sizeof toks / sizeof toks[0]), true, false);
     llama_model_free(vm);
     if (n < N_PROMPT_MAX) {
@@ -511,10 +511,10 @@ static void run_case(enum htp_model_arch arch, enum ggml_type type, const char *
         // HTP's routing, from a second run with the router recorded (its own
         // logits, in the scratch of the CPU's, are not compared: the judged
         // run is the one without the eval callback).
-        float *scratch = malloc(sizeof(float) * (size_t)r->n_pos * (size_t)n_voc);
-        int    rrc =
+        float * scratch = malloc(sizeof(float) * (size_t)r->n_pos * (size_t)n_voc);
+        int     rrc =
             scratch ? run_side(path, SIDE_HTP_ROUTER, toks, n_prompt, gen, false, scratch, n_voc, r->err, sizeof r->err)
-                       : -1;
+                        : -1;
         free(scratch);
         if (rrc != 0) {
             goto done;
@@ -528,9 +528,9 @@ static void run_case(enum htp_model_arch arch, enum ggml_type type, const char *
     r->worst_pos = -1;
     r->n_judged  = 0;
     for (int p = 0; p < r->n_pos; p++) {
-        const float *c   = cpu + (size_t)p * n_voc;
-        const float *h   = htp + (size_t)p * n_voc;
-        double       num = 0.0, den = 0.0;
+        const float * c   = cpu + (size_t)p * n_voc;
+        const float * h   = htp + (size_t)p * n_voc;
+        double        num = 0.0, den = 0.0;
         for (int k = 0; k < n_voc; k++) {
             if (!isfinite(h[k])) {
                 r->nonfinite++;
@@ -571,8 +571,8 @@ static const enum htp_model_arch archs[] = {HTP_MODEL_ARCH_LLAMA, HTP_MODEL_ARCH
 static const enum ggml_type types[] = {GGML_TYPE_F16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_MXFP4, GGML_TYPE_Q4_K};
 
 // Runs one case in a child; fills r from its report. 0 = the child reported.
-static int fork_case(enum htp_model_arch arch, enum ggml_type type, const char *dir, struct case_result *r, char *why,
-                     size_t why_size) {
+static int fork_case(enum htp_model_arch arch, enum ggml_type type, const char * dir, struct case_result * r,
+                     char * why, size_t why_size) {
     int fd[2];
     memset(r, 0, sizeof *r);
     if (pipe(fd) != 0) {
@@ -644,8 +644,8 @@ int main(void) {
     printf("%-9s %-6s %10s %10s %4s %7s  %s\n", "arch", "type", "nmse max", "nmse mean", "pos", "splits",
            "result; nodes on the CPU besides the embedding");
 
-    int         n_fail = 0, n_case = 0;
-    const char *only = getenv("HTP_PARITY_ARCH");
+    int          n_fail = 0, n_case = 0;
+    const char * only = getenv("HTP_PARITY_ARCH");
     for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
         if (only && *only && strcmp(only, htp_model_arch_name(archs[a])) != 0) {
             continue;

@@ -44,12 +44,10 @@ static void test_names(void) {
         bool         ok;
         int          kind, layer;
     } cases[] = {
-        { "blk.0.attn_q.weight", true, 0, 0 },  { "blk.15.ffn_down.weight", true, 0, 15 },
-        { "cache_k_l0", true, 1, 0 },           { "cache_v_l27", true, 1, 27 },
-        { "blk.x.attn_q.weight", false, -1, -1 }, { "blk.3", false, -1, -1 },
-        { "blk.3attn", false, -1, -1 },         { "cache_k_l3_extra", false, -1, -1 },
-        { "cache_k_lx", false, -1, -1 },        { "token_embd.weight", false, -1, -1 },
-        { "output.weight", false, -1, -1 },     { "blk.", false, -1, -1 },
+        {"blk.0.attn_q.weight", true, 0, 0},  {"blk.15.ffn_down.weight", true, 0, 15}, {"cache_k_l0", true, 1, 0},
+        {"cache_v_l27", true, 1, 27},         {"blk.x.attn_q.weight", false, -1, -1},  {"blk.3", false, -1, -1},
+        {"blk.3attn", false, -1, -1},         {"cache_k_l3_extra", false, -1, -1},     {"cache_k_lx", false, -1, -1},
+        {"token_embd.weight", false, -1, -1}, {"output.weight", false, -1, -1},        {"blk.", false, -1, -1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int  kind = 7, layer = 7;
@@ -70,13 +68,13 @@ struct list {
 
 static void add(struct list * l, const char * name, size_t size) {
     snprintf(l->names[l->n], sizeof l->names[0], "%s", name);
-    l->t[l->n] = (struct htp_plan_tensor){ l->names[l->n], size, false };
+    l->t[l->n] = (struct htp_plan_tensor){l->names[l->n], size, false};
     l->n++;
 }
 
 // Bytes of a rows x cols matrix of type: F16 2 bytes, Q4_0 18 bytes per 32.
 static size_t mat(int64_t rows, int64_t cols, enum ggml_type type) {
-    return (size_t) rows * ggml_row_size(type, cols);
+    return (size_t)rows * ggml_row_size(type, cols);
 }
 
 // The Llama-3.2-1B weights in libllama's order: embd 2048, 16 layers, 32 heads
@@ -88,10 +86,10 @@ static void llama_1b(struct list * l, enum ggml_type wt) {
     add(l, "token_embd.weight", mat(V, E, wt));
     add(l, "output_norm.weight", E * 4);
     for (int i = 0; i < 16; i++) {
-        static const char * w[] = { "attn_norm", "attn_q", "attn_k", "attn_v", "attn_output",
-                                    "ffn_norm",  "ffn_gate", "ffn_down", "ffn_up" };
-        const size_t        sz[] = { E * 4, mat(E, E, wt), mat(KV, E, wt), mat(KV, E, wt), mat(E, E, wt),
-                                     E * 4, mat(F, E, wt), mat(E, F, wt), mat(F, E, wt) };
+        static const char * w[]  = {"attn_norm", "attn_q",   "attn_k",   "attn_v", "attn_output",
+                                    "ffn_norm",  "ffn_gate", "ffn_down", "ffn_up"};
+        const size_t        sz[] = {E * 4, mat(E, E, wt), mat(KV, E, wt), mat(KV, E, wt), mat(E, E, wt),
+                                    E * 4, mat(F, E, wt), mat(E, F, wt),  mat(F, E, wt)};
         for (int k = 0; k < 9; k++) {
             snprintf(n, sizeof n, "blk.%d.%s.weight", i, w[k]);
             add(l, n, sz[k]);
@@ -105,9 +103,9 @@ static void llama_1b_kv(struct list * l) {
     l->n = 0;
     for (int i = 0; i < 16; i++) {
         snprintf(n, sizeof n, "cache_k_l%d", i);
-        add(l, n, (size_t) 512 * 4096 * 2);
+        add(l, n, (size_t)512 * 4096 * 2);
         snprintf(n, sizeof n, "cache_v_l%d", i);
-        add(l, n, (size_t) 512 * 4096 * 2);
+        add(l, n, (size_t)512 * 4096 * 2);
     }
 }
 
@@ -116,9 +114,9 @@ static size_t pad(size_t x, size_t a) {
 }
 
 // Every property the plan must have; print it when verbose.
-static void check_plan(const char * what, const struct list * l, const struct htp_plan * p, size_t align,
-                       size_t limit, bool print, bool whole_layers) {
-    int * buf_of = malloc(sizeof(int) * (size_t) l->n);
+static void check_plan(const char * what, const struct list * l, const struct htp_plan * p, size_t align, size_t limit,
+                       bool print, bool whole_layers) {
+    int * buf_of = malloc(sizeof(int) * (size_t)l->n);
     for (int i = 0; i < l->n; i++) {
         buf_of[i] = -1;
     }
@@ -143,11 +141,11 @@ static void check_plan(const char * what, const struct list * l, const struct ht
                 CHECK(buf_of[j] < 0, "%s: tensor %s in two units", what, l->t[j].name);
                 buf_of[j] = b;
             }
-            if (dl < (int) sizeof desc - 40) {
+            if (dl < (int)sizeof desc - 40) {
                 if (u->layer >= 0) {
-                    dl += snprintf(desc + dl, sizeof desc - (size_t) dl, " %s%d", u->kind ? "kv" : "blk", u->layer);
+                    dl += snprintf(desc + dl, sizeof desc - (size_t)dl, " %s%d", u->kind ? "kv" : "blk", u->layer);
                 } else {
-                    dl += snprintf(desc + dl, sizeof desc - (size_t) dl, " %s", l->t[u->first].name);
+                    dl += snprintf(desc + dl, sizeof desc - (size_t)dl, " %s", l->t[u->first].name);
                 }
             }
         }
@@ -184,12 +182,12 @@ static void check_plan(const char * what, const struct list * l, const struct ht
 
 static void test_plans(void) {
     static struct list l;
-    const size_t       align = 128, limit = (size_t) 1 << 30;
+    const size_t       align = 128, limit = (size_t)1 << 30;
     struct htp_plan    p;
     const struct {
         const char *   name;
         enum ggml_type type;
-    } wts[] = { { "Llama-3.2-1B F16 weights", GGML_TYPE_F16 }, { "Llama-3.2-1B Q4_0 weights", GGML_TYPE_Q4_0 } };
+    } wts[] = {{"Llama-3.2-1B F16 weights", GGML_TYPE_F16}, {"Llama-3.2-1B Q4_0 weights", GGML_TYPE_Q4_0}};
     for (int w = 0; w < 2; w++) {
         llama_1b(&l, wts[w].type);
         CHECK(htp_planner_plan(l.t, l.n, align, limit, &p) == 0, "plan");
@@ -214,11 +212,11 @@ static void test_plans(void) {
     for (int i = 0; i < l.n; i++) {
         l.t[i].skip = strcmp(l.t[i].name, "token_embd.weight") == 0;  // 500 MiB alone: placed elsewhere
     }
-    const size_t small = (size_t) 48 << 20;
+    const size_t small = (size_t)48 << 20;
     CHECK(htp_planner_plan(l.t, l.n, align, small, &p) == 0, "plan");
     check_plan("F16 weights, 48 MiB limit", &l, &p, align, small, false, false);
-    printf("F16 weights (embedding placed), 48 MiB limit: %d units in %d buffers, all within the limit\n",
-           p.n_units, p.n_bufs);
+    printf("F16 weights (embedding placed), 48 MiB limit: %d units in %d buffers, all within the limit\n", p.n_units,
+           p.n_bufs);
     htp_planner_free(&p);
 
     // Nothing to place: an empty plan.
@@ -240,12 +238,13 @@ static void test_ggml(void) {
         return;
     }
     ggml_backend_htp_alloc_ctx_tensors_t alloc =
-        (ggml_backend_htp_alloc_ctx_tensors_t) ggml_backend_reg_get_proc_address(reg, "ggml_backend_htp_alloc_ctx_tensors");
+        (ggml_backend_htp_alloc_ctx_tensors_t)ggml_backend_reg_get_proc_address(reg,
+                                                                                "ggml_backend_htp_alloc_ctx_tensors");
     CHECK(alloc == ggml_backend_htp_alloc_ctx_tensors, "get_proc_address");
     ggml_backend_buffer_type_t buft = ggml_backend_dev_buffer_type(dev);
 
     // 4 layers of 5 F32 tensors of 64 x 256 (64 KiB each), an embedding and a view.
-    struct ggml_init_params ip  = { 64 * ggml_tensor_overhead(), NULL, true };
+    struct ggml_init_params ip  = {64 * ggml_tensor_overhead(), NULL, true};
     struct ggml_context *   ctx = ggml_init(ip);
     struct ggml_tensor *    emb = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 256);
     ggml_set_name(emb, "token_embd.weight");
@@ -266,7 +265,7 @@ static void test_ggml(void) {
     if (buf) {
         CHECK(ggml_backend_buffer_get_size(buf) == 21 * one, "total %zu, want %zu", ggml_backend_buffer_get_size(buf),
               21 * one);
-        int n_distinct = 0;
+        int                   n_distinct = 0;
         ggml_backend_buffer_t seen[8];
         for (int i = 0; i < 4; i++) {
             for (int k = 0; k < 5; k++) {
@@ -283,11 +282,11 @@ static void test_ggml(void) {
         // 4 layers of 5 in buffers of 6 tensors: one layer per buffer, the embedding in the first.
         CHECK(n_distinct == 4, "%d buffers for 4 layers, want 4", n_distinct);
         CHECK(emb->data != NULL, "embedding not placed");
-        CHECK(view->data == (char *) w[2][3]->data + 64 * sizeof(float) && view->buffer == w[2][3]->buffer,
+        CHECK(view->data == (char *)w[2][3]->data + 64 * sizeof(float) && view->buffer == w[2][3]->buffer,
               "view not initialised");
         float in[64 * 256], out[64 * 256];
         for (int i = 0; i < 64 * 256; i++) {
-            in[i] = (float) i * 0.5f;
+            in[i] = (float)i * 0.5f;
         }
         ggml_backend_tensor_set(w[3][4], in, 0, sizeof in);
         ggml_backend_tensor_get(w[3][4], out, 0, sizeof out);

@@ -24,12 +24,12 @@
 #include "ggml.h"
 
 // Types with a tiled layout (src/npu/ops/tiled.c); add new ones here.
-static const enum ggml_type types[] = { GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
-                                        GGML_TYPE_MXFP4, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
+static const enum ggml_type types[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q4_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
+                                       GGML_TYPE_MXFP4, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
 
 // Shapes in blocks along ne0 (times the block size), then ne1..ne3.
 static const int64_t shapes[][4] = {
-    { 1, 1, 1, 1 }, { 2, 17, 1, 1 }, { 3, 33, 2, 1 }, { 1, 5, 3, 2 }, { 8, 16, 1, 1 }, { 5, 47, 1, 1 },
+    {1, 1, 1, 1}, {2, 17, 1, 1}, {3, 33, 2, 1}, {1, 5, 3, 2}, {8, 16, 1, 1}, {5, 47, 1, 1},
 };
 
 static uint64_t rng_state = 0x1234567ull;
@@ -43,14 +43,14 @@ static uint64_t rnd(void) {
 
 static int n_fail;
 
-#define CHECK(cond, ...)                                     \
-    do {                                                     \
-        if (!(cond)) {                                       \
+#define CHECK(cond, ...)                                         \
+    do {                                                         \
+        if (!(cond)) {                                           \
             fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                    \
-            fprintf(stderr, "\n");                           \
-            n_fail++;                                        \
-        }                                                    \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fprintf(stderr, "\n");                               \
+            n_fail++;                                            \
+        }                                                        \
     } while (0)
 
 // get_tensor of t equals want: whole, random ranges, and 2-D runs of rows.
@@ -60,15 +60,15 @@ static void check_reads(struct ggml_tensor * t, const uint8_t * want, const char
     ggml_backend_tensor_get(t, got, 0, n);
     CHECK(memcmp(got, want, n) == 0, "%s %s %s: whole read differs", what, ggml_type_name(t->type), t->name);
     for (int i = 0; i < 20; i++) {
-        size_t off = (size_t) (rnd() % n), len = 1 + (size_t) (rnd() % (n - off));
+        size_t off = (size_t)(rnd() % n), len = 1 + (size_t)(rnd() % (n - off));
         memset(got, 0xcd, len);
         ggml_backend_tensor_get(t, got, off, len);
-        CHECK(memcmp(got, want + off, len) == 0, "%s %s %s: range [%zu, +%zu) differs", what,
-              ggml_type_name(t->type), t->name, off, len);
+        CHECK(memcmp(got, want + off, len) == 0, "%s %s %s: range [%zu, +%zu) differs", what, ggml_type_name(t->type),
+              t->name, off, len);
     }
     const size_t row = t->nb[1];
     if (ggml_nrows(t) >= 2) {  // every other row, in a packed destination
-        const size_t copies = (size_t) ggml_nrows(t) / 2;
+        const size_t copies = (size_t)ggml_nrows(t) / 2;
         memset(got, 0xcd, n);
         ggml_backend_tensor_get_2d(t, got, row, row, copies, 2 * row, row);
         int ok = 1;
@@ -81,11 +81,11 @@ static void check_reads(struct ggml_tensor * t, const uint8_t * want, const char
 }
 
 static void run_type(ggml_backend_buffer_type_t buft, enum ggml_type type, const int64_t sh[4], int * n_checked) {
-    struct ggml_init_params ip  = { ggml_tensor_overhead() * 8, NULL, true };
+    struct ggml_init_params ip  = {ggml_tensor_overhead() * 8, NULL, true};
     struct ggml_context *   ctx = ggml_init(ip);
     const int64_t           ne0 = sh[0] * ggml_blck_size(type);
     struct ggml_tensor *    t[4];
-    static const char *     names[4] = { "whole", "pieces", "twod", "plain" };
+    static const char *     names[4] = {"whole", "pieces", "twod", "plain"};
     for (int i = 0; i < 4; i++) {
         t[i] = ggml_new_tensor_4d(ctx, type, ne0, sh[1], sh[2], sh[3]);
         ggml_set_name(t[i], names[i]);
@@ -94,7 +94,7 @@ static void run_type(ggml_backend_buffer_type_t buft, enum ggml_type type, const
     struct ggml_context * ctx2 = ggml_init(ip);
     struct ggml_tensor *  tp   = ggml_dup_tensor(ctx2, t[3]);
     ggml_set_name(tp, "plain");
-    t[3] = NULL;
+    t[3]                     = NULL;
     ggml_backend_buffer_t bw = ggml_backend_alloc_ctx_tensors_from_buft(ctx, buft);
     ggml_backend_buffer_t bp = ggml_backend_alloc_ctx_tensors_from_buft(ctx2, buft);
     if (!bw || !bp) {
@@ -107,7 +107,7 @@ static void run_type(ggml_backend_buffer_type_t buft, enum ggml_type type, const
     uint8_t *    raw = malloc(n);
     uint8_t *    cur = malloc(n);
     for (size_t i = 0; i < n; i++) {
-        raw[i] = (uint8_t) rnd();
+        raw[i] = (uint8_t)rnd();
     }
 
     // Whole upload: repacked, reads give back the input.
@@ -119,10 +119,10 @@ static void run_type(ggml_backend_buffer_type_t buft, enum ggml_type type, const
     // Pieces in random order, one repeated; reads in between see the staged bytes.
     {
         size_t cuts[9];
-        int    nc = 0;
+        int    nc  = 0;
         cuts[nc++] = 0;
         for (int i = 0; i < 7; i++) {
-            cuts[nc++] = (size_t) (rnd() % n);
+            cuts[nc++] = (size_t)(rnd() % n);
         }
         cuts[nc++] = n;
         for (int i = 1; i < nc; i++) {  // sort
@@ -137,7 +137,7 @@ static void run_type(ggml_backend_buffer_type_t buft, enum ggml_type type, const
             order[i] = i;
         }
         for (int i = nc - 2; i > 0; i--) {
-            int j = (int) (rnd() % (uint64_t) (i + 1)), x = order[i];
+            int j = (int)(rnd() % (uint64_t)(i + 1)), x = order[i];
             order[i] = order[j];
             order[j] = x;
         }
@@ -166,7 +166,7 @@ static void run_type(ggml_backend_buffer_type_t buft, enum ggml_type type, const
 
     // 2-D upload: even rows, then odd rows.
     {
-        const size_t row = t[2]->nb[1], nrows = (size_t) ggml_nrows(t[2]);
+        const size_t row = t[2]->nb[1], nrows = (size_t)ggml_nrows(t[2]);
         ggml_backend_tensor_set_2d(t[2], raw, 0, row, (nrows + 1) / 2, 2 * row, 2 * row);
         if (nrows >= 2) {
             ggml_backend_tensor_set_2d(t[2], raw + row, row, row, nrows / 2, 2 * row, 2 * row);
@@ -177,14 +177,14 @@ static void run_type(ggml_backend_buffer_type_t buft, enum ggml_type type, const
     // A patch into a tiled tensor, then memsets.
     {
         memcpy(cur, raw, n);
-        size_t off = (size_t) (rnd() % n), len = 1 + (size_t) (rnd() % (n - off));
+        size_t off = (size_t)(rnd() % n), len = 1 + (size_t)(rnd() % (n - off));
         for (size_t i = 0; i < len; i++) {
-            cur[off + i] = (uint8_t) rnd();
+            cur[off + i] = (uint8_t)rnd();
         }
         ggml_backend_tensor_set(t[0], cur + off, off, len);
         check_reads(t[0], cur, "patched");
-        off = (size_t) (rnd() % n);
-        len = 1 + (size_t) (rnd() % (n - off));
+        off = (size_t)(rnd() % n);
+        len = 1 + (size_t)(rnd() % (n - off));
         memset(cur + off, 0x5a, len);
         ggml_backend_tensor_memset(t[0], 0x5a, off, len);
         check_reads(t[0], cur, "memset");
@@ -224,8 +224,9 @@ int main(void) {
             run_type(buft, types[ti], shapes[si], &n);
         }
     }
-    printf("test-repack: %d type/shape combinations checked (whole, pieces, 2-D, patch, memset, plain, clear), "
-           "%d failures\n",
-           n, n_fail);
+    printf(
+        "test-repack: %d type/shape combinations checked (whole, pieces, 2-D, patch, memset, plain, clear), "
+        "%d failures\n",
+        n, n_fail);
     return n_fail ? 1 : 0;
 }

@@ -16,14 +16,14 @@
 
 static int n_fail = 0;
 
-#define CHECK(cond, ...)                   \
-    do {                                   \
-        if (!(cond)) {                     \
+#define CHECK(cond, ...)                                \
+    do {                                                \
+        if (!(cond)) {                                  \
             printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);           \
-            printf("\n");                  \
-            n_fail++;                      \
-        }                                  \
+            printf(__VA_ARGS__);                        \
+            printf("\n");                               \
+            n_fail++;                                   \
+        }                                               \
     } while (0)
 
 // A 64-byte packet: its sequence number, a payload derived from it, and a
@@ -48,8 +48,8 @@ static void packet_stamp(struct packet * p, uint64_t seq) {
     p->seq = seq;
     p->sum = mix(seq);
     for (int i = 0; i < 6; i++) {
-        p->payload[i] = mix(seq * 7 + (uint64_t) i);
-        p->sum ^= mix(p->payload[i] + (uint64_t) i);
+        p->payload[i] = mix(seq * 7 + (uint64_t)i);
+        p->sum ^= mix(p->payload[i] + (uint64_t)i);
     }
 }
 
@@ -59,10 +59,10 @@ static int packet_check(const struct packet * p, uint64_t want_seq) {
     }
     uint64_t sum = mix(p->seq);
     for (int i = 0; i < 6; i++) {
-        if (p->payload[i] != mix(p->seq * 7 + (uint64_t) i)) {
+        if (p->payload[i] != mix(p->seq * 7 + (uint64_t)i)) {
             return 0;
         }
-        sum ^= mix(p->payload[i] + (uint64_t) i);
+        sum ^= mix(p->payload[i] + (uint64_t)i);
     }
     return sum == p->sum;
 }
@@ -108,18 +108,18 @@ static void test_full_empty_wrap(void) {
         CHECK(htp_ring_wait_nonempty(r, 1000, 0, 1) == HTP_RING_OK, "full ring reported empty");
 
         // Drain part of it (varying), so the fill level moves around the mask.
-        uint32_t n_pop = round % 3 == 0 ? DEPTH : 3u + (uint32_t) round % 4u;
+        uint32_t n_pop = round % 3 == 0 ? DEPTH : 3u + (uint32_t)round % 4u;
         for (uint32_t i = 0; i < n_pop; i++) {
             CHECK(htp_ring_pop(r, DEPTH, sizeof p, &p) == HTP_RING_OK, "pop %u of a non-empty ring", i);
-            CHECK(packet_check(&p, popped), "packet %llu read back wrong", (unsigned long long) popped);
+            CHECK(packet_check(&p, popped), "packet %llu read back wrong", (unsigned long long)popped);
             popped++;
         }
         // Drain the rest.
         while (htp_ring_pop(r, DEPTH, sizeof p, &p) == HTP_RING_OK) {
-            CHECK(packet_check(&p, popped), "packet %llu read back wrong", (unsigned long long) popped);
+            CHECK(packet_check(&p, popped), "packet %llu read back wrong", (unsigned long long)popped);
             popped++;
         }
-        CHECK(popped == pushed, "popped %llu of %llu", (unsigned long long) popped, (unsigned long long) pushed);
+        CHECK(popped == pushed, "popped %llu of %llu", (unsigned long long)popped, (unsigned long long)pushed);
         CHECK(htp_ring_wait_nonempty(r, 1000, 0, 1) == HTP_RING_TIMEOUT, "empty ring reported a packet");
     }
     uint32_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
@@ -137,9 +137,9 @@ static void test_full_empty_wrap(void) {
 struct stream {
     struct htp_ring * r;
     uint64_t          n;
-    int               cpu;      // core to pin to, -1 for none
-    uint64_t          errors;   // consumer: packets that failed their check
-    uint64_t          timeouts; // waits that ran into their (generous) deadline
+    int               cpu;       // core to pin to, -1 for none
+    uint64_t          errors;    // consumer: packets that failed their check
+    uint64_t          timeouts;  // waits that ran into their (generous) deadline
 };
 
 static void pin(int cpu) {
@@ -184,7 +184,7 @@ static void * consumer(void * arg) {
         }
         if (rc != HTP_RING_OK || !packet_check(&p, i)) {
             if (s->errors++ < 5) {
-                printf("  packet %llu: rc %d seq %llu\n", (unsigned long long) i, rc, (unsigned long long) p.seq);
+                printf("  packet %llu: rc %d seq %llu\n", (unsigned long long)i, rc, (unsigned long long)p.seq);
             }
         }
     }
@@ -196,8 +196,8 @@ static void test_stream(void) {
     printf("%u packets, producer and consumer threads %s\n", N_PACKETS,
            n_cpu > 1 ? "pinned to cores 0 and 1" : "unpinned (1 CPU)");
     struct htp_ring * r    = ring_new(DEPTH);
-    struct stream     prod = { r, N_PACKETS, n_cpu > 1 ? 0 : -1, 0, 0 };
-    struct stream     cons = { r, N_PACKETS, n_cpu > 1 ? 1 : -1, 0, 0 };
+    struct stream     prod = {r, N_PACKETS, n_cpu > 1 ? 0 : -1, 0, 0};
+    struct stream     cons = {r, N_PACKETS, n_cpu > 1 ? 1 : -1, 0, 0};
     pthread_t         tp, tc;
     int64_t           t0 = htp_ring_now_us();
     pthread_create(&tc, NULL, consumer, &cons);
@@ -205,10 +205,10 @@ static void test_stream(void) {
     pthread_join(tp, NULL);
     pthread_join(tc, NULL);
     int64_t t1 = htp_ring_now_us();
-    CHECK(cons.errors == 0, "%llu packets out of order or corrupted", (unsigned long long) cons.errors);
+    CHECK(cons.errors == 0, "%llu packets out of order or corrupted", (unsigned long long)cons.errors);
     CHECK(prod.timeouts == 0 && cons.timeouts == 0, "a wait timed out (lost wake-up?)");
-    CHECK(atomic_load_explicit(&r->head, memory_order_relaxed) == (uint32_t) N_PACKETS, "head != packets");
-    CHECK(atomic_load_explicit(&r->tail, memory_order_relaxed) == (uint32_t) N_PACKETS, "tail != packets");
+    CHECK(atomic_load_explicit(&r->head, memory_order_relaxed) == (uint32_t)N_PACKETS, "head != packets");
+    CHECK(atomic_load_explicit(&r->tail, memory_order_relaxed) == (uint32_t)N_PACKETS, "tail != packets");
     printf("  %.1f ms, %.0f ns per packet\n", (t1 - t0) / 1e3, (t1 - t0) * 1e3 / N_PACKETS);
     ring_del(r, DEPTH);
 }
@@ -231,8 +231,8 @@ static void * sleep_nonempty(void * arg) {
 
 static void * sleep_nonfull(void * arg) {
     struct sleeper * s = arg;
-    s->rc      = htp_ring_wait_nonfull(s->r, DEPTH, 5000000, 0, 0);
-    s->woke_us = htp_ring_now_us();
+    s->rc              = htp_ring_wait_nonfull(s->r, DEPTH, 5000000, 0, 0);
+    s->woke_us         = htp_ring_now_us();
     return NULL;
 }
 
@@ -252,7 +252,7 @@ static void test_futex(void) {
     printf("futex: consumer asleep on an empty ring, woken by a push\n");
     struct htp_ring * r = ring_new(DEPTH);
     struct packet     p;
-    struct sleeper    s = { r, -99, 0 };
+    struct sleeper    s = {r, -99, 0};
     pthread_t         t;
     pthread_create(&t, NULL, sleep_nonempty, &s);
     int asleep = wait_flag(&r->consumer_sleeping);
@@ -263,8 +263,8 @@ static void test_futex(void) {
     CHECK(htp_ring_push(r, DEPTH, sizeof p, &p) == HTP_RING_OK, "push");
     pthread_join(t, NULL);
     CHECK(s.rc == HTP_RING_OK, "consumer wait returned %d", s.rc);
-    printf("  woken %lld us after the push\n", (long long) (s.woke_us - t_push));
-    CHECK(s.woke_us - t_push < 1000000, "wake-up took %lld us", (long long) (s.woke_us - t_push));
+    printf("  woken %lld us after the push\n", (long long)(s.woke_us - t_push));
+    CHECK(s.woke_us - t_push < 1000000, "wake-up took %lld us", (long long)(s.woke_us - t_push));
     CHECK(atomic_load_explicit(&r->consumer_sleeping, memory_order_relaxed) == 0, "sleep flag left set");
 
     printf("futex: producer asleep on a full ring, woken by a pop\n");
@@ -272,7 +272,7 @@ static void test_futex(void) {
         packet_stamp(&p, 1 + i);
         CHECK(htp_ring_push(r, DEPTH, sizeof p, &p) == HTP_RING_OK, "fill");
     }
-    struct sleeper s2 = { r, -99, 0 };
+    struct sleeper s2 = {r, -99, 0};
     pthread_create(&t, NULL, sleep_nonfull, &s2);
     asleep = wait_flag(&r->producer_sleeping);
     CHECK(asleep, "producer never announced its sleep");
@@ -281,8 +281,8 @@ static void test_futex(void) {
     CHECK(htp_ring_pop(r, DEPTH, sizeof p, &p) == HTP_RING_OK && packet_check(&p, 1), "pop");
     pthread_join(t, NULL);
     CHECK(s2.rc == HTP_RING_OK, "producer wait returned %d", s2.rc);
-    printf("  woken %lld us after the pop\n", (long long) (s2.woke_us - t_pop));
-    CHECK(s2.woke_us - t_pop < 1000000, "wake-up took %lld us", (long long) (s2.woke_us - t_pop));
+    printf("  woken %lld us after the pop\n", (long long)(s2.woke_us - t_pop));
+    CHECK(s2.woke_us - t_pop < 1000000, "wake-up took %lld us", (long long)(s2.woke_us - t_pop));
 
     printf("futex: a sleep with nobody to wake it ends at its deadline\n");
     struct htp_ring * e  = ring_new(DEPTH);
@@ -290,7 +290,7 @@ static void test_futex(void) {
     int               rc = htp_ring_wait_nonempty(e, 50000, 0, 0);
     int64_t           dt = htp_ring_now_us() - t0;
     CHECK(rc == HTP_RING_TIMEOUT, "wait on an empty ring returned %d", rc);
-    CHECK(dt >= 50000 && dt < 1000000, "50 ms wait took %lld us", (long long) dt);
+    CHECK(dt >= 50000 && dt < 1000000, "50 ms wait took %lld us", (long long)dt);
     ring_del(e, DEPTH);
     ring_del(r, DEPTH);
 }

@@ -18,26 +18,26 @@
 typedef float vf32 __attribute__((vector_size(64)));
 
 struct membw_job {
-    const vf32 *      data;
-    size_t            n;      // vectors
+    const vf32 *        data;
+    size_t              n;  // vectors
     pthread_barrier_t * start;
-    int64_t           ns;
-    float             sink;
+    int64_t             ns;
+    float               sink;
 };
 
 static void * membw_thread(void * arg) {
     struct membw_job * j = arg;
     pthread_barrier_wait(j->start);
     int64_t t0 = bench_now_ns();
-    vf32    a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
-    size_t  i  = 0;
+    vf32    a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+    size_t  i = 0;
     for (; i + 4 <= j->n; i += 4) {
         a0 += j->data[i];
         a1 += j->data[i + 1];
         a2 += j->data[i + 2];
         a3 += j->data[i + 3];
     }
-    vf32 s = a0 + a1 + a2 + a3;
+    vf32 s  = a0 + a1 + a2 + a3;
     j->ns   = bench_now_ns() - t0;
     j->sink = s[0] + s[15];
     return NULL;
@@ -51,15 +51,15 @@ double bench_membw_measure(int n_threads, size_t bytes, int reps) {
     }
     memset(buf, 1, n * sizeof(vf32));  // fault every page in first
 
-    int64_t * best = calloc((size_t) reps, sizeof(int64_t));
+    int64_t * best = calloc((size_t)reps, sizeof(int64_t));
     for (int r = 0; r < reps; r++) {
         pthread_t         th[64];
         struct membw_job  jobs[64];
         pthread_barrier_t start;
-        pthread_barrier_init(&start, NULL, (unsigned) n_threads);
-        size_t per = n / (size_t) n_threads / 4 * 4;
+        pthread_barrier_init(&start, NULL, (unsigned)n_threads);
+        size_t per = n / (size_t)n_threads / 4 * 4;
         for (int t = 0; t < n_threads; t++) {
-            jobs[t] = (struct membw_job){ buf + per * (size_t) t, per, &start, 0, 0 };
+            jobs[t] = (struct membw_job){buf + per * (size_t)t, per, &start, 0, 0};
             pthread_create(&th[t], NULL, membw_thread, &jobs[t]);
         }
         int64_t slowest = 0;
@@ -73,12 +73,12 @@ double bench_membw_measure(int n_threads, size_t bytes, int reps) {
     int64_t med = bench_median_i64(best, reps);
     free(best);
     free(buf);
-    return (double) (n / (size_t) n_threads / 4 * 4 * (size_t) n_threads) * sizeof(vf32) / (med * 1e-9);
+    return (double)(n / (size_t)n_threads / 4 * 4 * (size_t)n_threads) * sizeof(vf32) / (med * 1e-9);
 }
 
 int bench_mode_membw(int argc, char ** argv) {
     int mib = 1024, reps = 5, json = 0;
-    int threads = (int) sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--mib") && i + 1 < argc) {
             mib = atoi(argv[++i]);
@@ -97,7 +97,7 @@ int bench_mode_membw(int argc, char ** argv) {
         fprintf(stderr, "membw: --mib >= 16, --reps >= 1, 1 <= --threads <= 64\n");
         return 2;
     }
-    double bw = bench_membw_measure(threads, (size_t) mib << 20, reps);
+    double bw = bench_membw_measure(threads, (size_t)mib << 20, reps);
     if (bw <= 0) {
         fprintf(stderr, "membw: cannot allocate %d MiB\n", mib);
         return 1;

@@ -55,8 +55,8 @@ struct bm_log {
 
 static struct bm_log g_bm_log;
 
-static void bm_parse_line(struct bm_log* ls, const char* s) {
-    const char* at = strstr(s, "graph splits = ");
+static void bm_parse_line(struct bm_log * ls, const char * s) {
+    const char * at = strstr(s, "graph splits = ");
     if (at) {
         int pp = -1, bs = 0, tg = -1;
         int n = sscanf(at, "graph splits = %d (with bs=%d), %d", &pp, &bs, &tg);
@@ -69,7 +69,7 @@ static void bm_parse_line(struct bm_log* ls, const char* s) {
     // "ggml-htp: <dev> profile-batch #<seq>: ... usec <n> cycles <n>" (src/host/session.c)
     at = strstr(s, " profile-batch #");
     if (at && ls->count_npu) {
-        const char*        u = strstr(at, " usec ");
+        const char *       u = strstr(at, " usec ");
         unsigned long long us;
         if (u && sscanf(u, " usec %llu", &us) == 1) {
             ls->npu_us += us;
@@ -78,13 +78,13 @@ static void bm_parse_line(struct bm_log* ls, const char* s) {
     }
 }
 
-static void bm_log_cb(enum ggml_log_level level, const char* text, void* user) {
-    struct bm_log* ls = user;
+static void bm_log_cb(enum ggml_log_level level, const char * text, void * user) {
+    struct bm_log * ls = user;
     if (level == GGML_LOG_LEVEL_CONT) {
         level = ls->last;
     }
     ls->last = level;
-    for (const char* p = text; *p; p++) {
+    for (const char * p = text; *p; p++) {
         if (*p == '\n') {
             ls->line[ls->len] = '\0';
             bm_parse_line(ls, ls->line);
@@ -101,9 +101,9 @@ static void bm_log_cb(enum ggml_log_level level, const char* text, void* user) {
 // ---------------------------------------------------------------- the model
 
 // general.name of a GGUF file into buf; -1 if unreadable.
-static int bm_gguf_name(const char* path, char* buf, size_t size) {
+static int bm_gguf_name(const char * path, char * buf, size_t size) {
     struct gguf_init_params ip = {true, NULL};
-    struct gguf_context*    g  = gguf_init_from_file(path, ip);
+    struct gguf_context *   g  = gguf_init_from_file(path, ip);
     if (!g) {
         return -1;
     }
@@ -119,7 +119,7 @@ static int bm_gguf_name(const char* path, char* buf, size_t size) {
 
 // models/bench-<arch>-<preset>-<type>.gguf, written unless it is there and
 // was made from this very spec.
-static int bm_model_path(enum htp_model_arch arch, const char* preset, enum ggml_type type, char* out, size_t size) {
+static int bm_model_path(enum htp_model_arch arch, const char * preset, enum ggml_type type, char * out, size_t size) {
     struct htp_model_spec spec;
     if (htp_model_spec_preset(&spec, arch, preset) != 0) {
         fprintf(stderr, "model: unknown preset '%s' (tiny, small, medium, 1b)\n", preset);
@@ -150,17 +150,17 @@ static int bm_model_path(enum htp_model_arch arch, const char* preset, enum ggml
 // token embedding, of which GET_ROWS reads one row (unless the output matmul
 // uses it: tied embeddings), and expert tensors (3-D "_exps"), of which only
 // n_expert_used of n_expert experts are read.
-static int bm_bytes_per_token(const char* path, uint64_t* bytes, uint64_t* total) {
+static int bm_bytes_per_token(const char * path, uint64_t * bytes, uint64_t * total) {
     struct gguf_init_params ip = {true, NULL};
-    struct gguf_context*    g  = gguf_init_from_file(path, ip);
+    struct gguf_context *   g  = gguf_init_from_file(path, ip);
     if (!g) {
         return -1;
     }
-    char        key[128];
-    int64_t     ka    = gguf_find_key(g, "general.architecture");
-    int64_t     n_exp = 0, n_used = 0;
-    bool        has_out = gguf_find_tensor(g, "output.weight") >= 0;
-    const char* arch    = ka >= 0 && gguf_get_kv_type(g, ka) == GGUF_TYPE_STRING ? gguf_get_val_str(g, ka) : "";
+    char         key[128];
+    int64_t      ka    = gguf_find_key(g, "general.architecture");
+    int64_t      n_exp = 0, n_used = 0;
+    bool         has_out = gguf_find_tensor(g, "output.weight") >= 0;
+    const char * arch    = ka >= 0 && gguf_get_kv_type(g, ka) == GGUF_TYPE_STRING ? gguf_get_val_str(g, ka) : "";
     snprintf(key, sizeof key, "%s.expert_count", arch);
     int64_t k = gguf_find_key(g, key);
     n_exp     = k >= 0 && gguf_get_kv_type(g, k) == GGUF_TYPE_UINT32 ? gguf_get_val_u32(g, k) : 0;
@@ -169,7 +169,7 @@ static int bm_bytes_per_token(const char* path, uint64_t* bytes, uint64_t* total
     n_used = k >= 0 && gguf_get_kv_type(g, k) == GGUF_TYPE_UINT32 ? gguf_get_val_u32(g, k) : 0;
 
     // The tensors' shapes come from a metadata-only ggml context.
-    struct ggml_context*    meta = NULL;
+    struct ggml_context *   meta = NULL;
     struct gguf_init_params mp   = {true, &meta};
     gguf_free(g);
     g = gguf_init_from_file(path, mp);
@@ -182,8 +182,8 @@ static int bm_bytes_per_token(const char* path, uint64_t* bytes, uint64_t* total
     *bytes = 0;
     *total = 0;
     for (int64_t i = 0; i < gguf_get_n_tensors(g); i++) {
-        const char*         name = gguf_get_tensor_name(g, i);
-        struct ggml_tensor* t    = ggml_get_tensor(meta, name);
+        const char *         name = gguf_get_tensor_name(g, i);
+        struct ggml_tensor * t    = ggml_get_tensor(meta, name);
         if (!t) {
             continue;
         }
@@ -214,7 +214,7 @@ struct bm_side {
 };
 
 // n tokens of a fixed pseudo-random sequence (ids >= 3: no control tokens).
-static void bm_tokens(llama_token* t, int n, int n_vocab) {
+static void bm_tokens(llama_token * t, int n, int n_vocab) {
     uint64_t s = 0x9e3779b97f4a7c15ull;
     for (int i = 0; i < n; i++) {
         s ^= s << 13;
@@ -225,7 +225,7 @@ static void bm_tokens(llama_token* t, int n, int n_vocab) {
 }
 
 // One decode of toks[0..n) at positions pos0.., logits for the last only.
-static int bm_decode(struct llama_context* ctx, struct llama_batch* b, const llama_token* toks, int n, int pos0) {
+static int bm_decode(struct llama_context * ctx, struct llama_batch * b, const llama_token * toks, int n, int pos0) {
     for (int i = 0; i < n; i++) {
         b->token[i]     = toks[i];
         b->pos[i]       = pos0 + i;
@@ -241,16 +241,16 @@ static int bm_decode(struct llama_context* ctx, struct llama_batch* b, const lla
     return 0;
 }
 
-static int bm_run_side(const char* path, const char* device, int n_pp, int n_tg, int reps, struct bm_side* out) {
-    struct llama_model*   model = NULL;
-    struct llama_context* ctx   = NULL;
-    ggml_backend_t        hb    = NULL;  // a stream on the device, to read its counters
-    llama_token*          toks  = NULL;
-    int64_t*              t_pp  = calloc((size_t)reps, sizeof *t_pp);
-    int64_t*              t_tg  = calloc((size_t)reps, sizeof *t_tg);
-    const int             n_bat = n_pp > 1 ? n_pp : 1;
-    struct llama_batch    b     = llama_batch_init(n_bat, 0, 1);
-    int                   rc    = -1;
+static int bm_run_side(const char * path, const char * device, int n_pp, int n_tg, int reps, struct bm_side * out) {
+    struct llama_model *   model = NULL;
+    struct llama_context * ctx   = NULL;
+    ggml_backend_t         hb    = NULL;  // a stream on the device, to read its counters
+    llama_token *          toks  = NULL;
+    int64_t *              t_pp  = calloc((size_t)reps, sizeof *t_pp);
+    int64_t *              t_tg  = calloc((size_t)reps, sizeof *t_tg);
+    const int              n_bat = n_pp > 1 ? n_pp : 1;
+    struct llama_batch     b     = llama_batch_init(n_bat, 0, 1);
+    int                    rc    = -1;
 
     memset(out, 0, sizeof *out);
     out->htp           = device != NULL;
@@ -370,7 +370,7 @@ static void bm_usage(void) {
             "                       [--reps N] [-d HTP0] [--json]\n");
 }
 
-static void json_num(const char* key, double v, bool ok, const char* sep) {
+static void json_num(const char * key, double v, bool ok, const char * sep) {
     if (ok && isfinite(v)) {
         printf("\"%s\": %.6g%s", key, v, sep);
     } else {
@@ -378,14 +378,14 @@ static void json_num(const char* key, double v, bool ok, const char* sep) {
     }
 }
 
-int bench_mode_model(int argc, char** argv) {
+int bench_mode_model(int argc, char ** argv) {
     const char *        model = NULL, *preset = "1b", *device = "HTP0";
     enum ggml_type      type = GGML_TYPE_Q4_0;
     enum htp_model_arch arch = HTP_MODEL_ARCH_LLAMA;
     int                 n_pp = 512, n_tg = 128, reps = 3, json = 0;
     for (int i = 0; i < argc; i++) {
-        const char* a   = argv[i];
-        const char* val = i + 1 < argc ? argv[i + 1] : NULL;
+        const char * a   = argv[i];
+        const char * val = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--json")) {
             json = 1;
         } else if (!val) {
@@ -410,8 +410,8 @@ int bench_mode_model(int argc, char** argv) {
             }
             i++;
         } else if (!strcmp(a, "-p") || !strcmp(a, "-n") || !strcmp(a, "--reps")) {
-            char* end = NULL;
-            long  v   = strtol(val, &end, 10);
+            char * end = NULL;
+            long   v   = strtol(val, &end, 10);
             if (!*val || *end || v < 0 || v > 8192 || (!strcmp(a, "--reps") && v < 1)) {
                 fprintf(stderr, "model: %s wants an integer in %s..8192, got '%s'\n", a,
                         strcmp(a, "--reps") ? "0" : "1", val);

@@ -30,9 +30,9 @@
 #define MiB (1024ull * 1024ull)
 
 struct vmem_cfg {
-    uint64_t       window;    // bytes
-    uint32_t       ctx;       // KV positions
-    uint64_t       c1, c2;    // compute buffer before / after it grows
+    uint64_t       window;  // bytes
+    uint32_t       ctx;     // KV positions
+    uint64_t       c1, c2;  // compute buffer before / after it grows
     enum ggml_type wtype;
     int            max_layers;
 };
@@ -41,17 +41,17 @@ struct vmem_result {
     bool                 ok;
     uint64_t             weights, kv;  // bytes
     int                  n_wbufs;
-    struct htp_vmem_info vi;           // after the second graph
+    struct htp_vmem_info vi;  // after the second graph
 };
 
 static void silent_log(enum ggml_log_level level, const char * text, void * ud) {
-    (void) level;
-    (void) text;
-    (void) ud;
+    (void)level;
+    (void)text;
+    (void)ud;
 }
 
 static struct htp_op_tensor region(struct htp_buffer * buf, uint64_t offset) {
-    struct htp_op_tensor t = { 0 };
+    struct htp_op_tensor t = {0};
     t.buf                  = buf;
     t.offset               = offset;
     t.type                 = HTP_TYPE_F32;
@@ -63,10 +63,9 @@ static struct htp_op_tensor region(struct htp_buffer * buf, uint64_t offset) {
     return t;
 }
 
-static int cpy(struct htp_session * s, struct htp_buffer * from, uint64_t foff, struct htp_buffer * to,
-               uint64_t toff) {
+static int cpy(struct htp_session * s, struct htp_buffer * from, uint64_t foff, struct htp_buffer * to, uint64_t toff) {
     struct htp_op_tensor a = region(from, foff), b = region(to, toff);
-    struct htp_opnode    op = { 0 };
+    struct htp_opnode    op = {0};
     op.opcode               = HTP_OP_CPY;
     op.src[0]               = &a;
     op.dst[0]               = &b;
@@ -84,36 +83,36 @@ struct model {
 
 // The planner's layout of n_layer 1B-shaped layers: buffers and where each layer starts.
 static int plan_model(const struct vmem_cfg * c, int n_layer, struct htp_plan * plan, int ** unit_layer) {
-    const int64_t E = 2048, KV = 512, F = 8192, V = 128256;
-    int           n = 2 + 9 * n_layer;
-    struct htp_plan_tensor * t     = calloc((size_t) n, sizeof *t);
-    char(*names)[40]               = calloc((size_t) n, sizeof *names);
-    int k                          = 0;
+    const int64_t            E = 2048, KV = 512, F = 8192, V = 128256;
+    int                      n = 2 + 9 * n_layer;
+    struct htp_plan_tensor * t = calloc((size_t)n, sizeof *t);
+    char(*names)[40]           = calloc((size_t)n, sizeof *names);
+    int k                      = 0;
     snprintf(names[k], 40, "token_embd.weight");
-    t[k] = (struct htp_plan_tensor){ names[k], (size_t) V * ggml_row_size(c->wtype, E), false };
+    t[k] = (struct htp_plan_tensor){names[k], (size_t)V * ggml_row_size(c->wtype, E), false};
     k++;
     snprintf(names[k], 40, "output_norm.weight");
-    t[k] = (struct htp_plan_tensor){ names[k], (size_t) E * 4, false };
+    t[k] = (struct htp_plan_tensor){names[k], (size_t)E * 4, false};
     k++;
     for (int l = 0; l < n_layer; l++) {
-        static const char * w[] = { "attn_norm", "attn_q", "attn_k", "attn_v", "attn_output",
-                                    "ffn_norm",  "ffn_gate", "ffn_down", "ffn_up" };
-        const int64_t       rows[] = { 1, E, KV, KV, E, 1, F, E, F };
-        const int64_t       cols[] = { E, E, E, E, E, E, E, F, E };
+        static const char * w[]    = {"attn_norm", "attn_q",   "attn_k",   "attn_v", "attn_output",
+                                      "ffn_norm",  "ffn_gate", "ffn_down", "ffn_up"};
+        const int64_t       rows[] = {1, E, KV, KV, E, 1, F, E, F};
+        const int64_t       cols[] = {E, E, E, E, E, E, E, F, E};
         for (int j = 0; j < 9; j++) {
             snprintf(names[k], 40, "blk.%d.%s.weight", l, w[j]);
-            size_t sz = rows[j] == 1 ? (size_t) E * 4 : (size_t) rows[j] * ggml_row_size(c->wtype, cols[j]);
-            t[k]      = (struct htp_plan_tensor){ names[k], sz, false };
+            size_t sz = rows[j] == 1 ? (size_t)E * 4 : (size_t)rows[j] * ggml_row_size(c->wtype, cols[j]);
+            t[k]      = (struct htp_plan_tensor){names[k], sz, false};
             k++;
         }
     }
-    int rc = htp_planner_plan(t, n, 128, (size_t) 1 << 30, plan);
+    int rc = htp_planner_plan(t, n, 128, (size_t)1 << 30, plan);
     if (rc == 0) {
-        *unit_layer = malloc(sizeof(int) * (size_t) (plan->n_units ? plan->n_units : 1));
+        *unit_layer = malloc(sizeof(int) * (size_t)(plan->n_units ? plan->n_units : 1));
         for (int u = 0; u < plan->n_units; u++) {
-            (*unit_layer)[u] = plan->units[u].kind == 0 ? plan->units[u].layer
-                             : plan->units[u].first == 0 ? -1   // the embedding
-                                                         : -2;  // output norm
+            (*unit_layer)[u] = plan->units[u].kind == 0    ? plan->units[u].layer
+                               : plan->units[u].first == 0 ? -1   // the embedding
+                                                           : -2;  // output norm
         }
     }
     free(names);
@@ -123,13 +122,13 @@ static int plan_model(const struct vmem_cfg * c, int n_layer, struct htp_plan * 
 
 static void run_trial(const struct vmem_cfg * c, int n_layer, bool stacking, struct vmem_result * r) {
     memset(r, 0, sizeof *r);
-    struct htp_plan plan       = { 0 };
-    int *           unit_layer = NULL;
-    struct model    m          = { 0 };
-    struct htp_buffer *kv = NULL, *comp = NULL;
+    struct htp_plan      plan       = {0};
+    int *                unit_layer = NULL;
+    struct model         m          = {0};
+    struct htp_buffer *  kv = NULL, *comp = NULL;
     struct htp_session * s = NULL;
-    m.layer_buf            = calloc((size_t) n_layer, sizeof *m.layer_buf);
-    m.layer_off            = calloc((size_t) n_layer, sizeof *m.layer_off);
+    m.layer_buf            = calloc((size_t)n_layer, sizeof *m.layer_buf);
+    m.layer_off            = calloc((size_t)n_layer, sizeof *m.layer_off);
     if (plan_model(c, n_layer, &plan, &unit_layer) != 0 || plan.n_bufs > 64) {
         goto done;
     }
@@ -163,11 +162,11 @@ static void run_trial(const struct vmem_cfg * c, int n_layer, bool stacking, str
     }
     r->n_wbufs = m.n_wbufs;
     // KV cache: K and V of 512 x ctx F16 per layer.
-    r->kv = (uint64_t) n_layer * 2 * 512 * c->ctx * 2;
+    r->kv = (uint64_t)n_layer * 2 * 512 * c->ctx * 2;
     if (htp_buffer_alloc(s, r->kv, 0, &kv) != 0) {
         goto done;
     }
-    const uint64_t kv_layer = r->kv / (uint64_t) n_layer;
+    const uint64_t kv_layer = r->kv / (uint64_t)n_layer;
     for (int g = 0; g < 2; g++) {
         if (htp_buffer_alloc(s, g == 0 ? c->c1 : c->c2, 0, &comp) != 0) {
             goto done;
@@ -178,7 +177,7 @@ static void run_trial(const struct vmem_cfg * c, int n_layer, bool stacking, str
         for (int l = 0; l < n_layer && rc == 0; l++) {
             rc = cpy(s, m.wbuf[m.layer_buf[l]], m.layer_off[l], comp, 4096);
             if (rc == 0) {
-                rc = cpy(s, comp, 4096, kv, (uint64_t) l * kv_layer);
+                rc = cpy(s, comp, 4096, kv, (uint64_t)l * kv_layer);
             }
         }
         if (rc != 0 || htp_session_flush_sync(s) != 0) {
@@ -219,7 +218,7 @@ static int largest(const struct vmem_cfg * c, bool stacking, struct vmem_result 
 }
 
 int bench_mode_vmem(int argc, char ** argv) {
-    struct vmem_cfg c = { 1024 * MiB, 4096, 48 * MiB, 80 * MiB, GGML_TYPE_Q4_0, 64 };
+    struct vmem_cfg c    = {1024 * MiB, 4096, 48 * MiB, 80 * MiB, GGML_TYPE_Q4_0, 64};
     bool            json = false;
     for (int i = 0; i < argc; i++) {
         const char * a = argv[i];
@@ -228,7 +227,7 @@ int bench_mode_vmem(int argc, char ** argv) {
         } else if (i + 1 < argc && !strcmp(a, "--window")) {
             c.window = strtoull(argv[++i], NULL, 10) * MiB;
         } else if (i + 1 < argc && !strcmp(a, "--ctx")) {
-            c.ctx = (uint32_t) strtoul(argv[++i], NULL, 10);
+            c.ctx = (uint32_t)strtoul(argv[++i], NULL, 10);
         } else if (i + 1 < argc && !strcmp(a, "--c1")) {
             c.c1 = strtoull(argv[++i], NULL, 10) * MiB;
         } else if (i + 1 < argc && !strcmp(a, "--c2")) {
@@ -249,7 +248,7 @@ int bench_mode_vmem(int argc, char ** argv) {
     ggml_log_set(silent_log, NULL);
     struct vmem_result res[2];
     int                n[2];
-    const char *       name[2] = { "stacking", "naive" };
+    const char *       name[2] = {"stacking", "naive"};
     for (int k = 0; k < 2; k++) {
         memset(&res[k], 0, sizeof res[k]);
         n[k] = largest(&c, k == 0, &res[k]);
@@ -263,32 +262,34 @@ int bench_mode_vmem(int argc, char ** argv) {
 
     if (json) {
         printf("{\"window_mib\": %llu, \"ctx\": %u, \"c1_mib\": %llu, \"c2_mib\": %llu, \"type\": \"%s\"",
-               (unsigned long long) (c.window / MiB), c.ctx, (unsigned long long) (c.c1 / MiB),
-               (unsigned long long) (c.c2 / MiB), ggml_type_name(c.wtype));
+               (unsigned long long)(c.window / MiB), c.ctx, (unsigned long long)(c.c1 / MiB),
+               (unsigned long long)(c.c2 / MiB), ggml_type_name(c.wtype));
         for (int k = 0; k < 2; k++) {
-            printf(", \"%s\": {\"layers\": %d, \"weights_mib\": %.1f, \"kv_mib\": %.1f, \"used_mib\": %.1f, "
-                   "\"largest_free_mib\": %.1f, \"holes\": %u}",
-                   name[k], n[k], res[k].weights / (double) MiB, res[k].kv / (double) MiB,
-                   res[k].vi.used / (double) MiB, res[k].vi.largest_free / (double) MiB, res[k].vi.n_holes);
+            printf(
+                ", \"%s\": {\"layers\": %d, \"weights_mib\": %.1f, \"kv_mib\": %.1f, \"used_mib\": %.1f, "
+                "\"largest_free_mib\": %.1f, \"holes\": %u}",
+                name[k], n[k], res[k].weights / (double)MiB, res[k].kv / (double)MiB, res[k].vi.used / (double)MiB,
+                res[k].vi.largest_free / (double)MiB, res[k].vi.n_holes);
         }
         printf("}\n");
         return 0;
     }
-    printf("VA window %llu MiB; Llama-3.2-1B layers, %s weights (planner, 1 GiB buffers), KV %u positions F16,\n"
-           "compute buffer %llu MiB, then reallocated to %llu MiB\n\n",
-           (unsigned long long) (c.window / MiB), ggml_type_name(c.wtype), c.ctx, (unsigned long long) (c.c1 / MiB),
-           (unsigned long long) (c.c2 / MiB));
+    printf(
+        "VA window %llu MiB; Llama-3.2-1B layers, %s weights (planner, 1 GiB buffers), KV %u positions F16,\n"
+        "compute buffer %llu MiB, then reallocated to %llu MiB\n\n",
+        (unsigned long long)(c.window / MiB), ggml_type_name(c.wtype), c.ctx, (unsigned long long)(c.c1 / MiB),
+        (unsigned long long)(c.c2 / MiB));
     printf("%-9s %7s %12s %8s %8s %12s %14s %6s\n", "order", "layers", "weights MiB", "bufs", "KV MiB", "used MiB",
            "largest free", "holes");
     for (int k = 0; k < 2; k++) {
-        printf("%-9s %7d %12.1f %8d %8.1f %12.1f %14.1f %6u\n", name[k], n[k], res[k].weights / (double) MiB,
-               res[k].n_wbufs, res[k].kv / (double) MiB, res[k].vi.used / (double) MiB,
-               res[k].vi.largest_free / (double) MiB, res[k].vi.n_holes);
+        printf("%-9s %7d %12.1f %8d %8.1f %12.1f %14.1f %6u\n", name[k], n[k], res[k].weights / (double)MiB,
+               res[k].n_wbufs, res[k].kv / (double)MiB, res[k].vi.used / (double)MiB,
+               res[k].vi.largest_free / (double)MiB, res[k].vi.n_holes);
     }
     printf("\nat %d layers (the naive order's largest):\n", n[1] > 0 ? n[1] : 1);
     for (int k = 0; k < 2; k++) {
         printf("%-9s runs %-3s used %.1f MiB, largest free %.1f MiB, holes %u\n", name[k], same[k].ok ? "yes" : "no",
-               same[k].vi.used / (double) MiB, same[k].vi.largest_free / (double) MiB, same[k].vi.n_holes);
+               same[k].vi.used / (double)MiB, same[k].vi.largest_free / (double)MiB, same[k].vi.n_holes);
     }
     return 0;
 }

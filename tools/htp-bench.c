@@ -23,26 +23,25 @@
 int64_t bench_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 int bench_cmp_i64(const void * a, const void * b) {
-    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
 }
 
 int64_t bench_median_i64(int64_t * v, int n) {
-    qsort(v, (size_t) n, sizeof *v, bench_cmp_i64);
+    qsort(v, (size_t)n, sizeof *v, bench_cmp_i64);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void quiet_log(enum ggml_log_level level, const char * text, void * ud) {
-    (void) ud;
+    (void)ud;
     if (level == GGML_LOG_LEVEL_ERROR || level == GGML_LOG_LEVEL_WARN) {
         fputs(text, stderr);
     }
 }
-
 
 // ---------------------------------------------------------------------------
 // rtt
@@ -55,13 +54,13 @@ struct rtt_stat {
 // Round trips of batches of n_ops NOPs on s: the time from the push to the
 // collected response; building the batch is not timed.
 static int rtt_measure(struct htp_session * s, uint32_t n_ops, int iters, struct rtt_stat * out) {
-    int64_t * t = malloc(sizeof *t * (size_t) iters);
+    int64_t * t = malloc(sizeof *t * (size_t)iters);
     if (!t) {
         return 1;
     }
     const int warmup = iters / 10 + 5;
     for (int i = -warmup; i < iters; i++) {
-        struct htp_opnode nop = { .opcode = HTP_OP_NOP };
+        struct htp_opnode nop = {.opcode = HTP_OP_NOP};
         for (uint32_t k = 0; k < n_ops; k++) {
             if (htp_session_enqueue(s, &nop) != 0) {
                 goto fail;
@@ -76,9 +75,9 @@ static int rtt_measure(struct htp_session * s, uint32_t n_ops, int iters, struct
             t[i] = dt;
         }
     }
-    qsort(t, (size_t) iters, sizeof *t, bench_cmp_i64);
+    qsort(t, (size_t)iters, sizeof *t, bench_cmp_i64);
     out->median_us = t[iters / 2] / 1e3;
-    out->p99_us    = t[(int) ((iters - 1) * 0.99)] / 1e3;
+    out->p99_us    = t[(int)((iters - 1) * 0.99)] / 1e3;
     free(t);
     return 0;
 fail:
@@ -106,12 +105,12 @@ static int mode_rtt(int argc, char ** argv) {
 
     // [batch][wake]: batch 0 empty, 1 nop2048; wake 0 futex, 1 poll.
     struct rtt_stat st[2][2];
-    const uint32_t  n_ops[2] = { 0, 2048 };
+    const uint32_t  n_ops[2] = {0, 2048};
     for (int w = 0; w < 2; w++) {
         struct htp_session_params p;
         htp_session_params_default(&p, 0, 0);
         p.batch_ops             = 2048;
-        p.poll                  = (uint32_t) w;
+        p.poll                  = (uint32_t)w;
         struct htp_session * s  = NULL;
         int                  rc = htp_session_open(&p, &s);
         if (rc != 0) {
@@ -128,17 +127,18 @@ static int mode_rtt(int argc, char ** argv) {
     }
 
     if (json) {
-        printf("{\"empty\": {\"futex\": {\"median_us\": %.1f, \"p99_us\": %.1f}, "
-               "\"poll\": {\"median_us\": %.1f, \"p99_us\": %.1f}}, "
-               "\"nop2048\": {\"futex\": {\"median_us\": %.1f, \"p99_us\": %.1f}, "
-               "\"poll\": {\"median_us\": %.1f, \"p99_us\": %.1f}}}\n",
-               st[0][0].median_us, st[0][0].p99_us, st[0][1].median_us, st[0][1].p99_us, st[1][0].median_us,
-               st[1][0].p99_us, st[1][1].median_us, st[1][1].p99_us);
+        printf(
+            "{\"empty\": {\"futex\": {\"median_us\": %.1f, \"p99_us\": %.1f}, "
+            "\"poll\": {\"median_us\": %.1f, \"p99_us\": %.1f}}, "
+            "\"nop2048\": {\"futex\": {\"median_us\": %.1f, \"p99_us\": %.1f}, "
+            "\"poll\": {\"median_us\": %.1f, \"p99_us\": %.1f}}}\n",
+            st[0][0].median_us, st[0][0].p99_us, st[0][1].median_us, st[0][1].p99_us, st[1][0].median_us,
+            st[1][0].p99_us, st[1][1].median_us, st[1][1].p99_us);
     } else {
         printf("queue round trip (push + response), %d iterations each\n", iters);
         printf("%-10s %-6s %12s %12s\n", "batch", "wake", "median us", "p99 us");
-        const char * bn[2] = { "empty", "nop2048" };
-        const char * wn[2] = { "futex", "poll" };
+        const char * bn[2] = {"empty", "nop2048"};
+        const char * wn[2] = {"futex", "poll"};
         for (int b = 0; b < 2; b++) {
             for (int w = 0; w < 2; w++) {
                 printf("%-10s %-6s %12.1f %12.1f\n", bn[b], wn[w], st[b][w].median_us, st[b][w].p99_us);
@@ -159,17 +159,17 @@ struct bench_mode {
 };
 
 static const struct bench_mode modes[] = {
-    { "rtt", mode_rtt, "rtt [--iters N] [--json]   queue round-trip latency (empty and 2048-NOP batches)" },
-    { "matmul", bench_mode_matmul,
-      "matmul [-m M] [-k K] [-n 1,8,512] [--types f16,q8_0,q4_0,q4_K] [--reps N] [-d HTP0] [--json]\n"
-      "        MUL_MAT GFLOPS on the HTP device and on ggml-cpu (all cores)" },
-    { "membw", bench_mode_membw, "membw [--mib N] [--reps N] [--threads N] [--json]   read bandwidth, all cores" },
-    { "model", bench_mode_model,
-      "model [-m model.gguf | --preset 1b --type q4_0 [--arch llama]] [-p 512] [-n 128] [--reps N] [-d HTP0] [--json]\n"
-      "        a whole model on the HTP device and on ggml-cpu: pp/tg tokens/s, splits, host time per token" },
-    { "vmem", bench_mode_vmem,
-      "vmem [--window MiB] [--ctx N] [--c1 MiB] [--c2 MiB] [--type q4_0|q8_0|f16] [--json]\n"
-      "        largest model a VA window takes, mmap stacking vs the naive mapping order" },
+    {"rtt", mode_rtt, "rtt [--iters N] [--json]   queue round-trip latency (empty and 2048-NOP batches)"},
+    {"matmul", bench_mode_matmul,
+     "matmul [-m M] [-k K] [-n 1,8,512] [--types f16,q8_0,q4_0,q4_K] [--reps N] [-d HTP0] [--json]\n"
+     "        MUL_MAT GFLOPS on the HTP device and on ggml-cpu (all cores)"},
+    {"membw", bench_mode_membw, "membw [--mib N] [--reps N] [--threads N] [--json]   read bandwidth, all cores"},
+    {"model", bench_mode_model,
+     "model [-m model.gguf | --preset 1b --type q4_0 [--arch llama]] [-p 512] [-n 128] [--reps N] [-d HTP0] [--json]\n"
+     "        a whole model on the HTP device and on ggml-cpu: pp/tg tokens/s, splits, host time per token"},
+    {"vmem", bench_mode_vmem,
+     "vmem [--window MiB] [--ctx N] [--c1 MiB] [--c2 MiB] [--type q4_0|q8_0|f16] [--json]\n"
+     "        largest model a VA window takes, mmap stacking vs the naive mapping order"},
 };
 
 static void usage(void) {

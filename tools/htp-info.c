@@ -11,11 +11,16 @@
 
 static const char * dev_type_name(enum ggml_backend_dev_type type) {
     switch (type) {
-        case GGML_BACKEND_DEVICE_TYPE_CPU:   return "CPU";
-        case GGML_BACKEND_DEVICE_TYPE_GPU:   return "GPU";
-        case GGML_BACKEND_DEVICE_TYPE_IGPU:  return "IGPU";
-        case GGML_BACKEND_DEVICE_TYPE_ACCEL: return "ACCEL";
-        default:                             return "?";
+        case GGML_BACKEND_DEVICE_TYPE_CPU:
+            return "CPU";
+        case GGML_BACKEND_DEVICE_TYPE_GPU:
+            return "GPU";
+        case GGML_BACKEND_DEVICE_TYPE_IGPU:
+            return "IGPU";
+        case GGML_BACKEND_DEVICE_TYPE_ACCEL:
+            return "ACCEL";
+        default:
+            return "?";
     }
 }
 
@@ -55,7 +60,7 @@ int main(void) {
 
     printf("devices: %zu\n", ggml_backend_dev_count());
     for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
-        ggml_backend_dev_t dev = ggml_backend_dev_get(i);
+        ggml_backend_dev_t dev      = ggml_backend_dev_get(i);
         size_t             free_mem = 0, total_mem = 0;
         ggml_backend_dev_memory(dev, &free_mem, &total_mem);
         printf("  %-8s %-5s %s (%.1f MiB free of %.1f MiB)\n", ggml_backend_dev_name(dev),

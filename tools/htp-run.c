@@ -21,10 +21,10 @@
 #include "model-common.h"
 
 // The default model: change these to change what `make run` runs.
-#define DEFAULT_MODEL_FILE "default.gguf"
+#define DEFAULT_MODEL_FILE   "default.gguf"
 #define DEFAULT_MODEL_PRESET "small"
-#define DEFAULT_MODEL_TYPE GGML_TYPE_F16  // quantized weights on HTP come later
-#define DEFAULT_MODEL_SEED 42
+#define DEFAULT_MODEL_TYPE   GGML_TYPE_F16  // quantized weights on HTP come later
+#define DEFAULT_MODEL_SEED   42
 
 #define DEFAULT_PROMPT "Once upon a time"
 

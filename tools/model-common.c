@@ -147,7 +147,7 @@ int htp_model_spec_preset(struct htp_model_spec * spec, enum htp_model_arch arch
     return -1;
 }
 
-#define MAX_LAYERS 512   // libllama's LLAMA_MAX_LAYERS
+#define MAX_LAYERS  512  // libllama's LLAMA_MAX_LAYERS
 #define MAX_EXPERTS 512  // libllama's LLAMA_MAX_EXPERTS
 
 int htp_model_spec_check(const struct htp_model_spec * s, char * err, size_t err_size) {
@@ -468,8 +468,8 @@ static void random_row(uint64_t key, float * out, int64_t n, float mean, float s
 // Other rows (norms, the router, the quiet rows, rows of other lengths) are
 // made directly, row by row.
 
-#define PIECE 256
-#define POOL_MAX 16384  // pieces per pool: rows of 8 pieces from 16384 do not repeat
+#define PIECE     256
+#define POOL_MAX  16384  // pieces per pool: rows of 8 pieces from 16384 do not repeat
 #define MAX_POOLS 8
 
 struct pool {

@@ -36,9 +36,9 @@ struct htp_device {
     char                            host_buft_name[HTP_CONFIG_NAME_MAX + 16];
     char                            description[96];
 
-    pthread_mutex_t      lock;        // guards opening the session
-    struct htp_session * sess;        // NULL until first use
-    int                  open_status; // non-zero once opening failed: not retried
+    pthread_mutex_t      lock;         // guards opening the session
+    struct htp_session * sess;         // NULL until first use
+    int                  open_status;  // non-zero once opening failed: not retried
 
     struct htp_graph_cache        cache;  // translated nodes of the last graph (by graph->uid)
     struct ggml_backend_htp_stats stats;
@@ -67,14 +67,14 @@ struct htp_session * htp_device_session(struct htp_device * d);
 // Push d's pending batch after its peers' work, as the reference's flush_async
 // does: peers on the same NPU are flushed and waited for, peers on other NPUs
 // are pushed. Returns 0 or a status.
-int htp_device_flush_async(struct htp_device * d);
-int htp_device_flush_sync(struct htp_device * d);
+int  htp_device_flush_async(struct htp_device * d);
+int  htp_device_flush_sync(struct htp_device * d);
 void htp_device_add_peer(struct htp_device * d, struct htp_device * peer);
 
 // Buffer types.
-void htp_buffer_types_init(struct htp_device * d);
-bool htp_buft_is_htp(ggml_backend_buffer_type_t buft);
-bool htp_ggml_buffer_is_htp(ggml_backend_buffer_t buffer);
+void                htp_buffer_types_init(struct htp_device * d);
+bool                htp_buft_is_htp(ggml_backend_buffer_type_t buft);
+bool                htp_ggml_buffer_is_htp(ggml_backend_buffer_t buffer);
 struct htp_buffer * htp_ggml_buffer_get(ggml_backend_buffer_t buffer);
 
 // Streams.

@@ -16,7 +16,7 @@
 #include "log.h"
 
 static struct htp_device * backend_device(ggml_backend_t backend) {
-    return (struct htp_device *) backend->context;
+    return (struct htp_device *)backend->context;
 }
 
 static const char * backend_get_name(ggml_backend_t backend) {
@@ -62,7 +62,7 @@ static void backend_get_tensor_async(ggml_backend_t backend, const struct ggml_t
 static int64_t now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 static enum ggml_status graph_compute(struct htp_device * d, struct ggml_cgraph * graph) {
@@ -88,7 +88,7 @@ static enum ggml_status graph_compute(struct htp_device * d, struct ggml_cgraph 
             return GGML_STATUS_FAILED;
         }
     }
-    d->stats.ops += (uint64_t) d->cache.n_nodes;
+    d->stats.ops += (uint64_t)d->cache.n_nodes;
     // Start the NPU now rather than at synchronize.
     if (htp_device_flush_async(d) != 0) {
         return GGML_STATUS_FAILED;
@@ -101,7 +101,7 @@ static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggm
     int64_t             start = now_us();
     enum ggml_status    st    = graph_compute(d, graph);
     d->stats.graphs++;
-    d->stats.host_usecs += (uint64_t) (now_us() - start);
+    d->stats.host_usecs += (uint64_t)(now_us() - start);
     return st;
 }
 
@@ -126,21 +126,21 @@ static int enqueue_cpy(struct htp_session * sess, const struct ggml_tensor * src
     if (!htp_tensor_describe(src, &s) || !htp_tensor_describe(dst, &t)) {
         return HTP_STATUS_HOST_ERR;
     }
-    struct htp_opnode op = { 0 };
-    op.opcode        = fence ? HTP_OP_CPY_FENCE : HTP_OP_CPY;
-    op.src[0]        = &s;
-    op.src[1]        = fence;
-    op.dst[0]        = &t;
-    op.params[0]     = (int32_t) seq;
+    struct htp_opnode op = {0};
+    op.opcode            = fence ? HTP_OP_CPY_FENCE : HTP_OP_CPY;
+    op.src[0]            = &s;
+    op.src[1]            = fence;
+    op.dst[0]            = &t;
+    op.params[0]         = (int32_t)seq;
     return htp_session_enqueue(sess, &op);
 }
 
 static int enqueue_fence(struct htp_session * sess, const struct htp_op_tensor * fence, uint32_t seq, bool signal) {
-    struct htp_opnode op = { 0 };
-    op.opcode        = HTP_OP_FENCE;
-    op.src[0]        = fence;
-    op.params[0]     = (int32_t) seq;
-    op.params[1]     = signal ? 1 : 0;
+    struct htp_opnode op = {0};
+    op.opcode            = HTP_OP_FENCE;
+    op.src[0]            = fence;
+    op.params[0]         = (int32_t)seq;
+    op.params[1]         = signal ? 1 : 0;
     return htp_session_enqueue(sess, &op);
 }
 
@@ -153,8 +153,8 @@ static struct htp_fence_slot * g_cpy_ready[HTP_CONFIG_MAX_DEVICES][HTP_CONFIG_MA
 
 static bool cpy_tensor_async(ggml_backend_t backend_src, ggml_backend_t backend_dst, const struct ggml_tensor * src,
                              struct ggml_tensor * dst) {
-    if (!ggml_backend_is_htp(backend_src) || !ggml_backend_is_htp(backend_dst) || !src->buffer ||
-        !dst->buffer || !htp_ggml_buffer_is_htp(src->buffer) || !htp_ggml_buffer_is_htp(dst->buffer)) {
+    if (!ggml_backend_is_htp(backend_src) || !ggml_backend_is_htp(backend_dst) || !src->buffer || !dst->buffer ||
+        !htp_ggml_buffer_is_htp(src->buffer) || !htp_ggml_buffer_is_htp(dst->buffer)) {
         return false;
     }
     if (src->type != dst->type || !ggml_are_same_shape(src, dst) || !ggml_are_same_stride(src, dst)) {
@@ -242,8 +242,8 @@ static const struct ggml_backend_i htp_backend_iface = {
 };
 
 static ggml_guid_t htp_guid(void) {
-    static ggml_guid guid = { 0x68, 0x74, 0x70, 0x2d, 0x6e, 0x70, 0x75, 0x2d,
-                              0x67, 0x67, 0x6d, 0x6c, 0x2d, 0x68, 0x74, 0x70 };
+    static ggml_guid guid = {0x68, 0x74, 0x70, 0x2d, 0x6e, 0x70, 0x75, 0x2d,
+                             0x67, 0x67, 0x6d, 0x6c, 0x2d, 0x68, 0x74, 0x70};
     return &guid;
 }
 
@@ -252,7 +252,7 @@ ggml_backend_t htp_backend_init(struct htp_device * d) {
     if (!backend) {
         return NULL;
     }
-    *backend = (struct ggml_backend){ htp_guid(), htp_backend_iface, &d->dev, d };
+    *backend = (struct ggml_backend){htp_guid(), htp_backend_iface, &d->dev, d};
     return backend;
 }
 

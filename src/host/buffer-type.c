@@ -23,7 +23,7 @@
 #define HTP_BUFFER_ALIGNMENT 128  // one HVX vector
 
 static struct htp_device * buft_device(ggml_backend_buffer_type_t buft) {
-    return (struct htp_device *) buft->context;
+    return (struct htp_device *)buft->context;
 }
 
 // --- buffer ---
@@ -31,7 +31,7 @@ static struct htp_device * buft_device(ggml_backend_buffer_type_t buft) {
 static void buffer_free(ggml_backend_buffer_t buffer) {
     // Drops the memory; unmaps it from every session that mapped it.
     htp_repack_extra_release(buffer);
-    htp_buffer_unref((struct htp_buffer *) buffer->context);
+    htp_buffer_unref((struct htp_buffer *)buffer->context);
 }
 
 static enum ggml_status buffer_init_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor) {
@@ -44,44 +44,43 @@ static void buffer_reset(ggml_backend_buffer_t buffer) {
 }
 
 static void * buffer_get_base(ggml_backend_buffer_t buffer) {
-    return htp_buffer_base((struct htp_buffer *) buffer->context);
+    return htp_buffer_base((struct htp_buffer *)buffer->context);
 }
 
 static void buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, uint8_t value,
                                  size_t offset, size_t size) {
-    (void) buffer;
+    (void)buffer;
     htp_repack_memset(tensor, value, offset, size);
 }
 
 static void buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, const void * data,
                               size_t offset, size_t size) {
-    (void) buffer;
+    (void)buffer;
     htp_repack_set(tensor, data, offset, size, 1, 0, 0);
 }
 
 static void buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * tensor, void * data,
                               size_t offset, size_t size) {
-    (void) buffer;
+    (void)buffer;
     htp_repack_get(tensor, data, offset, size, 1, 0, 0);
 }
 
 static void buffer_set_tensor_2d(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, const void * data,
                                  size_t offset, size_t size, size_t n_copies, size_t stride_tensor,
                                  size_t stride_data) {
-    (void) buffer;
+    (void)buffer;
     htp_repack_set(tensor, data, offset, size, n_copies, stride_tensor, stride_data);
 }
 
 static void buffer_get_tensor_2d(ggml_backend_buffer_t buffer, const struct ggml_tensor * tensor, void * data,
                                  size_t offset, size_t size, size_t n_copies, size_t stride_tensor,
                                  size_t stride_data) {
-    (void) buffer;
+    (void)buffer;
     htp_repack_get(tensor, data, offset, size, n_copies, stride_tensor, stride_data);
 }
 
-static bool buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * src,
-                              struct ggml_tensor * dst) {
-    (void) buffer;
+static bool buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * src, struct ggml_tensor * dst) {
+    (void)buffer;
     // Host memory on both sides: a plain copy. Anything else takes ggml's
     // staged path (get from src, set into dst), as do tiled tensors, whose
     // buffer bytes are not their ggml bytes.
@@ -96,7 +95,7 @@ static bool buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggml_te
 }
 
 static void buffer_clear(ggml_backend_buffer_t buffer, uint8_t value) {
-    struct htp_buffer * buf = (struct htp_buffer *) buffer->context;
+    struct htp_buffer * buf = (struct htp_buffer *)buffer->context;
     memset(htp_buffer_base(buf), value, htp_buffer_usable(buf));
     htp_repack_extra_cleared(buffer);  // plain bytes everywhere now
 }
@@ -130,8 +129,8 @@ static ggml_backend_buffer_t buft_alloc_buffer(ggml_backend_buffer_type_t buft, 
     }
     uint64_t max_vmem = htp_session_max_vmem(sess);
     if (max_vmem && size > max_vmem) {
-        HTP_LOG_ERROR("ggml-htp: %s: buffer of %zu bytes exceeds the VA window budget of %llu\n", d->cfg.name,
-                      size, (unsigned long long) max_vmem);
+        HTP_LOG_ERROR("ggml-htp: %s: buffer of %zu bytes exceeds the VA window budget of %llu\n", d->cfg.name, size,
+                      (unsigned long long)max_vmem);
         return NULL;
     }
     // DMA64: extended mappings go in 2 MiB units, so every buffer that may
@@ -139,9 +138,9 @@ static ggml_backend_buffer_t buft_alloc_buffer(ggml_backend_buffer_type_t buft, 
     // 2 MiB, guard page included; the slack sits before the guard page.
     size_t memsize = size;
     if (htp_backend_config->dma64) {
-        const size_t ext = (size_t) 2 << 20;
-        memsize          = (((size + HTP_PAGE_SIZE - 1) & ~(size_t) (HTP_PAGE_SIZE - 1)) + HTP_PAGE_SIZE + ext - 1) /
-                      ext * ext - HTP_PAGE_SIZE;
+        const size_t ext = (size_t)2 << 20;
+        memsize = (((size + HTP_PAGE_SIZE - 1) & ~(size_t)(HTP_PAGE_SIZE - 1)) + HTP_PAGE_SIZE + ext - 1) / ext * ext -
+                  HTP_PAGE_SIZE;
     }
     struct htp_buffer * buf = NULL;
     int                 rc  = htp_buffer_alloc(sess, memsize, 0, &buf);
@@ -158,13 +157,13 @@ static ggml_backend_buffer_t buft_alloc_buffer(ggml_backend_buffer_type_t buft, 
 }
 
 static size_t buft_get_alignment(ggml_backend_buffer_type_t buft) {
-    (void) buft;
+    (void)buft;
     return HTP_BUFFER_ALIGNMENT;
 }
 
 static size_t buft_get_max_size(ggml_backend_buffer_type_t buft) {
-    (void) buft;
-    return (size_t) htp_backend_config->mbuf_dyn;
+    (void)buft;
+    return (size_t)htp_backend_config->mbuf_dyn;
 }
 
 // Tensors that may be tiled get room for the tiled layout (it pads rows to
@@ -196,8 +195,8 @@ static const struct ggml_backend_buffer_type_i htp_buft_iface = {
 void htp_buffer_types_init(struct htp_device * d) {
     snprintf(d->buft_name, sizeof d->buft_name, "%s", d->cfg.name);
     snprintf(d->host_buft_name, sizeof d->host_buft_name, "%s-HOST", d->cfg.name);
-    d->buft      = (struct ggml_backend_buffer_type){ htp_buft_iface, &d->dev, d };
-    d->host_buft = (struct ggml_backend_buffer_type){ htp_buft_iface, &d->dev, d };
+    d->buft      = (struct ggml_backend_buffer_type){htp_buft_iface, &d->dev, d};
+    d->host_buft = (struct ggml_backend_buffer_type){htp_buft_iface, &d->dev, d};
 }
 
 bool htp_buft_is_htp(ggml_backend_buffer_type_t buft) {
@@ -209,5 +208,5 @@ bool htp_ggml_buffer_is_htp(ggml_backend_buffer_t buffer) {
 }
 
 struct htp_buffer * htp_ggml_buffer_get(ggml_backend_buffer_t buffer) {
-    return (struct htp_buffer *) buffer->context;
+    return (struct htp_buffer *)buffer->context;
 }

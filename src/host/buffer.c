@@ -46,7 +46,7 @@ static struct htp_buffer * htp_buffer_list;
 static size_t              htp_buffer_count, htp_buffer_bytes;
 
 int htp_buffer_alloc(struct htp_session * owner, size_t size, uint32_t flags, struct htp_buffer ** out) {
-    if (size == 0 || size > ((size_t) 1 << 46)) {
+    if (size == 0 || size > ((size_t)1 << 46)) {
         HTP_LOG_ERROR("ggml-htp: buffer size %zu out of range\n", size);
         return HTP_STATUS_HOST_ERR;
     }
@@ -59,19 +59,19 @@ int htp_buffer_alloc(struct htp_session * owner, size_t size, uint32_t flags, st
     }
     buf->fd     = -1;
     buf->base   = MAP_FAILED;
-    buf->usable = (size + HTP_PAGE_SIZE - 1) & ~(size_t) (HTP_PAGE_SIZE - 1);
+    buf->usable = (size + HTP_PAGE_SIZE - 1) & ~(size_t)(HTP_PAGE_SIZE - 1);
     buf->size   = buf->usable + HTP_PAGE_SIZE;
     buf->flags  = flags;
     buf->owner  = owner;
     atomic_init(&buf->refs, 1);
 
-    int rc = HTP_STATUS_HOST_ERR;
+    int rc  = HTP_STATUS_HOST_ERR;
     buf->fd = memfd_create("ggml-htp", MFD_CLOEXEC);
     if (buf->fd < 0) {
         HTP_LOG_ERROR("ggml-htp: memfd_create: %s\n", strerror(errno));
         goto fail;
     }
-    if (ftruncate(buf->fd, (off_t) buf->size) != 0) {
+    if (ftruncate(buf->fd, (off_t)buf->size) != 0) {
         HTP_LOG_ERROR("ggml-htp: ftruncate(%zu): %s\n", buf->size, strerror(errno));
         rc = HTP_STATUS_NO_MEMORY;
         goto fail;
@@ -99,7 +99,7 @@ int htp_buffer_alloc(struct htp_session * owner, size_t size, uint32_t flags, st
     pthread_mutex_unlock(&htp_buffer_lock);
 
     HTP_VERBOSE("ggml-htp: %s allocated buffer: base %p size %zu fd %d flags 0x%x\n",
-                owner ? htp_session_name(owner) : "-", (void *) buf->base, buf->size, buf->fd, flags);
+                owner ? htp_session_name(owner) : "-", (void *)buf->base, buf->size, buf->fd, flags);
     *out = buf;
     return 0;
 fail:
@@ -122,7 +122,7 @@ void htp_buffer_ref(struct htp_buffer * buf) {
 static int find_map(const struct htp_buffer * buf, const struct htp_session * sess) {
     for (uint32_t i = 0; i < buf->n_maps; i++) {
         if (buf->maps[i].sess == sess) {
-            return (int) i;
+            return (int)i;
         }
     }
     return -1;
@@ -133,19 +133,19 @@ static int unmap_locked(struct htp_buffer * buf, uint32_t i, bool send) {
     struct htp_session * sess = buf->maps[i].sess;
     int                  rc   = 0;
     if (buf->maps[i].mapped && send) {
-        struct htp_ctl_req req = { .type = HTP_CTL_UNMAP, .session = htp_session_id(sess) };
+        struct htp_ctl_req req = {.type = HTP_CTL_UNMAP, .session = htp_session_id(sess)};
         struct htp_ctl_rsp rsp;
         req.u.map.fd = buf->fd;
         rc           = htp_npu_call(htp_session_npu(sess), &req, -1, &rsp);
         if (rc == 0 && rsp.status != HTP_STATUS_OK) {
-            rc = (int) rsp.status;
+            rc = (int)rsp.status;
         }
         if (rc != 0 && rc != HTP_STATUS_NPU_DEAD) {
             HTP_LOG_ERROR("ggml-htp: %s unmap of buffer fd %d failed: %s\n", htp_session_name(sess), buf->fd,
                           htp_status_str(rc));
         }
-        HTP_VERBOSE("ggml-htp: %s unmapped buffer: base %p size %zu fd %d\n", htp_session_name(sess),
-                    (void *) buf->base, buf->size, buf->fd);
+        HTP_VERBOSE("ggml-htp: %s unmapped buffer: base %p size %zu fd %d\n", htp_session_name(sess), (void *)buf->base,
+                    buf->size, buf->fd);
     }
     buf->maps[i] = buf->maps[--buf->n_maps];
     return rc;
@@ -175,7 +175,7 @@ void htp_buffer_unref(struct htp_buffer * buf) {
     htp_buffer_bytes -= buf->size;
     pthread_mutex_unlock(&htp_buffer_lock);
 
-    HTP_VERBOSE("ggml-htp: freed buffer: base %p size %zu fd %d\n", (void *) buf->base, buf->size, buf->fd);
+    HTP_VERBOSE("ggml-htp: freed buffer: base %p size %zu fd %d\n", (void *)buf->base, buf->size, buf->fd);
     munmap(buf->base, buf->size);
     close(buf->fd);
     free(buf);
@@ -217,7 +217,7 @@ int htp_buffer_set_extended(struct htp_buffer * buf, bool extended) {
     } else if (extended) {
         buf->flags |= HTP_BUFFER_EXTENDED;
     } else {
-        buf->flags &= ~(uint32_t) HTP_BUFFER_EXTENDED;
+        buf->flags &= ~(uint32_t)HTP_BUFFER_EXTENDED;
     }
     pthread_mutex_unlock(&htp_buffer_lock);
     return rc;
@@ -243,12 +243,12 @@ static int use_locked(struct htp_buffer * buf, struct htp_session * sess) {
                       buf->fd);
         return -1;
     }
-    i                   = (int) buf->n_maps++;
+    i                   = (int)buf->n_maps++;
     buf->maps[i].sess   = sess;
     buf->maps[i].mapped = false;
     if (buf->owner != sess) {
         HTP_VERBOSE("ggml-htp: %s clone-buffer: owner %s base %p size %zu fd %d\n", htp_session_name(sess),
-                    buf->owner ? htp_session_name(buf->owner) : "-", (void *) buf->base, buf->size, buf->fd);
+                    buf->owner ? htp_session_name(buf->owner) : "-", (void *)buf->base, buf->size, buf->fd);
     }
     return i;
 }
@@ -261,14 +261,14 @@ int htp_buffer_use(struct htp_buffer * buf, struct htp_session * sess) {
 }
 
 static int map_call(struct htp_buffer * buf, struct htp_session * sess, uint32_t flags) {
-    struct htp_ctl_req req = { .type = HTP_CTL_MAP, .session = htp_session_id(sess) };
+    struct htp_ctl_req req = {.type = HTP_CTL_MAP, .session = htp_session_id(sess)};
     struct htp_ctl_rsp rsp;
     req.u.map.fd    = buf->fd;
     req.u.map.flags = flags;
     req.u.map.size  = buf->size;
     int rc          = htp_npu_call(htp_session_npu(sess), &req, buf->fd, &rsp);
     if (rc == 0 && rsp.status != HTP_STATUS_OK) {
-        rc = (int) rsp.status;
+        rc = (int)rsp.status;
     }
     return rc;
 }
@@ -292,7 +292,7 @@ static int map_locked(struct htp_buffer * buf, uint32_t i, bool once) {
     if (rc == 0) {
         buf->maps[i].mapped = true;
         HTP_VERBOSE("ggml-htp: %s mapped buffer: base %p size %zu fd %d flags 0x%x\n", htp_session_name(sess),
-                    (void *) buf->base, buf->size, buf->fd, flags);
+                    (void *)buf->base, buf->size, buf->fd, flags);
     } else if (!once) {
         HTP_LOG_ERROR("ggml-htp: %s buffer mapping failed: size %zu fd %d: %s\n", htp_session_name(sess), buf->size,
                       buf->fd, htp_status_str(rc));
@@ -307,7 +307,7 @@ static int map_one(struct htp_buffer * buf, struct htp_session * sess, bool once
     if (i < 0) {
         rc = HTP_STATUS_HOST_ERR;
     } else if (!buf->maps[i].mapped) {
-        rc = map_locked(buf, (uint32_t) i, once);
+        rc = map_locked(buf, (uint32_t)i, once);
     }
     pthread_mutex_unlock(&htp_buffer_lock);
     return rc;
@@ -375,7 +375,7 @@ int htp_buffer_map_pending(struct htp_session * const * sessions, uint32_t n_ses
         for (uint32_t i = 0; i < b->n_maps; i++) {
             struct htp_session * s = b->maps[i].sess;
             if (!b->maps[i].mapped && in_set(sessions, n_sessions, s)) {
-                p[k++] = (struct pending){ b, i, htp_session_phys_idx(s), htp_session_id(s) };
+                p[k++] = (struct pending){b, i, htp_session_phys_idx(s), htp_session_id(s)};
             }
         }
     }
@@ -402,7 +402,7 @@ int htp_buffer_unmap(struct htp_buffer * buf, struct htp_session * sess) {
     pthread_mutex_lock(&htp_buffer_lock);
     int i = find_map(buf, sess);
     if (i >= 0) {
-        rc = unmap_locked(buf, (uint32_t) i, true);
+        rc = unmap_locked(buf, (uint32_t)i, true);
     }
     pthread_mutex_unlock(&htp_buffer_lock);
     return rc;
@@ -421,7 +421,7 @@ void htp_buffer_forget_session(struct htp_session * sess, bool send_unmap) {
     for (struct htp_buffer * b = htp_buffer_list; b; b = b->next) {
         int i = find_map(b, sess);
         if (i >= 0) {
-            unmap_locked(b, (uint32_t) i, send_unmap);
+            unmap_locked(b, (uint32_t)i, send_unmap);
         }
         if (b->owner == sess) {
             b->owner = NULL;  // outlives its session: from now on every user clones it

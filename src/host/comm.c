@@ -35,12 +35,12 @@ void * htp_comm_init(ggml_backend_t * backends, size_t n) {
     if (!c) {
         return NULL;
     }
-    c->n = (uint32_t) n;
+    c->n = (uint32_t)n;
     for (uint32_t r = 0; r < c->n; r++) {
         if (!ggml_backend_is_htp(backends[r])) {
             goto fail;
         }
-        struct htp_device * d = (struct htp_device *) backends[r]->context;
+        struct htp_device * d = (struct htp_device *)backends[r]->context;
         // Group devices already spread their work over several NPUs; a rank
         // must be one NPU, and no two ranks may share one: sessions of one
         // NPU run one after the other, so the first would wait for the
@@ -112,18 +112,18 @@ static void flat_slice(const struct htp_op_tensor * t, int64_t lo, int64_t hi, s
     const int64_t esize = t->nb[0];
     *out                = *t;
     out->key            = NULL;  // a new shape: dedup by (buffer, offset, shape)
-    out->offset         = t->offset + (uint64_t) (lo * esize);
+    out->offset         = t->offset + (uint64_t)(lo * esize);
     out->ne[0]          = hi - lo;
     out->ne[1] = out->ne[2] = out->ne[3] = 1;
     out->nb[1] = out->nb[2] = out->nb[3] = out->ne[0] * esize;
-    out->size                            = (uint64_t) (out->ne[0] * esize);
+    out->size                            = (uint64_t)(out->ne[0] * esize);
 }
 
 static int enqueue_fence(struct htp_session * sess, const struct htp_op_tensor * slot, uint32_t seq, bool signal) {
-    struct htp_opnode op = { 0 };
+    struct htp_opnode op = {0};
     op.opcode            = HTP_OP_FENCE;
     op.src[0]            = slot;
-    op.params[0]         = (int32_t) seq;
+    op.params[0]         = (int32_t)seq;
     op.params[1]         = signal ? 1 : 0;
     return htp_session_enqueue(sess, &op);
 }
@@ -154,7 +154,7 @@ static int enqueue_unfused(struct htp_comm * c, uint32_t r, const struct htp_op_
             struct htp_op_tensor other;
             flat_slice(&data[q], lo, hi, &other);
             acc                  = own;
-            struct htp_opnode op = { 0 };
+            struct htp_opnode op = {0};
             op.opcode            = HTP_OP_ADD;
             op.src[0]            = &acc;
             op.src[1]            = &other;
@@ -167,7 +167,7 @@ static int enqueue_unfused(struct htp_comm * c, uint32_t r, const struct htp_op_
             }
             struct htp_op_tensor other;
             flat_slice(&data[q], lo, hi, &other);
-            struct htp_opnode op = { 0 };
+            struct htp_opnode op = {0};
             op.opcode            = HTP_OP_CPY;
             op.src[0]            = &own;
             op.dst[0]            = &other;
@@ -188,17 +188,17 @@ static int enqueue_unfused(struct htp_comm * c, uint32_t r, const struct htp_op_
 // Fused: one ALLREDUCE op (operand layout in htp-proto.h).
 static int enqueue_fused(struct htp_comm * c, uint32_t r, const struct htp_op_tensor * data,
                          const struct htp_op_tensor * slots, uint32_t entry, uint32_t exit, bool scatter) {
-    struct htp_opnode op = { 0 };
+    struct htp_opnode op = {0};
     op.opcode            = HTP_OP_ALLREDUCE;
     for (uint32_t q = 0; q < c->n; q++) {
         op.src[q]        = &data[q];
         op.src[c->n + q] = &slots[q];
     }
     op.dst[0]    = &data[r];
-    op.params[0] = (int32_t) entry;
-    op.params[1] = (int32_t) exit;
-    op.params[2] = (int32_t) r;
-    op.params[3] = (int32_t) c->n;
+    op.params[0] = (int32_t)entry;
+    op.params[1] = (int32_t)exit;
+    op.params[2] = (int32_t)r;
+    op.params[3] = (int32_t)c->n;
     op.params[4] = scatter ? 1 : 0;
     return htp_session_enqueue(c->sess[r], &op);
 }
@@ -240,9 +240,9 @@ bool htp_comm_allreduce_tensor(void * ctx, struct ggml_tensor ** tensors) {
 }
 
 ggml_backend_buffer_type_t htp_comm_split_buffer_type(int main_device, const float * tensor_split) {
-    (void) tensor_split;
+    (void)tensor_split;
     ggml_backend_reg_t reg = ggml_backend_htp_reg();
-    ggml_backend_dev_t dev = main_device >= 0 ? reg->iface.get_device(reg, (size_t) main_device) : NULL;
+    ggml_backend_dev_t dev = main_device >= 0 ? reg->iface.get_device(reg, (size_t)main_device) : NULL;
     if (!dev) {
         dev = reg->iface.get_device(reg, 0);
     }

@@ -50,21 +50,21 @@
 #define TRACE_EVENTS_PER_OP 256u
 #define TRACE_SLACK         131072u
 
-static const uint32_t default_pmu_events[HTP_CONFIG_N_PMU] = { 0x3, 0x111, 0x100, 0x105, 0x240, 0x256, 0x7D, 0x8C };
+static const uint32_t default_pmu_events[HTP_CONFIG_N_PMU] = {0x3, 0x111, 0x100, 0x105, 0x240, 0x256, 0x7D, 0x8C};
 
 static const struct {
     const char * name;
     int          mode;
 } power_modes[] = {
-    { "low_power_saver", HTP_POWER_MODE_LOW_POWER_SAVER },
-    { "power_saver", HTP_POWER_MODE_POWER_SAVER },
-    { "high_power_saver", HTP_POWER_MODE_HIGH_POWER_SAVER },
-    { "low_balanced", HTP_POWER_MODE_LOW_BALANCED },
-    { "balanced", HTP_POWER_MODE_BALANCED },
-    { "high_performance", HTP_POWER_MODE_HIGH_PERFORMANCE },
-    { "sustained_high_performance", HTP_POWER_MODE_SUSTAINED_HIGH_PERFORMANCE },
-    { "burst", HTP_POWER_MODE_BURST },
-    { "default", DEF_POWER_MODE },
+    {"low_power_saver", HTP_POWER_MODE_LOW_POWER_SAVER},
+    {"power_saver", HTP_POWER_MODE_POWER_SAVER},
+    {"high_power_saver", HTP_POWER_MODE_HIGH_POWER_SAVER},
+    {"low_balanced", HTP_POWER_MODE_LOW_BALANCED},
+    {"balanced", HTP_POWER_MODE_BALANCED},
+    {"high_performance", HTP_POWER_MODE_HIGH_PERFORMANCE},
+    {"sustained_high_performance", HTP_POWER_MODE_SUSTAINED_HIGH_PERFORMANCE},
+    {"burst", HTP_POWER_MODE_BURST},
+    {"default", DEF_POWER_MODE},
 };
 
 // ---------------------------------------------------------------------------
@@ -84,7 +84,7 @@ static void warn_value(const char * var, const char * val, size_t n, const char 
     va_start(ap, used_fmt);
     vsnprintf(used, sizeof used, used_fmt, ap);
     va_end(ap);
-    const int shown = (int) (n > QUOTE_MAX ? QUOTE_MAX : n);
+    const int shown = (int)(n > QUOTE_MAX ? QUOTE_MAX : n);
     HTP_LOG_WARN("ggml-htp: %s='%.*s%s' %s, using %s\n", var, shown, val, n > QUOTE_MAX ? "..." : "", why, used);
 }
 
@@ -186,7 +186,7 @@ static int env_bool(const char * var, int def, int * out) {
 static int env_int(const char * var, int base, int lo, int hi, int def, enum range_policy policy, int * out) {
     long long v = 0;
     int       n = env_long(var, base, lo, hi, def, policy, &v);
-    *out        = (int) v;
+    *out        = (int)v;
     return n;
 }
 
@@ -194,7 +194,7 @@ static int env_u32(const char * var, int base, uint32_t lo, uint32_t hi, uint32_
                    uint32_t * out) {
     long long v = 0;
     int       n = env_long(var, base, lo, hi, def, policy, &v);
-    *out        = (uint32_t) v;
+    *out        = (uint32_t)v;
     return n;
 }
 
@@ -216,7 +216,7 @@ static int parse_size_n(const char * s, size_t n, uint64_t * out) {
         p++;
     }
     // Plain decimal numbers only: no sign, no "inf"/"nan", no hex floats.
-    if (!isdigit((unsigned char) p[0]) && !(p[0] == '.' && isdigit((unsigned char) p[1]))) {
+    if (!isdigit((unsigned char)p[0]) && !(p[0] == '.' && isdigit((unsigned char)p[1]))) {
         return -1;
     }
     if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
@@ -228,7 +228,7 @@ static int parse_size_n(const char * s, size_t n, uint64_t * out) {
         return -1;
     }
 
-    double unit     = (double) MiB;
+    double unit     = (double)MiB;
     int    has_unit = 1;
     while (*end == ' ') {
         end++;
@@ -240,11 +240,11 @@ static int parse_size_n(const char * s, size_t n, uint64_t * out) {
             break;
         case 'm':
         case 'M':
-            unit = (double) MiB;
+            unit = (double)MiB;
             break;
         case 'g':
         case 'G':
-            unit = (double) MiB * 1024.0;
+            unit = (double)MiB * 1024.0;
             break;
         default:
             has_unit = 0;
@@ -268,7 +268,7 @@ static int parse_size_n(const char * s, size_t n, uint64_t * out) {
     if (bytes >= 18446744073709551616.0) {  // 2^64
         return -1;
     }
-    *out = (uint64_t) bytes;
+    *out = (uint64_t)bytes;
     return 0;
 }
 
@@ -281,13 +281,13 @@ int htp_config_parse_size(const char * s, uint64_t * out) {
 
 static void format_size(char * buf, size_t size, uint64_t v) {
     if (v != 0 && v % (1024 * MiB) == 0) {
-        snprintf(buf, size, "%llu GiB", (unsigned long long) (v / (1024 * MiB)));
+        snprintf(buf, size, "%llu GiB", (unsigned long long)(v / (1024 * MiB)));
     } else if (v != 0 && v % MiB == 0) {
-        snprintf(buf, size, "%llu MiB", (unsigned long long) (v / MiB));
+        snprintf(buf, size, "%llu MiB", (unsigned long long)(v / MiB));
     } else if (v != 0 && v % 1024 == 0) {
-        snprintf(buf, size, "%llu KiB", (unsigned long long) (v / 1024));
+        snprintf(buf, size, "%llu KiB", (unsigned long long)(v / 1024));
     } else {
-        snprintf(buf, size, "%llu bytes", (unsigned long long) v);
+        snprintf(buf, size, "%llu bytes", (unsigned long long)v);
     }
 }
 
@@ -347,7 +347,7 @@ static struct span span_trim(struct span s) {
 static long span_find(struct span s, char c) {
     for (size_t i = 0; i < s.n; i++) {
         if (s.p[i] == c) {
-            return (long) i;
+            return (long)i;
         }
     }
     return -1;
@@ -356,14 +356,14 @@ static long span_find(struct span s, char c) {
 static long span_rfind(struct span s, char c) {
     for (size_t i = s.n; i > 0; i--) {
         if (s.p[i - 1] == c) {
-            return (long) (i - 1);
+            return (long)(i - 1);
         }
     }
     return -1;
 }
 
 static struct span span_sub(struct span s, size_t from, size_t to) {
-    struct span r = { s.p + from, to - from };
+    struct span r = {s.p + from, to - from};
     return r;
 }
 
@@ -373,7 +373,7 @@ static struct span span_sub(struct span s, size_t from, size_t to) {
 // *exact is 1 when the span held nothing but the digits (and a minus sign).
 static int span_stoi(struct span s, int * out, int * exact) {
     size_t i = 0;
-    while (i < s.n && isspace((unsigned char) s.p[i])) {
+    while (i < s.n && isspace((unsigned char)s.p[i])) {
         i++;
     }
     const size_t lead = i;
@@ -384,9 +384,9 @@ static int span_stoi(struct span s, int * out, int * exact) {
     }
     const size_t digits = i;
     long long    v      = 0;
-    while (i < s.n && isdigit((unsigned char) s.p[i])) {
+    while (i < s.n && isdigit((unsigned char)s.p[i])) {
         v = v * 10 + (s.p[i] - '0');
-        if (v > (long long) INT_MAX + 1) {
+        if (v > (long long)INT_MAX + 1) {
             return -1;
         }
         i++;
@@ -400,7 +400,7 @@ static int span_stoi(struct span s, int * out, int * exact) {
     if (v > INT_MAX || v < INT_MIN) {
         return -1;
     }
-    *out   = (int) v;
+    *out   = (int)v;
     *exact = lead == 0 && (digits == 0 || neg) && i == s.n;
     return 0;
 }
@@ -425,17 +425,17 @@ static void dev_warn(struct dev_parse * dp, const char * fmt, ...) {
 
 // Quote a span in a warning: "%.*s%s" with QUOTE_MAX and an ellipsis.
 #define SPAN_FMT    "'%.*s%s'"
-#define SPAN_ARG(s) (int) ((s).n > QUOTE_MAX ? QUOTE_MAX : (s).n), (s).p, (s).n > QUOTE_MAX ? "..." : ""
+#define SPAN_ARG(s) (int)((s).n > QUOTE_MAX ? QUOTE_MAX : (s).n), (s).p, (s).n > QUOTE_MAX ? "..." : ""
 
 // Add physical index p to a group's list unless present (the reference keeps
 // the first occurrence of each, in order).
 static void phys_add(uint32_t * list, uint32_t * n, int p) {
     for (uint32_t i = 0; i < *n; i++) {
-        if (list[i] == (uint32_t) p) {
+        if (list[i] == (uint32_t)p) {
             return;
         }
     }
-    list[(*n)++] = (uint32_t) p;
+    list[(*n)++] = (uint32_t)p;
 }
 
 // One element of a group's physical list: "p" or "a-b".
@@ -444,8 +444,8 @@ static void parse_phys_part(struct dev_parse * dp, struct span part, uint32_t * 
     int  exact_a = 1, exact_b = 1;
     if (dash >= 0) {
         int a = 0, b = 0;
-        if (span_stoi(span_sub(part, 0, (size_t) dash), &a, &exact_a) != 0 ||
-            span_stoi(span_sub(part, (size_t) dash + 1, part.n), &b, &exact_b) != 0) {
+        if (span_stoi(span_sub(part, 0, (size_t)dash), &a, &exact_a) != 0 ||
+            span_stoi(span_sub(part, (size_t)dash + 1, part.n), &b, &exact_b) != 0) {
             dev_warn(dp, "failed to parse physical range in " SPAN_FMT, SPAN_ARG(part));
             return;
         }
@@ -499,7 +499,7 @@ static uint32_t parse_group_virt(struct dev_parse * dp, struct span item, struct
                  HTP_CONFIG_MAX_VIRT - 1);
         return 0;
     }
-    return (uint32_t) v;
+    return (uint32_t)v;
 }
 
 // "Name[<plist>[:<v>]]" (or "Name:<v>[<plist>]"), brackets at b_open / b_close.
@@ -526,12 +526,12 @@ static int parse_group(struct dev_parse * dp, struct span item, size_t b_open, s
     struct span plist = content;
     long        colon = span_find(content, ':');
     if (colon >= 0) {
-        plist = span_sub(content, 0, (size_t) colon);
-        virt  = parse_group_virt(dp, item, span_sub(content, (size_t) colon + 1, content.n));
+        plist = span_sub(content, 0, (size_t)colon);
+        virt  = parse_group_virt(dp, item, span_sub(content, (size_t)colon + 1, content.n));
     } else {
         long ncolon = span_find(name, ':');
         if (ncolon >= 0) {
-            virt = parse_group_virt(dp, item, span_sub(name, (size_t) ncolon + 1, name.n));
+            virt = parse_group_virt(dp, item, span_sub(name, (size_t)ncolon + 1, name.n));
         }
     }
 
@@ -564,9 +564,9 @@ static int parse_htp(struct dev_parse * dp, struct span item, struct htp_device_
     long        colon = span_find(rest, ':');
     int         phys = 0, virt = 0, exact_p = 1, exact_v = 1;
 
-    struct span ps = colon >= 0 ? span_sub(rest, 0, (size_t) colon) : rest;
+    struct span ps = colon >= 0 ? span_sub(rest, 0, (size_t)colon) : rest;
     if (span_stoi(ps, &phys, &exact_p) != 0 ||
-        (colon >= 0 && span_stoi(span_sub(rest, (size_t) colon + 1, rest.n), &virt, &exact_v) != 0)) {
+        (colon >= 0 && span_stoi(span_sub(rest, (size_t)colon + 1, rest.n), &virt, &exact_v) != 0)) {
         dev_warn(dp, "failed to parse device index in " SPAN_FMT ", ignored", SPAN_ARG(item));
         return -1;
     }
@@ -583,8 +583,8 @@ static int parse_htp(struct dev_parse * dp, struct span item, struct htp_device_
 
     memset(dev, 0, sizeof *dev);
     dev->n_members = 1;
-    dev->phys[0]   = (uint32_t) phys;
-    dev->virt      = (uint32_t) virt;
+    dev->phys[0]   = (uint32_t)phys;
+    dev->virt      = (uint32_t)virt;
     if (colon >= 0) {
         snprintf(dev->name, sizeof dev->name, "HTP%d:%d", phys, virt);
     } else {
@@ -643,7 +643,7 @@ static int parse_devices(struct dev_parse * dp, const char * s, struct htp_devic
     size_t len       = 0;
     int    all_digit = 1;
     for (; s[len] != '\0'; len++) {
-        if (!isdigit((unsigned char) s[len])) {
+        if (!isdigit((unsigned char)s[len])) {
             all_digit = 0;
         }
     }
@@ -652,7 +652,7 @@ static int parse_devices(struct dev_parse * dp, const char * s, struct htp_devic
         for (size_t i = 0; i < len && n <= HTP_CONFIG_MAX_DEVICES; i++) {
             n = n * 10 + (s[i] - '0');
         }
-        struct span whole = { s, len };
+        struct span whole = {s, len};
         if (n < 1) {
             dev_warn(dp, "device count " SPAN_FMT " below 1, using 1", SPAN_ARG(whole));
             n = 1;
@@ -660,15 +660,15 @@ static int parse_devices(struct dev_parse * dp, const char * s, struct htp_devic
             dev_warn(dp, "device count " SPAN_FMT " above the limit, using %d", SPAN_ARG(whole), limit);
             n = limit;
         }
-        for (int i = 0; i < (int) n; i++) {
-            dev_default(&out[i], (uint32_t) i);
+        for (int i = 0; i < (int)n; i++) {
+            dev_default(&out[i], (uint32_t)i);
         }
-        *n_out = (int) n;
+        *n_out = (int)n;
         return dp->problems;
     }
 
     // A list: items split at commas outside brackets.
-    struct span whole = { s, len };
+    struct span whole = {s, len};
     int         depth = 0;
     size_t      start = 0;
     int         n     = 0;
@@ -698,7 +698,7 @@ static int parse_devices(struct dev_parse * dp, const char * s, struct htp_devic
         long                     b_close = span_rfind(item, ']');
         int                      rc      = -1;
         if (b_open >= 0 && b_close > b_open) {
-            rc = parse_group(dp, item, (size_t) b_open, (size_t) b_close, &dev);
+            rc = parse_group(dp, item, (size_t)b_open, (size_t)b_close, &dev);
         } else if (item.n >= 3 && memcmp(item.p, "HTP", 3) == 0) {
             rc = parse_htp(dp, item, &dev);
         } else {
@@ -727,7 +727,7 @@ int htp_config_parse_devices(const char * s, struct htp_device_config * out, int
     if (!out || !n_out || max < 1) {
         return -1;
     }
-    struct dev_parse dp = { "GGML_HEXAGON_DEVICES", 0 };
+    struct dev_parse dp = {"GGML_HEXAGON_DEVICES", 0};
     return parse_devices(&dp, s, out, max, n_out);
 }
 
@@ -784,7 +784,7 @@ static int load_arch(struct htp_config * cfg) {
     const char * num    = (s[0] == 'v' || s[0] == 'V') ? s + 1 : s;
     long long    v      = 0;
     int          erange = 0;
-    if (num[0] == '\0' || isspace((unsigned char) num[0]) || parse_long(num, 0, &v, &erange) != 0 || v < 0) {
+    if (num[0] == '\0' || isspace((unsigned char)num[0]) || parse_long(num, 0, &v, &erange) != 0 || v < 0) {
         warn_value("GGML_HEXAGON_ARCH", s, strlen(s), "is not an arch version",
                    "the NPU's own (assumed v%d until it reports)", HTP_CONFIG_ARCH_DEFAULT);
         return 1;
@@ -800,7 +800,7 @@ static int load_arch(struct htp_config * cfg) {
         cfg->arch = HTP_CONFIG_ARCH_MIN;
         return 1;
     }
-    cfg->arch = (int) v;
+    cfg->arch = (int)v;
     return 0;
 }
 
@@ -840,14 +840,14 @@ static int load_mbuf(struct htp_config * cfg) {
         return 0;
     }
 
-    static const char * const field[3] = { "dynamic", "static", "total" };
-    uint64_t * const          dst[3]   = { &cfg->mbuf_dyn, &cfg->mbuf_static, &cfg->mbuf_total };
+    static const char * const field[3] = {"dynamic", "static", "total"};
+    uint64_t * const          dst[3]   = {&cfg->mbuf_dyn, &cfg->mbuf_static, &cfg->mbuf_total};
     int                       problems = 0;
     const char *              p        = s;
     for (int idx = 0; *p != '\0'; idx++) {
         const char * comma = strchr(p, ',');
-        size_t       n     = comma ? (size_t) (comma - p) : strlen(p);
-        struct span  tok   = span_trim((struct span){ p, n });
+        size_t       n     = comma ? (size_t)(comma - p) : strlen(p);
+        struct span  tok   = span_trim((struct span){p, n});
         if (idx >= 3) {
             warn_value("GGML_HEXAGON_MBUF", s, strlen(s), "has more than 3 fields", "the first 3");
             problems++;
@@ -859,7 +859,7 @@ static int load_mbuf(struct htp_config * cfg) {
             format_size(used, sizeof used, *dst[idx]);
             if (parse_size_n(tok.p, tok.n, &v) != 0) {
                 char why[96];
-                snprintf(why, sizeof why, "has a bad %s size '%.*s'", field[idx], (int) (tok.n > 32 ? 32 : tok.n),
+                snprintf(why, sizeof why, "has a bad %s size '%.*s'", field[idx], (int)(tok.n > 32 ? 32 : tok.n),
                          tok.p);
                 warn_value("GGML_HEXAGON_MBUF", s, strlen(s), why, "%s", used);
                 problems++;
@@ -895,7 +895,7 @@ static int load_profile(struct htp_config * cfg) {
     const char * p  = s;
     for (;;) {
         const char * comma = strchr(p, ',');
-        size_t       len   = comma ? (size_t) (comma - p) : strlen(p);
+        size_t       len   = comma ? (size_t)(comma - p) : strlen(p);
         char         tok[32];
         long long    x      = 0;
         int          erange = 0;
@@ -905,11 +905,11 @@ static int load_profile(struct htp_config * cfg) {
         }
         memcpy(tok, p, len);
         tok[len] = '\0';
-        if (parse_long(tok, 0, &x, &erange) != 0 || erange || x < 0 || x > (long long) UINT32_MAX) {
+        if (parse_long(tok, 0, &x, &erange) != 0 || erange || x < 0 || x > (long long)UINT32_MAX) {
             ok = 0;
             break;
         }
-        v[n++] = (uint32_t) x;
+        v[n++] = (uint32_t)x;
         if (!comma) {
             break;
         }
@@ -917,7 +917,7 @@ static int load_profile(struct htp_config * cfg) {
     }
 
     if (ok && n == 1 && v[0] <= 3) {
-        cfg->profile = (int) v[0];
+        cfg->profile = (int)v[0];
         if (cfg->profile == 1) {
             cfg->n_pmu_events = 0;
         }
@@ -991,7 +991,7 @@ static int load_npu_path(struct htp_config * cfg) {
 
 static int load_devices(struct htp_config * cfg) {
     const char *     s  = getenv("GGML_HEXAGON_DEVICES");
-    struct dev_parse dp = { "GGML_HEXAGON_DEVICES", 0 };
+    struct dev_parse dp = {"GGML_HEXAGON_DEVICES", 0};
     if (!s) {
         const char * ndev = getenv("GGML_HEXAGON_NDEV");
         if (ndev && ndev[0] != '\0') {
@@ -1050,11 +1050,11 @@ int htp_config_load(struct htp_config * cfg) {
 
     p += load_profile(cfg);
     // Trace depth follows the batch size unless given.
-    uint64_t trace_def = (uint64_t) cfg->opbatch * TRACE_EVENTS_PER_OP + TRACE_SLACK;
+    uint64_t trace_def = (uint64_t)cfg->opbatch * TRACE_EVENTS_PER_OP + TRACE_SLACK;
     if (trace_def > HTP_MAX_TRACES) {
         trace_def = HTP_MAX_TRACES;
     }
-    p += env_u32("GGML_HEXAGON_OPTRACE", 0, 0, HTP_MAX_TRACES, (uint32_t) trace_def, RANGE_CLAMP, &cfg->optrace);
+    p += env_u32("GGML_HEXAGON_OPTRACE", 0, 0, HTP_MAX_TRACES, (uint32_t)trace_def, RANGE_CLAMP, &cfg->optrace);
     p += env_bool("GGML_HEXAGON_ETM", 0, &cfg->etm);
 
     p += load_npu_path(cfg);

@@ -11,9 +11,9 @@
 // A group device: one more session per member NPU, with the leader's
 // parameters, handed to the leader (which then owns them).
 static int open_group_members(struct htp_device * d, const struct htp_session_params * lead) {
-    struct htp_session * members[HTP_SESSION_MAX_MEMBERS - 1] = { 0 };
-    uint32_t             n                                     = d->cfg.n_members - 1;
-    int                  rc                                    = 0;
+    struct htp_session * members[HTP_SESSION_MAX_MEMBERS - 1] = {0};
+    uint32_t             n                                    = d->cfg.n_members - 1;
+    int                  rc                                   = 0;
     if (d->cfg.n_members > HTP_SESSION_MAX_MEMBERS) {
         return HTP_STATUS_HOST_ERR;
     }
@@ -47,17 +47,17 @@ struct htp_session * htp_device_session(struct htp_device * d) {
         struct htp_session_params p;
         htp_session_params_default(&p, d->cfg.phys[0], d->cfg.virt);
         snprintf(p.name, sizeof p.name, "%.31s", d->cfg.name);  // the session name is for logs
-        p.n_threads   = cfg->nhvx;
-        p.vtcm_size   = cfg->vtcm_size;
-        p.vmem_size   = cfg->vmem;
+        p.n_threads    = cfg->nhvx;
+        p.vtcm_size    = cfg->vtcm_size;
+        p.vmem_size    = cfg->vmem;
         p.measure_vmem = cfg->vmem == 0;  // GGML_HEXAGON_VMEM=0: measure the window
         p.dma64        = cfg->dma64 != 0;
-        p.batch_ops   = cfg->opbatch;
-        p.queue_depth = cfg->opqueue;
-        p.poll        = cfg->oppoll ? 1 : 0;
-        p.profile     = (uint32_t) cfg->profile;
-        p.n_traces    = cfg->profile == 3 ? cfg->optrace : 0;
-        int rc        = htp_session_open(&p, &d->sess);
+        p.batch_ops    = cfg->opbatch;
+        p.queue_depth  = cfg->opqueue;
+        p.poll         = cfg->oppoll ? 1 : 0;
+        p.profile      = (uint32_t)cfg->profile;
+        p.n_traces     = cfg->profile == 3 ? cfg->optrace : 0;
+        int rc         = htp_session_open(&p, &d->sess);
         if (rc != 0) {
             d->open_status = rc;
             d->sess        = NULL;
@@ -96,9 +96,9 @@ void htp_device_add_peer(struct htp_device * d, struct htp_device * peer) {
 // both queue on one worker pool; a peer on another NPU is only pushed, and a
 // fence in d's batch orders the two.
 static int flush_peers(struct htp_device * d) {
-    int rc       = 0;
-    int n        = d->n_peers;
-    d->n_peers   = 0;
+    int rc     = 0;
+    int n      = d->n_peers;
+    d->n_peers = 0;
     for (int i = 0; i < n; i++) {
         struct htp_device * p = d->peers[i];
         if (!p->sess) {
@@ -133,7 +133,7 @@ int htp_device_flush_sync(struct htp_device * d) {
 // --- ggml device interface ---
 
 static struct htp_device * dev_of(ggml_backend_dev_t dev) {
-    return (struct htp_device *) dev->context;
+    return (struct htp_device *)dev->context;
 }
 
 static const char * dev_get_name(ggml_backend_dev_t dev) {
@@ -145,22 +145,22 @@ static const char * dev_get_description(ggml_backend_dev_t dev) {
 }
 
 static void dev_get_memory(ggml_backend_dev_t dev, size_t * free_mem, size_t * total_mem) {
-    (void) dev;
+    (void)dev;
     // What the device may allocate: GGML_HEXAGON_MBUF's total when set, as the
     // reference reports; unconstrained, the software NPU's memory is the
     // host's, so report that rather than nothing.
     if (htp_backend_config->mbuf_total) {
-        *free_mem  = (size_t) htp_backend_config->mbuf_total;
-        *total_mem = (size_t) htp_backend_config->mbuf_total;
+        *free_mem  = (size_t)htp_backend_config->mbuf_total;
+        *total_mem = (size_t)htp_backend_config->mbuf_total;
         return;
     }
     long page  = sysconf(_SC_PAGESIZE);
-    *total_mem = (size_t) sysconf(_SC_PHYS_PAGES) * (size_t) page;
-    *free_mem  = (size_t) sysconf(_SC_AVPHYS_PAGES) * (size_t) page;
+    *total_mem = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)page;
+    *free_mem  = (size_t)sysconf(_SC_AVPHYS_PAGES) * (size_t)page;
 }
 
 static enum ggml_backend_dev_type dev_get_type(ggml_backend_dev_t dev) {
-    (void) dev;
+    (void)dev;
     return GGML_BACKEND_DEVICE_TYPE_GPU;
 }
 
@@ -177,7 +177,7 @@ static void dev_get_props(ggml_backend_dev_t dev, struct ggml_backend_dev_props 
 }
 
 static ggml_backend_t dev_init_backend(ggml_backend_dev_t dev, const char * params) {
-    (void) params;
+    (void)params;
     struct htp_device * d = dev_of(dev);
     if (!htp_device_session(d)) {
         return NULL;
@@ -222,7 +222,8 @@ static bool dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor * o
         // ggml's meta device (tensor split) asks each of its devices about the
         // whole op, sources in its meta buffers; each device then gets its
         // share in its own buffers.
-        const bool meta = s && s->buffer && (ggml_backend_buffer_is_meta(s->buffer) || ggml_backend_buft_is_meta(s->buffer->buft));
+        const bool meta =
+            s && s->buffer && (ggml_backend_buffer_is_meta(s->buffer) || ggml_backend_buft_is_meta(s->buffer->buft));
         if (s && s->buffer && !dummy && !meta && !htp_ggml_buffer_is_htp(s->buffer) &&
             !ggml_backend_buffer_is_host(s->buffer)) {
             return false;

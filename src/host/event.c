@@ -15,13 +15,13 @@
 #define HTP_EVENT_SYNC_TIMEOUT_US (600ll * 1000 * 1000)
 
 ggml_backend_event_t htp_event_new(ggml_backend_dev_t dev) {
-    struct htp_device *  d    = (struct htp_device *) dev->context;
+    struct htp_device *  d    = (struct htp_device *)dev->context;
     struct htp_session * sess = htp_device_session(d);
     if (!sess) {
         return NULL;
     }
-    struct htp_event *         ev = calloc(1, sizeof *ev);
-    struct ggml_backend_event * e = calloc(1, sizeof *e);
+    struct htp_event *          ev = calloc(1, sizeof *ev);
+    struct ggml_backend_event * e  = calloc(1, sizeof *e);
     if (!ev || !e || !(ev->slot = htp_session_fence_alloc(sess, 1))) {
         free(ev);
         free(e);
@@ -35,23 +35,23 @@ ggml_backend_event_t htp_event_new(ggml_backend_dev_t dev) {
 }
 
 void htp_event_synchronize(ggml_backend_dev_t dev, ggml_backend_event_t event) {
-    (void) dev;
-    struct htp_event * ev = (struct htp_event *) event->context;
+    (void)dev;
+    struct htp_event * ev = (struct htp_event *)event->context;
     if (ev->seq == 0) {
         return;
     }
     // The signal may still sit in an unpushed batch.
     htp_device_flush_async(ev->rec_dev);
     uint32_t status = 0;
-    int      rc = htp_session_fence_wait(ev->rec_dev->sess, ev->slot, ev->seq, HTP_EVENT_SYNC_TIMEOUT_US, &status);
+    int      rc     = htp_session_fence_wait(ev->rec_dev->sess, ev->slot, ev->seq, HTP_EVENT_SYNC_TIMEOUT_US, &status);
     if (rc != 0 || status != 0) {
         GGML_ABORT("ggml-htp: %s event synchronize failed: %s", ev->rec_dev->cfg.name,
-                   htp_status_str(rc ? rc : (int) status));
+                   htp_status_str(rc ? rc : (int)status));
     }
 }
 
 void htp_event_free(ggml_backend_dev_t dev, ggml_backend_event_t event) {
-    struct htp_event * ev = (struct htp_event *) event->context;
+    struct htp_event * ev = (struct htp_event *)event->context;
     htp_event_synchronize(dev, event);
     htp_session_fence_free(ev->fence_dev->sess, ev->slot, 1);
     free(ev);
@@ -59,8 +59,8 @@ void htp_event_free(ggml_backend_dev_t dev, ggml_backend_event_t event) {
 }
 
 void htp_event_record(ggml_backend_t backend, ggml_backend_event_t event) {
-    struct htp_device * d  = (struct htp_device *) backend->context;
-    struct htp_event *  ev = (struct htp_event *) event->context;
+    struct htp_device * d  = (struct htp_device *)backend->context;
+    struct htp_event *  ev = (struct htp_event *)event->context;
     if (htp_session_use_buffer(d->sess, htp_session_pinned(ev->fence_dev->sess)) != 0) {
         GGML_ABORT("ggml-htp: %s event record: cannot reach the fence of %s", d->cfg.name, ev->fence_dev->cfg.name);
     }
@@ -69,19 +69,19 @@ void htp_event_record(ggml_backend_t backend, ggml_backend_event_t event) {
     d->stats.events++;
     struct htp_op_tensor fence;
     htp_session_fence_tensor(ev->fence_dev->sess, ev->slot, 1, &fence);
-    struct htp_opnode op = { 0 };
-    op.opcode        = HTP_OP_FENCE;
-    op.src[0]        = &fence;
-    op.params[0]     = (int32_t) ev->seq;
-    op.params[1]     = 1;  // signal
+    struct htp_opnode op = {0};
+    op.opcode            = HTP_OP_FENCE;
+    op.src[0]            = &fence;
+    op.params[0]         = (int32_t)ev->seq;
+    op.params[1]         = 1;  // signal
     if (htp_session_enqueue(d->sess, &op) != 0) {
         GGML_ABORT("ggml-htp: %s event record failed: %s", d->cfg.name, htp_session_error(d->sess));
     }
 }
 
 void htp_event_wait(ggml_backend_t backend, ggml_backend_event_t event) {
-    struct htp_device * d  = (struct htp_device *) backend->context;
-    struct htp_event *  ev = (struct htp_event *) event->context;
+    struct htp_device * d  = (struct htp_device *)backend->context;
+    struct htp_event *  ev = (struct htp_event *)event->context;
     if (ev->seq == 0) {
         return;
     }
@@ -91,11 +91,11 @@ void htp_event_wait(ggml_backend_t backend, ggml_backend_event_t event) {
     }
     struct htp_op_tensor fence;
     htp_session_fence_tensor(ev->fence_dev->sess, ev->slot, 1, &fence);
-    struct htp_opnode op = { 0 };
-    op.opcode        = HTP_OP_FENCE;
-    op.src[0]        = &fence;
-    op.params[0]     = (int32_t) ev->seq;
-    op.params[1]     = 0;  // wait
+    struct htp_opnode op = {0};
+    op.opcode            = HTP_OP_FENCE;
+    op.src[0]            = &fence;
+    op.params[0]         = (int32_t)ev->seq;
+    op.params[1]         = 0;  // wait
     if (htp_session_use_buffer(d->sess, htp_session_pinned(ev->fence_dev->sess)) != 0 ||
         htp_session_enqueue(d->sess, &op) != 0) {
         GGML_ABORT("ggml-htp: %s event wait failed: %s", d->cfg.name, htp_session_error(d->sess));

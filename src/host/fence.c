@@ -14,9 +14,9 @@
 #include "npu-proc.h"
 
 #if defined(__linux__)
-#    include <linux/futex.h>
-#    include <sys/syscall.h>
-#    include <unistd.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 int htp_fence_pool_init(struct htp_fence_pool * pool, void * mem, uint32_t n_slots) {
@@ -66,9 +66,9 @@ struct htp_fence_slot * htp_fence_alloc(struct htp_fence_pool * pool, uint32_t n
             uint32_t first = i + 1 - n;
             mark(pool, first, n, true);
             pool->n_used += n;
-            uint8_t * p = pool->base + (size_t) first * HTP_FENCE_SLOT_SIZE;
-            memset(p, 0, (size_t) n * HTP_FENCE_SLOT_SIZE);
-            return (struct htp_fence_slot *) p;
+            uint8_t * p = pool->base + (size_t)first * HTP_FENCE_SLOT_SIZE;
+            memset(p, 0, (size_t)n * HTP_FENCE_SLOT_SIZE);
+            return (struct htp_fence_slot *)p;
         }
     }
     return NULL;
@@ -78,12 +78,12 @@ void htp_fence_release(struct htp_fence_pool * pool, struct htp_fence_slot * slo
     if (!slot) {
         return;
     }
-    size_t off = (size_t) ((uint8_t *) slot - pool->base);
+    size_t off = (size_t)((uint8_t *)slot - pool->base);
     // A slot not from this pool, or a double free, is our own bug.
     if (off % HTP_FENCE_SLOT_SIZE != 0 || off / HTP_FENCE_SLOT_SIZE + n > pool->n_slots) {
         abort();
     }
-    uint32_t first = (uint32_t) (off / HTP_FENCE_SLOT_SIZE);
+    uint32_t first = (uint32_t)(off / HTP_FENCE_SLOT_SIZE);
     for (uint32_t i = first; i < first + n; i++) {
         if (!slot_used(pool, i)) {
             abort();
@@ -95,22 +95,22 @@ void htp_fence_release(struct htp_fence_pool * pool, struct htp_fence_slot * slo
 
 bool htp_fence_reached(const struct htp_fence_slot * slot, uint32_t seq) {
     // Acquire: pairs with the signaller's release of seq; status is visible after.
-    uint32_t cur = atomic_load_explicit((_Atomic uint32_t *) &slot->seq, memory_order_acquire);
-    return (int32_t) (cur - seq) >= 0;
+    uint32_t cur = atomic_load_explicit((_Atomic uint32_t *)&slot->seq, memory_order_acquire);
+    return (int32_t)(cur - seq) >= 0;
 }
 
 void htp_fence_signal(struct htp_fence_slot * slot, uint32_t seq, uint32_t status) {
     // Relaxed: published by the release store of seq below.
-    atomic_store_explicit((_Atomic uint32_t *) &slot->status, status, memory_order_relaxed);
-    atomic_store_explicit((_Atomic uint32_t *) &slot->seq, seq, memory_order_release);
+    atomic_store_explicit((_Atomic uint32_t *)&slot->status, status, memory_order_relaxed);
+    atomic_store_explicit((_Atomic uint32_t *)&slot->seq, seq, memory_order_release);
 #if defined(__linux__)
     // Waiters (NPU ops, other host threads) may sleep on seq: wake them all.
     // Process-shared futex: the waiters are in other processes.
-    syscall(SYS_futex, (uint32_t *) &slot->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    syscall(SYS_futex, (uint32_t *)&slot->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 #endif
 }
 
 uint32_t htp_fence_status(const struct htp_fence_slot * slot) {
     // Relaxed: callers read it after an acquire load of seq (htp_fence_reached).
-    return atomic_load_explicit((_Atomic uint32_t *) &slot->status, memory_order_relaxed);
+    return atomic_load_explicit((_Atomic uint32_t *)&slot->status, memory_order_relaxed);
 }

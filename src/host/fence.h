@@ -17,10 +17,10 @@
 #include "proto/htp-proto.h"
 
 struct htp_fence_pool {
-    uint8_t *  base;     // first slot (HTP_FENCE_SLOT_SIZE aligned)
+    uint8_t *  base;  // first slot (HTP_FENCE_SLOT_SIZE aligned)
     uint32_t   n_slots;
     uint32_t   n_used;
-    uint64_t * used;     // bitmap, one bit per slot
+    uint64_t * used;  // bitmap, one bit per slot
 };
 
 // Manage the n_slots slots at mem. Returns 0 or HTP_STATUS_HOST_ERR.

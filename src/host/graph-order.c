@@ -34,16 +34,16 @@ struct mem_ranges {
 };
 
 static struct mem_range range_of(const struct ggml_tensor * t, bool write) {
-    struct mem_range mr = { 0 };
+    struct mem_range mr = {0};
     mr.write            = write;
     if (t->buffer) {
-        mr.space = (uintptr_t) t->buffer;
-        mr.begin = (uintptr_t) t->data;
+        mr.space = (uintptr_t)t->buffer;
+        mr.begin = (uintptr_t)t->data;
         mr.end   = mr.begin + ggml_backend_buft_get_alloc_size(ggml_backend_buffer_get_type(t->buffer), t);
     } else {
         // Not allocated yet: identify the memory by the tensor that owns it,
         // which every view of it shares.
-        mr.space = (uintptr_t) (t->view_src ? t->view_src : t);
+        mr.space = (uintptr_t)(t->view_src ? t->view_src : t);
         mr.begin = 0;
         mr.end   = 1;
     }
@@ -68,11 +68,11 @@ static void ranges_add_node(struct mem_ranges * mrs, const struct ggml_tensor * 
         return;
     }
     for (int i = 0; i < GGML_MAX_SRC; i++) {
-        if (node->src[i] && mrs->n < (int) (sizeof mrs->r / sizeof mrs->r[0])) {
+        if (node->src[i] && mrs->n < (int)(sizeof mrs->r / sizeof mrs->r[0])) {
             mrs->r[mrs->n++] = range_of(node->src[i], false);
         }
     }
-    if (mrs->n < (int) (sizeof mrs->r / sizeof mrs->r[0])) {
+    if (mrs->n < (int)(sizeof mrs->r / sizeof mrs->r[0])) {
         mrs->r[mrs->n++] = range_of(node, true);
     }
 }
@@ -104,8 +104,8 @@ int htp_graph_order(struct ggml_cgraph * graph) {
         return 0;
     }
 
-    struct ggml_tensor ** order = malloc(sizeof(*order) * (size_t) n);
-    bool *                used  = calloc((size_t) n, sizeof(*used));
+    struct ggml_tensor ** order = malloc(sizeof(*order) * (size_t)n);
+    bool *                used  = calloc((size_t)n, sizeof(*used));
     struct mem_ranges *   mrs   = malloc(sizeof(*mrs));
     if (!order || !used || !mrs) {
         free(order);

@@ -21,42 +21,78 @@ uint32_t htp_graph_opcode(const struct ggml_tensor * node) {
     switch (node->op) {
         case GGML_OP_CPY:
         case GGML_OP_CONT:
-        case GGML_OP_DUP:       return HTP_OP_CPY;
-        case GGML_OP_ADD:       return HTP_OP_ADD;
-        case GGML_OP_SUB:       return HTP_OP_SUB;
-        case GGML_OP_MUL:       return HTP_OP_MUL;
-        case GGML_OP_DIV:       return HTP_OP_DIV;
-        case GGML_OP_SCALE:     return HTP_OP_SCALE;
-        case GGML_OP_RMS_NORM:  return HTP_OP_RMS_NORM;
-        case GGML_OP_SOFT_MAX:  return HTP_OP_SOFT_MAX;
-        case GGML_OP_ROPE:      return HTP_OP_ROPE;
-        case GGML_OP_MUL_MAT:   return HTP_OP_MUL_MAT;
-        case GGML_OP_MUL_MAT_ID: return HTP_OP_MUL_MAT_ID;
-        case GGML_OP_GET_ROWS:  return HTP_OP_GET_ROWS;
-        case GGML_OP_SET_ROWS:  return HTP_OP_SET_ROWS;
-        case GGML_OP_UNARY:     return HTP_OP_UNARY;
-        case GGML_OP_GLU:       return HTP_OP_GLU;
-        case GGML_OP_ADD_ID:    return HTP_OP_ADD_ID;
-        case GGML_OP_CLAMP:     return HTP_OP_CLAMP;
-        case GGML_OP_SQR:       return HTP_OP_SQR;
-        case GGML_OP_SQRT:      return HTP_OP_SQRT;
-        case GGML_OP_SUM_ROWS:  return HTP_OP_SUM_ROWS;
-        case GGML_OP_NORM:      return HTP_OP_NORM;
-        case GGML_OP_L2_NORM:   return HTP_OP_L2_NORM;
-        case GGML_OP_REPEAT:    return HTP_OP_REPEAT;
-        case GGML_OP_CUMSUM:    return HTP_OP_CUMSUM;
-        case GGML_OP_CONCAT:    return HTP_OP_CONCAT;
-        case GGML_OP_FILL:      return HTP_OP_FILL;
-        case GGML_OP_DIAG:      return HTP_OP_DIAG;
-        case GGML_OP_TRI:       return HTP_OP_TRI;
-        case GGML_OP_PAD:       return HTP_OP_PAD;
-        case GGML_OP_ARGSORT:   return HTP_OP_ARGSORT;
-        case GGML_OP_FLASH_ATTN_EXT:  return HTP_OP_FLASH_ATTN_EXT;
-        case GGML_OP_SSM_CONV:        return HTP_OP_SSM_CONV;
-        case GGML_OP_GATED_DELTA_NET: return HTP_OP_GATED_DELTA_NET;
-        case GGML_OP_SOLVE_TRI:       return HTP_OP_SOLVE_TRI;
-        case GGML_OP_IM2COL:          return HTP_OP_IM2COL;
-        default:                return HTP_OP_INVALID;
+        case GGML_OP_DUP:
+            return HTP_OP_CPY;
+        case GGML_OP_ADD:
+            return HTP_OP_ADD;
+        case GGML_OP_SUB:
+            return HTP_OP_SUB;
+        case GGML_OP_MUL:
+            return HTP_OP_MUL;
+        case GGML_OP_DIV:
+            return HTP_OP_DIV;
+        case GGML_OP_SCALE:
+            return HTP_OP_SCALE;
+        case GGML_OP_RMS_NORM:
+            return HTP_OP_RMS_NORM;
+        case GGML_OP_SOFT_MAX:
+            return HTP_OP_SOFT_MAX;
+        case GGML_OP_ROPE:
+            return HTP_OP_ROPE;
+        case GGML_OP_MUL_MAT:
+            return HTP_OP_MUL_MAT;
+        case GGML_OP_MUL_MAT_ID:
+            return HTP_OP_MUL_MAT_ID;
+        case GGML_OP_GET_ROWS:
+            return HTP_OP_GET_ROWS;
+        case GGML_OP_SET_ROWS:
+            return HTP_OP_SET_ROWS;
+        case GGML_OP_UNARY:
+            return HTP_OP_UNARY;
+        case GGML_OP_GLU:
+            return HTP_OP_GLU;
+        case GGML_OP_ADD_ID:
+            return HTP_OP_ADD_ID;
+        case GGML_OP_CLAMP:
+            return HTP_OP_CLAMP;
+        case GGML_OP_SQR:
+            return HTP_OP_SQR;
+        case GGML_OP_SQRT:
+            return HTP_OP_SQRT;
+        case GGML_OP_SUM_ROWS:
+            return HTP_OP_SUM_ROWS;
+        case GGML_OP_NORM:
+            return HTP_OP_NORM;
+        case GGML_OP_L2_NORM:
+            return HTP_OP_L2_NORM;
+        case GGML_OP_REPEAT:
+            return HTP_OP_REPEAT;
+        case GGML_OP_CUMSUM:
+            return HTP_OP_CUMSUM;
+        case GGML_OP_CONCAT:
+            return HTP_OP_CONCAT;
+        case GGML_OP_FILL:
+            return HTP_OP_FILL;
+        case GGML_OP_DIAG:
+            return HTP_OP_DIAG;
+        case GGML_OP_TRI:
+            return HTP_OP_TRI;
+        case GGML_OP_PAD:
+            return HTP_OP_PAD;
+        case GGML_OP_ARGSORT:
+            return HTP_OP_ARGSORT;
+        case GGML_OP_FLASH_ATTN_EXT:
+            return HTP_OP_FLASH_ATTN_EXT;
+        case GGML_OP_SSM_CONV:
+            return HTP_OP_SSM_CONV;
+        case GGML_OP_GATED_DELTA_NET:
+            return HTP_OP_GATED_DELTA_NET;
+        case GGML_OP_SOLVE_TRI:
+            return HTP_OP_SOLVE_TRI;
+        case GGML_OP_IM2COL:
+            return HTP_OP_IM2COL;
+        default:
+            return HTP_OP_INVALID;
     }
 }
 
@@ -83,10 +119,10 @@ static int node_sources(const struct ggml_tensor * node, const struct ggml_tenso
 
 static void describe_shape(const struct ggml_tensor * t, struct htp_op_tensor * out) {
     out->key  = t;
-    out->type = (uint32_t) t->type;
+    out->type = (uint32_t)t->type;
     for (int d = 0; d < HTP_OP_MAX_DIMS; d++) {
         out->ne[d] = t->ne[d];
-        out->nb[d] = (int64_t) t->nb[d];
+        out->nb[d] = (int64_t)t->nb[d];
     }
     out->size  = ggml_nbytes(t);
     out->flags = 0;
@@ -108,7 +144,7 @@ bool htp_tensor_describe(const struct ggml_tensor * t, struct htp_op_tensor * ou
     struct htp_buffer * buf = htp_ggml_buffer_get(t->buffer);
     describe_shape(t, out);
     out->buf    = buf;
-    out->offset = (uint64_t) ((const uint8_t *) t->data - htp_buffer_base(buf));
+    out->offset = (uint64_t)((const uint8_t *)t->data - htp_buffer_base(buf));
     return true;
 }
 
@@ -116,9 +152,9 @@ static void view_of(const struct ggml_tensor * t, struct htp_tensor_view * v) {
     memset(v, 0, sizeof *v);
     for (int d = 0; d < HTP_OP_MAX_DIMS; d++) {
         v->ne[d] = t->ne[d];
-        v->nb[d] = (int64_t) t->nb[d];
+        v->nb[d] = (int64_t)t->nb[d];
     }
-    v->type   = (uint32_t) t->type;
+    v->type   = (uint32_t)t->type;
     v->extent = ggml_nbytes(t);
 }
 
@@ -128,12 +164,12 @@ bool htp_graph_supports(const struct ggml_tensor * node, uint64_t vtcm_size) {
         return false;
     }
 
-    const struct ggml_tensor * src[HTP_OP_MAX_INPUTS] = { 0 };
+    const struct ggml_tensor * src[HTP_OP_MAX_INPUTS] = {0};
     int                        n_src                  = node_sources(node, src);
 
-    struct htp_op_desc     desc = { 0 };
+    struct htp_op_desc     desc = {0};
     struct htp_tensor_view views[HTP_OP_MAX_INPUTS + 1];
-    struct htp_op_ctx      ctx = { 0 };
+    struct htp_op_ctx      ctx = {0};
     desc.opcode                = opcode;
     memcpy(desc.params, node->op_params, sizeof desc.params);
     ctx.desc = &desc;
@@ -159,11 +195,11 @@ static int translate_node(const struct ggml_tensor * node, struct htp_graph_node
     n->op.opcode = htp_graph_opcode(node);
     memcpy(n->op.params, node->op_params, sizeof n->op.params);
 
-    const struct ggml_tensor * src[HTP_OP_MAX_INPUTS] = { 0 };
+    const struct ggml_tensor * src[HTP_OP_MAX_INPUTS] = {0};
     int                        n_src                  = node_sources(node, src);
     if (htp_backend_config->rt_repack &&
         (n->op.opcode == HTP_OP_MUL_MAT || n->op.opcode == HTP_OP_MUL_MAT_ID || n->op.opcode == HTP_OP_GET_ROWS) &&
-        src[0] && htp_repack_runtime((struct ggml_tensor *) src[0]) && htp_log_verbose) {
+        src[0] && htp_repack_runtime((struct ggml_tensor *)src[0]) && htp_log_verbose) {
         // A quantized weight outside a weight buffer was tiled in place (once).
         HTP_LOG_DEBUG("ggml-htp: rt-repack %s (%s)\n", src[0]->name, ggml_type_name(src[0]->type));
     }
@@ -172,8 +208,8 @@ static int translate_node(const struct ggml_tensor * node, struct htp_graph_node
             continue;
         }
         if (!htp_tensor_describe(src[i], &n->operands[i])) {
-            HTP_LOG_ERROR("ggml-htp: %s (%s): source %d (%s) is not in an HTP buffer\n", node->name,
-                          ggml_op_desc(node), i, src[i]->name);
+            HTP_LOG_ERROR("ggml-htp: %s (%s): source %d (%s) is not in an HTP buffer\n", node->name, ggml_op_desc(node),
+                          i, src[i]->name);
             return -1;
         }
         n->op.src[i] = &n->operands[i];
@@ -196,7 +232,7 @@ int htp_graph_translate(struct htp_graph_cache * cache, const struct ggml_cgraph
     cache->n_nodes = 0;
     if (graph->n_nodes > cache->capacity) {
         // Sized once per graph, before any node points into the array.
-        struct htp_graph_node * nodes = realloc(cache->nodes, sizeof(*nodes) * (size_t) graph->n_nodes);
+        struct htp_graph_node * nodes = realloc(cache->nodes, sizeof(*nodes) * (size_t)graph->n_nodes);
         if (!nodes) {
             HTP_LOG_ERROR("ggml-htp: out of memory translating a graph of %d nodes\n", graph->n_nodes);
             return -1;

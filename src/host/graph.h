@@ -20,12 +20,12 @@ struct htp_graph_node {
 // a uid that stays the same while the graph does, so a repeated graph (every
 // generated token) skips the translation.
 struct htp_graph_cache {
-    uint64_t          uid;      // graph->uid the nodes belong to; 0 = none
-    struct htp_graph_node * nodes;    // [n_nodes]
-    int               n_nodes;
-    int               capacity;
-    uint64_t          hits;     // computes served from the cache (tests, htp-bench)
-    uint64_t          misses;
+    uint64_t                uid;    // graph->uid the nodes belong to; 0 = none
+    struct htp_graph_node * nodes;  // [n_nodes]
+    int                     n_nodes;
+    int                     capacity;
+    uint64_t                hits;  // computes served from the cache (tests, htp-bench)
+    uint64_t                misses;
 };
 
 void htp_graph_cache_free(struct htp_graph_cache * cache);

@@ -36,7 +36,7 @@ struct htp_npu {
     pthread_mutex_t reap_lock;  // guards reaped / death (waitpid must run once)
     bool            reaped;
     bool            closing;  // we hung up ourselves: an exit is expected, not an error
-    _Atomic int     dead;  // set once; read without a lock on the queue paths
+    _Atomic int     dead;     // set once; read without a lock on the queue paths
     char            death[96];
 
     struct htp_hw_info hw;
@@ -47,26 +47,39 @@ static struct htp_npu * htp_npu_registry[HTP_NPU_MAX_PHYS];
 
 const char * htp_status_str(int status) {
     switch (status) {
-        case HTP_STATUS_OK:             return "ok";
-        case HTP_STATUS_NO_SUPPORT:     return "no-support";
-        case HTP_STATUS_INVAL_PARAMS:   return "inval-params";
-        case HTP_STATUS_VTCM_TOO_SMALL: return "vtcm-too-small";
-        case HTP_STATUS_INTERNAL_ERR:   return "internal-error";
-        case HTP_STATUS_NO_MEMORY:      return "no-memory";
-        case HTP_STATUS_NO_SESSION:     return "no-session";
-        case HTP_STATUS_VERSION:        return "version-mismatch";
-        case HTP_STATUS_NPU_DEAD:       return "npu-dead";
-        case HTP_STATUS_HOST_ERR:       return "host-error";
-        case HTP_STATUS_PROTOCOL:       return "protocol-error";
-        case HTP_STATUS_TIMEOUT:        return "timeout";
-        default:                        return "unknown-status";
+        case HTP_STATUS_OK:
+            return "ok";
+        case HTP_STATUS_NO_SUPPORT:
+            return "no-support";
+        case HTP_STATUS_INVAL_PARAMS:
+            return "inval-params";
+        case HTP_STATUS_VTCM_TOO_SMALL:
+            return "vtcm-too-small";
+        case HTP_STATUS_INTERNAL_ERR:
+            return "internal-error";
+        case HTP_STATUS_NO_MEMORY:
+            return "no-memory";
+        case HTP_STATUS_NO_SESSION:
+            return "no-session";
+        case HTP_STATUS_VERSION:
+            return "version-mismatch";
+        case HTP_STATUS_NPU_DEAD:
+            return "npu-dead";
+        case HTP_STATUS_HOST_ERR:
+            return "host-error";
+        case HTP_STATUS_PROTOCOL:
+            return "protocol-error";
+        case HTP_STATUS_TIMEOUT:
+            return "timeout";
+        default:
+            return "unknown-status";
     }
 }
 
 static int64_t now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 // Record the first death and its cause. Later causes are ignored.
@@ -76,7 +89,7 @@ static void mark_dead(struct htp_npu * npu, const char * why) {
         snprintf(npu->death, sizeof npu->death, "%s", why);
         // Release: a thread that sees dead also sees death[] filled.
         atomic_store_explicit(&npu->dead, 1, memory_order_release);
-        HTP_LOG_ERROR("ggml-htp: NPU %u (pid %d) is dead: %s\n", npu->phys_idx, (int) npu->pid, why);
+        HTP_LOG_ERROR("ggml-htp: NPU %u (pid %d) is dead: %s\n", npu->phys_idx, (int)npu->pid, why);
     }
     pthread_mutex_unlock(&npu->reap_lock);
 }
@@ -103,8 +116,7 @@ static bool reap(struct htp_npu * npu, bool block) {
                 }
                 atomic_store_explicit(&npu->dead, 1, memory_order_release);
                 if (!npu->closing) {
-                    HTP_LOG_ERROR("ggml-htp: NPU %u (pid %d) is dead: %s\n", npu->phys_idx, (int) npu->pid,
-                                  npu->death);
+                    HTP_LOG_ERROR("ggml-htp: NPU %u (pid %d) is dead: %s\n", npu->phys_idx, (int)npu->pid, npu->death);
                 }
             }
         }
@@ -118,7 +130,7 @@ bool htp_npu_alive(struct htp_npu * npu) {
     if (atomic_load_explicit(&npu->dead, memory_order_acquire)) {
         return false;
     }
-    struct pollfd pfd = { npu->sock, 0, 0 };  // POLLHUP / POLLERR are always reported
+    struct pollfd pfd = {npu->sock, 0, 0};  // POLLHUP / POLLERR are always reported
     if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))) {
         if (!reap(npu, false)) {
             mark_dead(npu, "control socket hung up");
@@ -159,14 +171,14 @@ static int npu_program(char * path, size_t size) {
         return 0;
     }
     Dl_info info;
-    if (!dladdr((void *) htp_npu_get, &info) || !info.dli_fname) {
+    if (!dladdr((void *)htp_npu_get, &info) || !info.dli_fname) {
         HTP_LOG_ERROR("ggml-htp: cannot locate libggml-htp.so to find htp-npu; set GGML_HEXAGON_NPU\n");
         return HTP_STATUS_HOST_ERR;
     }
     const char * slash = strrchr(info.dli_fname, '/');
-    int          n     = slash ? snprintf(path, size, "%.*s/htp-npu", (int) (slash - info.dli_fname), info.dli_fname)
+    int          n     = slash ? snprintf(path, size, "%.*s/htp-npu", (int)(slash - info.dli_fname), info.dli_fname)
                                : snprintf(path, size, "htp-npu");
-    if (n < 0 || (size_t) n >= size) {
+    if (n < 0 || (size_t)n >= size) {
         return HTP_STATUS_HOST_ERR;
     }
     return 0;
@@ -190,7 +202,7 @@ static int npu_spawn(struct htp_npu * npu) {
     char fd_arg[16], phys_arg[16];
     snprintf(fd_arg, sizeof fd_arg, "%d", sv[1]);
     snprintf(phys_arg, sizeof phys_arg, "%u", npu->phys_idx);
-    char * argv[] = { path, "--fd", fd_arg, "--phys", phys_arg, NULL };
+    char * argv[] = {path, "--fd", fd_arg, "--phys", phys_arg, NULL};
 
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -206,7 +218,7 @@ static int npu_spawn(struct htp_npu * npu) {
         return HTP_STATUS_NPU_DEAD;
     }
     npu->sock = sv[0];
-    HTP_VERBOSE("ggml-htp: started NPU %u: %s (pid %d)\n", npu->phys_idx, path, (int) npu->pid);
+    HTP_VERBOSE("ggml-htp: started NPU %u: %s (pid %d)\n", npu->phys_idx, path, (int)npu->pid);
     return 0;
 }
 
@@ -218,8 +230,8 @@ int htp_npu_call(struct htp_npu * npu, const struct htp_ctl_req * req, int send_
         goto done;
     }
 
-    struct iovec  iov = { (void *) req, sizeof *req };
-    struct msghdr msg = { 0 };
+    struct iovec  iov = {(void *)req, sizeof *req};
+    struct msghdr msg = {0};
     union {
         struct cmsghdr align;
         char           buf[CMSG_SPACE(sizeof(int))];
@@ -241,7 +253,7 @@ int htp_npu_call(struct htp_npu * npu, const struct htp_ctl_req * req, int send_
         // MSG_NOSIGNAL: a dead peer is an error code, not a SIGPIPE.
         n = sendmsg(npu->sock, &msg, MSG_NOSIGNAL);
     } while (n < 0 && errno == EINTR);
-    if (n != (ssize_t) sizeof *req) {
+    if (n != (ssize_t)sizeof *req) {
         if (!reap(npu, false)) {
             mark_dead(npu, n < 0 ? "control socket send failed" : "short send on the control socket");
         }
@@ -251,7 +263,7 @@ int htp_npu_call(struct htp_npu * npu, const struct htp_ctl_req * req, int send_
 
     int64_t deadline = now_ms() + HTP_NPU_CALL_TIMEOUT_MS;
     for (;;) {
-        struct pollfd pfd = { npu->sock, POLLIN, 0 };
+        struct pollfd pfd = {npu->sock, POLLIN, 0};
         int           r   = poll(&pfd, 1, HTP_NPU_POLL_SLICE_MS);
         if (r < 0 && errno != EINTR) {
             mark_dead(npu, "poll on the control socket failed");
@@ -273,7 +285,7 @@ int htp_npu_call(struct htp_npu * npu, const struct htp_ctl_req * req, int send_
             if (n < 0) {
                 continue;
             }
-            if (n != (ssize_t) sizeof *rsp || rsp->type != req->type) {
+            if (n != (ssize_t)sizeof *rsp || rsp->type != req->type) {
                 HTP_LOG_ERROR("ggml-htp: NPU %u answered request %u with %zd bytes, type %u\n", npu->phys_idx,
                               req->type, n, n >= 4 ? rsp->type : 0);
                 mark_dead(npu, "protocol violation on the control socket");
@@ -322,7 +334,7 @@ static void npu_destroy(struct htp_npu * npu) {
         int64_t deadline = now_ms() + 2000;
         while (!reap(npu, false)) {
             if (now_ms() > deadline) {
-                HTP_LOG_WARN("ggml-htp: NPU %u (pid %d) did not exit; killing it\n", npu->phys_idx, (int) npu->pid);
+                HTP_LOG_WARN("ggml-htp: NPU %u (pid %d) did not exit; killing it\n", npu->phys_idx, (int)npu->pid);
                 kill(npu->pid, SIGKILL);
                 reap(npu, true);
                 break;
@@ -352,7 +364,7 @@ static int npu_start(uint32_t phys_idx, struct htp_npu ** out) {
         goto fail;
     }
 
-    struct htp_ctl_req req = { .type = HTP_CTL_HELLO };
+    struct htp_ctl_req req = {.type = HTP_CTL_HELLO};
     struct htp_ctl_rsp rsp;
     req.u.hello.version = HTP_PROTO_VERSION;
     rc                  = htp_npu_call(npu, &req, -1, &rsp);
@@ -362,15 +374,15 @@ static int npu_start(uint32_t phys_idx, struct htp_npu ** out) {
     }
     if (rsp.status != HTP_STATUS_OK || rsp.u.hello.version != HTP_PROTO_VERSION) {
         HTP_LOG_ERROR("ggml-htp: NPU %u speaks protocol version %u, we speak %u (status %s)\n", phys_idx,
-                      rsp.u.hello.version, HTP_PROTO_VERSION, htp_status_str((int) rsp.status));
+                      rsp.u.hello.version, HTP_PROTO_VERSION, htp_status_str((int)rsp.status));
         rc = HTP_STATUS_VERSION;
         goto fail;
     }
-    npu->hw                             = rsp.u.hello.hw;
+    npu->hw                               = rsp.u.hello.hw;
     npu->hw.name[sizeof npu->hw.name - 1] = 0;  // from the wire: terminate it ourselves
-    HTP_VERBOSE("ggml-htp: NPU %u: %s arch v%u threads %u hvx %u hmx %u vtcm %llu vmem %llu\n", phys_idx,
-                npu->hw.name, npu->hw.arch, npu->hw.n_threads, npu->hw.n_hvx, npu->hw.n_hmx,
-                (unsigned long long) npu->hw.vtcm_size, (unsigned long long) npu->hw.vmem_size);
+    HTP_VERBOSE("ggml-htp: NPU %u: %s arch v%u threads %u hvx %u hmx %u vtcm %llu vmem %llu\n", phys_idx, npu->hw.name,
+                npu->hw.arch, npu->hw.n_threads, npu->hw.n_hvx, npu->hw.n_hmx, (unsigned long long)npu->hw.vtcm_size,
+                (unsigned long long)npu->hw.vmem_size);
     *out = npu;
     return 0;
 fail:

@@ -9,11 +9,11 @@
 #include "npu-proc.h"
 
 static uint32_t hash_ptr(const void * p, uint64_t extra) {
-    uint64_t x = (uint64_t) (uintptr_t) p ^ (extra * 0x9e3779b97f4a7c15ull);
+    uint64_t x = (uint64_t)(uintptr_t)p ^ (extra * 0x9e3779b97f4a7c15ull);
     x ^= x >> 31;
     x *= 0xbf58476d1ce4e5b9ull;
     x ^= x >> 29;
-    return (uint32_t) x;
+    return (uint32_t)x;
 }
 
 int htp_opbatch_init(struct htp_opbatch * b, const struct htp_session * sess, uint32_t max_ops, uint64_t max_vmem) {
@@ -21,13 +21,13 @@ int htp_opbatch_init(struct htp_opbatch * b, const struct htp_session * sess, ui
     if (max_ops == 0 || max_ops > HTP_OP_MAX_OPS) {
         return HTP_STATUS_HOST_ERR;
     }
-    uint64_t n_tensors = (uint64_t) max_ops * 4 + HTP_OP_MAX_INPUTS + HTP_OP_MAX_OUTPUTS;
+    uint64_t n_tensors = (uint64_t)max_ops * 4 + HTP_OP_MAX_INPUTS + HTP_OP_MAX_OUTPUTS;
     if (n_tensors > HTP_OP_MAX_TENSORS) {
         n_tensors = HTP_OP_MAX_TENSORS;
     }
     b->sess        = sess;
     b->max_bufs    = HTP_OP_MAX_BUFS;
-    b->max_tensors = (uint32_t) n_tensors;
+    b->max_tensors = (uint32_t)n_tensors;
     b->max_ops     = max_ops;
     b->max_vmem    = max_vmem;
 
@@ -75,8 +75,8 @@ void htp_opbatch_reset(struct htp_opbatch * b) {
     b->n_keys    = 0;
     if (++b->gen == 0) {
         // Generation counter wrapped: clear the tables for real, once in 2^32 batches.
-        memset(b->key_gen, 0, (size_t) (b->hash_mask + 1) * sizeof *b->key_gen);
-        memset(b->data_gen, 0, (size_t) (b->hash_mask + 1) * sizeof *b->data_gen);
+        memset(b->key_gen, 0, (size_t)(b->hash_mask + 1) * sizeof *b->key_gen);
+        memset(b->data_gen, 0, (size_t)(b->hash_mask + 1) * sizeof *b->data_gen);
         b->gen = 1;
     }
 }
@@ -84,7 +84,7 @@ void htp_opbatch_reset(struct htp_opbatch * b) {
 static int find_buffer(const struct htp_opbatch * b, int fd) {
     for (uint32_t i = 0; i < b->n_bufs; i++) {
         if (b->bufs[i].fd == fd) {
-            return (int) i;
+            return (int)i;
         }
     }
     return -1;
@@ -103,13 +103,13 @@ static int add_buffer(struct htp_opbatch * b, struct htp_buffer * buf) {
     if (bi >= 0) {
         return bi;
     }
-    bi                    = (int) b->n_bufs++;
-    b->bufs[bi].base      = (uint64_t) (uintptr_t) htp_buffer_base(buf);
-    b->bufs[bi].size      = htp_buffer_size(buf);
-    b->bufs[bi].fd        = fd;
-    b->bufs[bi].flags     = htp_buffer_desc_flags(buf, b->sess);
-    b->buf_ptrs[bi]       = buf;
-    b->vmem              += vmem_cost(b, buf);
+    bi                = (int)b->n_bufs++;
+    b->bufs[bi].base  = (uint64_t)(uintptr_t)htp_buffer_base(buf);
+    b->bufs[bi].size  = htp_buffer_size(buf);
+    b->bufs[bi].fd    = fd;
+    b->bufs[bi].flags = htp_buffer_desc_flags(buf, b->sess);
+    b->buf_ptrs[bi]   = buf;
+    b->vmem += vmem_cost(b, buf);
     return bi;
 }
 
@@ -157,7 +157,7 @@ static int find_tensor(const struct htp_opbatch * b, const struct htp_op_tensor 
     for (uint32_t ti = b->data_head[h]; ti != HTP_NO_TENSOR; ti = b->data_next[ti]) {
         const struct htp_tensor * d = &b->tensors[ti];
         if (d->bi == bi && d->data == t->offset && same_shape(d, t)) {
-            return (int) ti;
+            return (int)ti;
         }
     }
     return -1;
@@ -166,7 +166,7 @@ static int find_tensor(const struct htp_opbatch * b, const struct htp_op_tensor 
 static uint16_t add_tensor(struct htp_opbatch * b, const struct htp_op_tensor * t) {
     int ti = find_tensor(b, t);
     if (ti < 0) {
-        ti                    = (int) b->n_tensors++;
+        ti                    = (int)b->n_tensors++;
         struct htp_tensor * d = &b->tensors[ti];
         memset(d, 0, sizeof *d);
         d->data  = t->offset;
@@ -177,7 +177,7 @@ static uint16_t add_tensor(struct htp_opbatch * b, const struct htp_op_tensor * 
             d->ne[i] = t->ne[i];
             d->nb[i] = t->nb[i];
         }
-        d->bi = (uint16_t) add_buffer(b, t->buf);
+        d->bi = (uint16_t)add_buffer(b, t->buf);
 
         uint32_t h = data_slot(b, t);
         if (b->data_gen[h] != b->gen) {
@@ -185,7 +185,7 @@ static uint16_t add_tensor(struct htp_opbatch * b, const struct htp_op_tensor * 
             b->data_head[h] = HTP_NO_TENSOR;
         }
         b->data_next[ti] = b->data_head[h];
-        b->data_head[h]  = (uint16_t) ti;
+        b->data_head[h]  = (uint16_t)ti;
     }
     if (t->key && b->n_keys < (b->hash_mask + 1) / 4 * 3) {
         // Remember the key too (also when found by data), so the next lookup is
@@ -195,10 +195,10 @@ static uint16_t add_tensor(struct htp_opbatch * b, const struct htp_op_tensor * 
             b->n_keys++;
             b->key_gen[h] = b->gen;
             b->key_ptr[h] = t->key;
-            b->key_ti[h]  = (uint16_t) ti;
+            b->key_ti[h]  = (uint16_t)ti;
         }
     }
-    return (uint16_t) ti;
+    return (uint16_t)ti;
 }
 
 bool htp_opbatch_fits(const struct htp_opbatch * b, const struct htp_opnode * op) {
@@ -284,7 +284,7 @@ void htp_opbatch_sort_buffers(struct htp_opbatch * b) {
     // greater moves ahead), order[new] = old.
     uint8_t order[HTP_OP_MAX_BUFS];
     for (uint32_t i = 0; i < b->n_bufs; i++) {
-        order[i] = (uint8_t) i;
+        order[i] = (uint8_t)i;
     }
     bool moved = false;
     for (uint32_t i = 1; i < b->n_bufs; i++) {
@@ -306,7 +306,7 @@ void htp_opbatch_sort_buffers(struct htp_opbatch * b) {
     for (uint32_t i = 0; i < b->n_bufs; i++) {
         bufs[i]         = b->bufs[order[i]];
         ptrs[i]         = b->buf_ptrs[order[i]];
-        remap[order[i]] = (uint16_t) i;
+        remap[order[i]] = (uint16_t)i;
     }
     memcpy(b->bufs, bufs, sizeof(bufs[0]) * b->n_bufs);
     memcpy(b->buf_ptrs, ptrs, sizeof(ptrs[0]) * b->n_bufs);

@@ -30,7 +30,7 @@ struct htp_op_tensor {
     uint32_t            flags;   // HTP_TENSOR_*
     int64_t             ne[HTP_OP_MAX_DIMS];
     int64_t             nb[HTP_OP_MAX_DIMS];
-    uint64_t            size;    // bytes spanned
+    uint64_t            size;  // bytes spanned
 };
 
 // One op, host side (the reference's htp_opnode). Unused src / dst entries are NULL.
@@ -48,7 +48,7 @@ struct htp_opbatch {
 
     uint32_t n_bufs, n_tensors, n_ops;
     uint32_t max_bufs, max_tensors, max_ops;
-    uint64_t vmem;      // sum of non-extended, non-pinned buffer sizes
+    uint64_t vmem;  // sum of non-extended, non-pinned buffer sizes
     uint64_t max_vmem;
 
     struct htp_buf_desc  bufs[HTP_OP_MAX_BUFS];
@@ -58,15 +58,15 @@ struct htp_opbatch {
 
     // Dedup tables: open addressing, entries valid only when their generation
     // equals gen, so reset is O(1).
-    uint32_t   gen;
-    uint32_t   hash_mask;
-    uint32_t   n_keys;      // keys in the key table; kept under 3/4 of it
-    uint32_t * key_gen;     // [hash_mask + 1]
-    const void ** key_ptr;  // [hash_mask + 1]
-    uint16_t * key_ti;      // [hash_mask + 1]
-    uint32_t * data_gen;    // [hash_mask + 1] heads of chains by (buffer, offset)
-    uint16_t * data_head;   // [hash_mask + 1]
-    uint16_t * data_next;   // [max_tensors]   next tensor with the same (buffer, offset) hash
+    uint32_t      gen;
+    uint32_t      hash_mask;
+    uint32_t      n_keys;     // keys in the key table; kept under 3/4 of it
+    uint32_t *    key_gen;    // [hash_mask + 1]
+    const void ** key_ptr;    // [hash_mask + 1]
+    uint16_t *    key_ti;     // [hash_mask + 1]
+    uint32_t *    data_gen;   // [hash_mask + 1] heads of chains by (buffer, offset)
+    uint16_t *    data_head;  // [hash_mask + 1]
+    uint16_t *    data_next;  // [max_tensors]   next tensor with the same (buffer, offset) hash
 };
 
 // Tables for up to max_ops ops (<= HTP_OP_MAX_OPS) in a batch of session

@@ -42,7 +42,7 @@ int htp_opqueue_init(struct htp_opqueue * q, void * req_ring, void * rsp_ring, v
 
 static int publish(struct htp_opqueue * q, const struct htp_opqueue_counts * c) {
     uint64_t               seq  = q->req_seq + 1;
-    uint32_t               slot = (uint32_t) ((seq - 1) & (q->depth - 1));
+    uint32_t               slot = (uint32_t)((seq - 1) & (q->depth - 1));
     struct htp_opbatch_req req  = {
          .seq       = seq,
          .slot      = slot,
@@ -70,18 +70,18 @@ int htp_opqueue_push(struct htp_opqueue * q, const struct htp_buf_desc * bufs, u
     struct htp_slot_layout l = htp_slot_layout(n_bufs, n_tensors, n_ops, q->n_threads, q->n_traces);
     if (l.end > q->slot_size) {
         HTP_LOG_ERROR("ggml-htp: batch of %u bufs %u tensors %u ops needs %llu bytes, slot has %llu\n", n_bufs,
-                      n_tensors, n_ops, (unsigned long long) l.end, (unsigned long long) q->slot_size);
+                      n_tensors, n_ops, (unsigned long long)l.end, (unsigned long long)q->slot_size);
         return HTP_STATUS_HOST_ERR;
     }
-    uint32_t  slot = (uint32_t) (q->req_seq & (q->depth - 1));  // slot of seq req_seq + 1
-    uint8_t * m    = q->slots + (uint64_t) slot * q->slot_size;
+    uint32_t  slot = (uint32_t)(q->req_seq & (q->depth - 1));  // slot of seq req_seq + 1
+    uint8_t * m    = q->slots + (uint64_t)slot * q->slot_size;
     memcpy(m + l.bufs, bufs, sizeof *bufs * n_bufs);
     memcpy(m + l.tensors, tensors, sizeof *tensors * n_tensors);
     memcpy(m + l.ops, ops, sizeof *ops * n_ops);
     // Profile and trace areas start zeroed: an op the NPU did not run reads as status 0, 0 us.
     memset(m + l.prof, 0, l.end - l.prof);
 
-    struct htp_opqueue_counts c = { n_bufs, n_tensors, n_ops, q->n_traces };
+    struct htp_opqueue_counts c = {n_bufs, n_tensors, n_ops, q->n_traces};
     return publish(q, &c);
 }
 
@@ -93,8 +93,8 @@ int htp_opqueue_push_raw(struct htp_opqueue * q, const void * bytes, uint64_t n,
     if (n > q->slot_size) {
         return HTP_STATUS_HOST_ERR;
     }
-    uint32_t  slot = (uint32_t) (q->req_seq & (q->depth - 1));
-    uint8_t * m    = q->slots + (uint64_t) slot * q->slot_size;
+    uint32_t  slot = (uint32_t)(q->req_seq & (q->depth - 1));
+    uint8_t * m    = q->slots + (uint64_t)slot * q->slot_size;
     memcpy(m, bytes, n);
     memset(m + n, 0, q->slot_size - n);
     return publish(q, counts);
@@ -114,23 +114,23 @@ int htp_opqueue_pop(struct htp_opqueue * q, struct htp_opbatch_rsp * rsp, struct
         return HTP_STATUS_PROTOCOL;
     }
     if (q->rsp_seq == q->req_seq || rsp->seq != q->rsp_seq + 1) {
-        HTP_LOG_ERROR("ggml-htp: response for batch %llu, expected %llu\n", (unsigned long long) rsp->seq,
-                      (unsigned long long) (q->rsp_seq + 1));
+        HTP_LOG_ERROR("ggml-htp: response for batch %llu, expected %llu\n", (unsigned long long)rsp->seq,
+                      (unsigned long long)(q->rsp_seq + 1));
         return HTP_STATUS_PROTOCOL;
     }
     q->rsp_seq++;
-    uint32_t                        slot = (uint32_t) ((rsp->seq - 1) & (q->depth - 1));
+    uint32_t                        slot = (uint32_t)((rsp->seq - 1) & (q->depth - 1));
     const struct htp_opqueue_counts c    = q->pushed[slot];
     struct htp_slot_layout          l    = htp_slot_layout(c.n_bufs, c.n_tensors, c.n_ops, q->n_threads, c.n_traces);
     memset(prof, 0, sizeof *prof);
     if (l.end <= q->slot_size) {  // else a raw push with counts larger than the slot
-        const uint8_t * m = q->slots + (uint64_t) slot * q->slot_size;
+        const uint8_t * m = q->slots + (uint64_t)slot * q->slot_size;
         if (c.n_ops > 0) {
-            prof->prof   = (const struct htp_prof_desc *) (m + l.prof);
+            prof->prof   = (const struct htp_prof_desc *)(m + l.prof);
             prof->n_prof = c.n_ops;
         }
         if (c.n_traces > 0) {
-            prof->trace     = (const struct htp_trace_desc *) (m + l.trace);
+            prof->trace     = (const struct htp_trace_desc *)(m + l.trace);
             prof->n_threads = q->n_threads;
             prof->n_traces  = c.n_traces;
         }

@@ -24,24 +24,24 @@ enum {
     HTP_OPQUEUE_EMPTY = -2,  // pop: no answer yet
 };
 
-#define HTP_OPQUEUE_REQ_SIZE ((uint32_t) sizeof(struct htp_opbatch_req))
-#define HTP_OPQUEUE_RSP_SIZE ((uint32_t) sizeof(struct htp_opbatch_rsp))
+#define HTP_OPQUEUE_REQ_SIZE ((uint32_t)sizeof(struct htp_opbatch_req))
+#define HTP_OPQUEUE_RSP_SIZE ((uint32_t)sizeof(struct htp_opbatch_rsp))
 
 struct htp_opqueue_counts {
     uint32_t n_bufs, n_tensors, n_ops, n_traces;
 };
 
 struct htp_opqueue {
-    struct htp_ring * req;        // host -> NPU
-    struct htp_ring * rsp;        // NPU -> host
-    uint8_t *         slots;      // slot 0
-    uint64_t          slot_size;  // bytes per slot
-    uint32_t          depth;      // power of two
-    uint32_t          n_threads;  // trace area per slot: n_threads * n_traces events
-    uint32_t          n_traces;
-    int               poll;       // spin on the response ring instead of sleeping
-    uint64_t          req_seq;    // last batch pushed
-    uint64_t          rsp_seq;    // last batch answered
+    struct htp_ring *         req;        // host -> NPU
+    struct htp_ring *         rsp;        // NPU -> host
+    uint8_t *                 slots;      // slot 0
+    uint64_t                  slot_size;  // bytes per slot
+    uint32_t                  depth;      // power of two
+    uint32_t                  n_threads;  // trace area per slot: n_threads * n_traces events
+    uint32_t                  n_traces;
+    int                       poll;                         // spin on the response ring instead of sleeping
+    uint64_t                  req_seq;                      // last batch pushed
+    uint64_t                  rsp_seq;                      // last batch answered
     struct htp_opqueue_counts pushed[HTP_QUEUE_MAX_DEPTH];  // per slot: what the batch in it holds
 };
 
@@ -54,7 +54,7 @@ int htp_opqueue_init(struct htp_opqueue * q, void * req_ring, void * rsp_ring, v
                      uint32_t depth, uint32_t n_threads, uint32_t n_traces, int poll);
 
 static inline uint32_t htp_opqueue_in_flight(const struct htp_opqueue * q) {
-    return (uint32_t) (q->req_seq - q->rsp_seq);
+    return (uint32_t)(q->req_seq - q->rsp_seq);
 }
 
 // Copy a batch's tables into the next slot and publish its request. Returns
@@ -77,7 +77,7 @@ int htp_opqueue_wait(struct htp_opqueue * q, int64_t timeout_us);
 // (valid until the next push). Counted from what we pushed, not from the
 // NPU's echo; NULL / 0 when there are none.
 struct htp_opqueue_prof {
-    const struct htp_prof_desc *  prof;   // [n_prof]
+    const struct htp_prof_desc *  prof;  // [n_prof]
     uint32_t                      n_prof;
     const struct htp_trace_desc * trace;  // [n_threads][n_traces]: thread t's events at t * n_traces
     uint32_t                      n_threads, n_traces;

@@ -13,18 +13,18 @@
 
 // Non-negative decimal at s; *end past it. False if s does not start with a digit.
 static bool parse_layer(const char * s, const char ** end, int * layer) {
-    if (!isdigit((unsigned char) s[0])) {
+    if (!isdigit((unsigned char)s[0])) {
         return false;
     }
     long v = 0;
-    while (isdigit((unsigned char) *s)) {
+    while (isdigit((unsigned char)*s)) {
         v = v * 10 + (*s++ - '0');
         if (v > INT32_MAX) {
             return false;
         }
     }
     *end   = s;
-    *layer = (int) v;
+    *layer = (int)v;
     return true;
 }
 
@@ -80,12 +80,12 @@ int htp_planner_plan(const struct htp_plan_tensor * tensors, int n, size_t align
     if (n < 0 || (n > 0 && !tensors) || alignment == 0 || (alignment & (alignment - 1))) {
         return -1;
     }
-    const size_t limit   = max_size ? max_size : SIZE_MAX;
-    int *        unit_of = NULL;  // [n_units] buffer index in creation order
-    size_t *     fill    = NULL;  // [n_units] bytes of each buffer in creation order
-    struct buf_tmp * tmp = NULL;
-    int *        rank    = NULL;
-    plan->units          = calloc(n ? (size_t) n : 1, sizeof *plan->units);
+    const size_t     limit   = max_size ? max_size : SIZE_MAX;
+    int *            unit_of = NULL;  // [n_units] buffer index in creation order
+    size_t *         fill    = NULL;  // [n_units] bytes of each buffer in creation order
+    struct buf_tmp * tmp     = NULL;
+    int *            rank    = NULL;
+    plan->units              = calloc(n ? (size_t)n : 1, sizeof *plan->units);
     if (!plan->units) {
         goto fail;
     }
@@ -96,8 +96,8 @@ int htp_planner_plan(const struct htp_plan_tensor * tensors, int n, size_t align
             i++;
             continue;
         }
-        struct htp_plan_unit u = { pad(tensors[i].size, alignment), i, i + 1, -1, -1 };
-        bool has_layer         = htp_planner_layer(tensors[i].name, &u.kind, &u.layer);
+        struct htp_plan_unit u         = {pad(tensors[i].size, alignment), i, i + 1, -1, -1};
+        bool                 has_layer = htp_planner_layer(tensors[i].name, &u.kind, &u.layer);
         while (has_layer && u.last < n) {
             const struct htp_plan_tensor * t = &tensors[u.last];
             if (t->skip) {
@@ -120,14 +120,14 @@ int htp_planner_plan(const struct htp_plan_tensor * tensors, int n, size_t align
     }
 
     // 2. First-fit: each unit into the first buffer with room, in unit order.
-    unit_of = malloc((plan->n_units ? (size_t) plan->n_units : 1) * sizeof *unit_of);
-    fill    = calloc(plan->n_units ? (size_t) plan->n_units : 1, sizeof *fill);
+    unit_of = malloc((plan->n_units ? (size_t)plan->n_units : 1) * sizeof *unit_of);
+    fill    = calloc(plan->n_units ? (size_t)plan->n_units : 1, sizeof *fill);
     if (!unit_of || !fill) {
         goto fail;
     }
     int n_made = 0;
     for (int u = 0; u < plan->n_units; u++) {
-        size_t sz = plan->units[u].size;
+        size_t sz  = plan->units[u].size;
         unit_of[u] = -1;
         if (sz == 0) {
             continue;  // placed in the largest buffer below
@@ -151,17 +151,17 @@ int htp_planner_plan(const struct htp_plan_tensor * tensors, int n, size_t align
     }
 
     // 3. Largest first (stable), then the per-buffer unit lists.
-    tmp  = malloc((size_t) n_made * sizeof *tmp);
-    rank = malloc((size_t) n_made * sizeof *rank);
-    plan->bufs  = calloc((size_t) n_made, sizeof *plan->bufs);
-    plan->order = malloc((size_t) plan->n_units * sizeof *plan->order);
+    tmp         = malloc((size_t)n_made * sizeof *tmp);
+    rank        = malloc((size_t)n_made * sizeof *rank);
+    plan->bufs  = calloc((size_t)n_made, sizeof *plan->bufs);
+    plan->order = malloc((size_t)plan->n_units * sizeof *plan->order);
     if (!tmp || !rank || !plan->bufs || !plan->order) {
         goto fail;
     }
     for (int b = 0; b < n_made; b++) {
-        tmp[b] = (struct buf_tmp){ fill[b], b };
+        tmp[b] = (struct buf_tmp){fill[b], b};
     }
-    qsort(tmp, (size_t) n_made, sizeof *tmp, buf_cmp);
+    qsort(tmp, (size_t)n_made, sizeof *tmp, buf_cmp);
     for (int r = 0; r < n_made; r++) {
         rank[tmp[r].index] = r;
     }
@@ -212,12 +212,12 @@ ggml_backend_buffer_t htp_planner_alloc_ctx_tensors(struct ggml_context * ctx, g
     for (struct ggml_tensor * t = ggml_get_first_tensor(ctx); t; t = ggml_get_next_tensor(ctx, t)) {
         n++;
     }
-    struct ggml_tensor **    all     = malloc((n ? (size_t) n : 1) * sizeof *all);
-    struct ggml_tensor **    placed  = malloc((n ? (size_t) n : 1) * sizeof *placed);
-    struct htp_plan_tensor * items   = malloc((n ? (size_t) n : 1) * sizeof *items);
-    ggml_backend_buffer_t *  buffers = NULL;
-    ggml_backend_buffer_t    result  = NULL;
-    struct htp_plan          plan    = { 0 };
+    struct ggml_tensor **    all      = malloc((n ? (size_t)n : 1) * sizeof *all);
+    struct ggml_tensor **    placed   = malloc((n ? (size_t)n : 1) * sizeof *placed);
+    struct htp_plan_tensor * items    = malloc((n ? (size_t)n : 1) * sizeof *items);
+    ggml_backend_buffer_t *  buffers  = NULL;
+    ggml_backend_buffer_t    result   = NULL;
+    struct htp_plan          plan     = {0};
     int                      n_placed = 0, n_buffers = 0;
     if (!all || !placed || !items) {
         goto done;
@@ -225,16 +225,15 @@ ggml_backend_buffer_t htp_planner_alloc_ctx_tensors(struct ggml_context * ctx, g
     int i = 0;
     for (struct ggml_tensor * t = ggml_get_first_tensor(ctx); t; t = ggml_get_next_tensor(ctx, t), i++) {
         all[i]   = t;
-        items[i] = (struct htp_plan_tensor){ t->name, 0, t->data != NULL || t->view_src != NULL };
+        items[i] = (struct htp_plan_tensor){t->name, 0, t->data != NULL || t->view_src != NULL};
         if (!items[i].skip) {
             items[i].size = ggml_backend_buft_get_alloc_size(buft, t);
         }
     }
-    if (htp_planner_plan(items, n, ggml_backend_buft_get_alignment(buft), max_size, &plan) != 0 ||
-        plan.n_bufs == 0) {
+    if (htp_planner_plan(items, n, ggml_backend_buft_get_alignment(buft), max_size, &plan) != 0 || plan.n_bufs == 0) {
         goto done;
     }
-    buffers = calloc((size_t) plan.n_bufs, sizeof *buffers);
+    buffers = calloc((size_t)plan.n_bufs, sizeof *buffers);
     if (!buffers) {
         goto done;
     }
@@ -271,12 +270,12 @@ ggml_backend_buffer_t htp_planner_alloc_ctx_tensors(struct ggml_context * ctx, g
             placed[n_placed++] = all[j];
         }
     }
-    result = plan.n_bufs == 1 ? buffers[0] : ggml_backend_multi_buffer_alloc_buffer(buffers, (size_t) plan.n_bufs);
+    result = plan.n_bufs == 1 ? buffers[0] : ggml_backend_multi_buffer_alloc_buffer(buffers, (size_t)plan.n_bufs);
     if (!result) {
         goto fail;
     }
-    HTP_VERBOSE("ggml-htp: %s: planned %d tensors in %d unit(s) into %d buffer(s)\n", ggml_backend_buft_name(buft),
-                n, plan.n_units, plan.n_bufs);
+    HTP_VERBOSE("ggml-htp: %s: planned %d tensors in %d unit(s) into %d buffer(s)\n", ggml_backend_buft_name(buft), n,
+                plan.n_units, plan.n_bufs);
     goto done;
 fail:
     unplace(placed, n_placed);

@@ -36,11 +36,11 @@ static pthread_mutex_t           extras_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct htp_repack_extra * extras_head;
 
 static const struct htp_tile_format * format_of(const struct ggml_tensor * t) {
-    return htp_tile_format((uint32_t) t->type);
+    return htp_tile_format((uint32_t)t->type);
 }
 
 bool htp_repack_type_tiled(enum ggml_type type) {
-    return htp_tile_format((uint32_t) type) != NULL;
+    return htp_tile_format((uint32_t)type) != NULL;
 }
 
 bool htp_repack_tensor_tileable(const struct ggml_tensor * t) {
@@ -51,7 +51,7 @@ size_t htp_repack_tiled_size(const struct ggml_tensor * t) {
     if (!htp_repack_tensor_tileable(t)) {
         return 0;
     }
-    return (size_t) htp_tiled_nbytes(format_of(t), t->ne);
+    return (size_t)htp_tiled_nbytes(format_of(t), t->ne);
 }
 
 void htp_repack_tiled_strides(const struct ggml_tensor * t, int64_t nb[4]) {
@@ -66,17 +66,17 @@ int htp_repack_pack(const struct ggml_tensor * t, const void * raw, void * dst) 
     int64_t                        nb[4];
     htp_tiled_strides(f, t->ne, nb);
     const int64_t   nblk = t->ne[0] / f->blck_size;
-    const size_t    rb   = (size_t) nblk * f->blck_bytes;  // bytes per raw row
+    const size_t    rb   = (size_t)nblk * f->blck_bytes;  // bytes per raw row
     const size_t    gb   = htp_tiled_group_bytes(f, t->ne[0]);
     const uint8_t * src  = raw;
     for (int64_t i3 = 0; i3 < t->ne[3]; i3++) {
         for (int64_t i2 = 0; i2 < t->ne[2]; i2++) {
-            const uint8_t * slice = src + (size_t) (i3 * t->ne[2] + i2) * t->ne[1] * rb;
-            uint8_t *       out   = (uint8_t *) dst + i3 * nb[3] + i2 * nb[2];
+            const uint8_t * slice = src + (size_t)(i3 * t->ne[2] + i2) * t->ne[1] * rb;
+            uint8_t *       out   = (uint8_t *)dst + i3 * nb[3] + i2 * nb[2];
             for (int64_t r0 = 0; r0 < t->ne[1]; r0 += HTP_TILE_ROWS) {
-                const int nrows = (int) (t->ne[1] - r0 < HTP_TILE_ROWS ? t->ne[1] - r0 : HTP_TILE_ROWS);
-                htp_tiled_pack_group(f, slice + (size_t) r0 * rb, rb, nrows, nblk,
-                                     out + (size_t) (r0 / HTP_TILE_ROWS) * gb);
+                const int nrows = (int)(t->ne[1] - r0 < HTP_TILE_ROWS ? t->ne[1] - r0 : HTP_TILE_ROWS);
+                htp_tiled_pack_group(f, slice + (size_t)r0 * rb, rb, nrows, nblk,
+                                     out + (size_t)(r0 / HTP_TILE_ROWS) * gb);
             }
         }
     }
@@ -92,20 +92,19 @@ int htp_repack_unpack(const struct ggml_tensor * t, const void * src, void * out
     htp_tiled_strides(f, t->ne, nb);
     const int64_t nblk = t->ne[0] / f->blck_size;
     const size_t  bb   = f->blck_bytes;
-    const size_t  rb   = (size_t) nblk * bb;
+    const size_t  rb   = (size_t)nblk * bb;
     const size_t  gb   = htp_tiled_group_bytes(f, t->ne[0]);
     uint8_t       block[512];  // one ggml block (the largest format is well below this)
     uint8_t *     o   = out;
     size_t        pos = offset, end = offset + size;
     while (pos < end) {
         const size_t  row = pos / rb, in_row = pos % rb;
-        const int64_t kb = (int64_t) (in_row / bb), in_blk = (int64_t) (in_row % bb);
-        const int64_t i1 = (int64_t) row % t->ne[1], i2 = (int64_t) (row / t->ne[1]) % t->ne[2],
-                      i3 = (int64_t) (row / t->ne[1] / t->ne[2]);
-        const uint8_t * group =
-            (const uint8_t *) src + i3 * nb[3] + i2 * nb[2] + (size_t) (i1 / HTP_TILE_ROWS) * gb;
-        htp_tiled_unpack_block(f, group, nblk, (int) (i1 % HTP_TILE_ROWS), kb, block);
-        size_t n = bb - (size_t) in_blk;
+        const int64_t kb = (int64_t)(in_row / bb), in_blk = (int64_t)(in_row % bb);
+        const int64_t i1 = (int64_t)row % t->ne[1], i2 = (int64_t)(row / t->ne[1]) % t->ne[2],
+                      i3      = (int64_t)(row / t->ne[1] / t->ne[2]);
+        const uint8_t * group = (const uint8_t *)src + i3 * nb[3] + i2 * nb[2] + (size_t)(i1 / HTP_TILE_ROWS) * gb;
+        htp_tiled_unpack_block(f, group, nblk, (int)(i1 % HTP_TILE_ROWS), kb, block);
+        size_t n = bb - (size_t)in_blk;
         n        = n < end - pos ? n : end - pos;
         memcpy(o, block + in_blk, n);
         o += n;
@@ -183,18 +182,18 @@ bool htp_repack_is_tiled(const struct ggml_tensor * t) {
 static void mark_seen(struct htp_repack_extra * e, size_t a, size_t b) {
     while (a < b && (a & 7)) {
         if (!(e->seen[a >> 3] & (1u << (a & 7)))) {
-            e->seen[a >> 3] |= (uint8_t) (1u << (a & 7));
+            e->seen[a >> 3] |= (uint8_t)(1u << (a & 7));
             e->n_seen++;
         }
         a++;
     }
     for (; a + 8 <= b; a += 8) {
-        e->n_seen += 8 - (size_t) __builtin_popcount(e->seen[a >> 3]);
+        e->n_seen += 8 - (size_t)__builtin_popcount(e->seen[a >> 3]);
         e->seen[a >> 3] = 0xff;
     }
     for (; a < b; a++) {
         if (!(e->seen[a >> 3] & (1u << (a & 7)))) {
-            e->seen[a >> 3] |= (uint8_t) (1u << (a & 7));
+            e->seen[a >> 3] |= (uint8_t)(1u << (a & 7));
             e->n_seen++;
         }
     }
@@ -242,7 +241,7 @@ int htp_repack_set(struct ggml_tensor * t, const void * data, size_t offset, siz
                    size_t stride_tensor, size_t stride_data) {
     struct htp_repack_extra * e = htp_repack_extra_get(t);
     if (!wants_tiled(t, e)) {
-        copy_runs((uint8_t *) t->data + offset, stride_tensor, data, stride_data, size, n_copies);
+        copy_runs((uint8_t *)t->data + offset, stride_tensor, data, stride_data, size, n_copies);
         return 0;
     }
     const size_t nbytes = ggml_nbytes(t);
@@ -292,12 +291,11 @@ int htp_repack_get(const struct ggml_tensor * t, void * data, size_t offset, siz
         return 0;
     }
     if (!e || !e->tiled) {
-        copy_runs(data, stride_data, (const uint8_t *) t->data + offset, stride_tensor, size, n_copies);
+        copy_runs(data, stride_data, (const uint8_t *)t->data + offset, stride_tensor, size, n_copies);
         return 0;
     }
     for (size_t i = 0; i < n_copies; i++) {
-        if (htp_repack_unpack(t, t->data, (uint8_t *) data + i * stride_data, offset + i * stride_tensor, size) !=
-            0) {
+        if (htp_repack_unpack(t, t->data, (uint8_t *)data + i * stride_data, offset + i * stride_tensor, size) != 0) {
             HTP_LOG_ERROR("ggml-htp: get_tensor %s: range out of bounds\n", t->name);
             return -1;
         }
@@ -308,7 +306,7 @@ int htp_repack_get(const struct ggml_tensor * t, void * data, size_t offset, siz
 int htp_repack_memset(struct ggml_tensor * t, uint8_t value, size_t offset, size_t size) {
     struct htp_repack_extra * e = htp_repack_extra_get(t);
     if (!e || (!e->tiled && !e->shadow)) {
-        memset((uint8_t *) t->data + offset, value, size);
+        memset((uint8_t *)t->data + offset, value, size);
         return 0;
     }
     if (e->shadow) {
@@ -338,8 +336,8 @@ bool htp_repack_runtime(struct ggml_tensor * t) {
     }
     const size_t tiled = htp_repack_tiled_size(t);
     const size_t avail = ggml_backend_buffer_get_alloc_size(t->buffer, t);
-    const size_t room  = (size_t) ((uint8_t *) ggml_backend_buffer_get_base(t->buffer) +
-                                  ggml_backend_buffer_get_size(t->buffer) - (uint8_t *) t->data);
+    const size_t room  = (size_t)((uint8_t *)ggml_backend_buffer_get_base(t->buffer) +
+                                 ggml_backend_buffer_get_size(t->buffer) - (uint8_t *)t->data);
     if (tiled == 0 || tiled > avail || tiled > room) {
         return false;
     }

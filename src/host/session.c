@@ -32,7 +32,7 @@
 #include "log.h"
 #include "opqueue.h"
 
-#define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+#define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
 #define HTP_SESSION_WAIT_SLICE_US 20000  // response waits are cut into slices this long to check the NPU
 
@@ -100,8 +100,8 @@ void htp_session_params_default(struct htp_session_params * p, uint32_t phys_idx
     } else {
         snprintf(p->name, sizeof p->name, "HTP%u", phys_idx);
     }
-    p->batch_ops   = HTP_OP_DEFAULT_OPS;
-    p->queue_depth = HTP_QUEUE_DEPTH;
+    p->batch_ops     = HTP_OP_DEFAULT_OPS;
+    p->queue_depth   = HTP_QUEUE_DEPTH;
     p->n_traces      = 0;
     p->n_fences      = 512;
     p->mmap_stacking = env_mmap_stacking();
@@ -132,7 +132,7 @@ static int record_error(struct htp_session * sess, int status, const char * fmt,
 
 static int npu_died(struct htp_session * sess) {
     return record_error(sess, HTP_STATUS_NPU_DEAD, "NPU %u (pid %d) died: %s", sess->params.phys_idx,
-                        (int) htp_npu_pid(sess->npu), htp_npu_death(sess->npu));
+                        (int)htp_npu_pid(sess->npu), htp_npu_death(sess->npu));
 }
 
 // A call after the first error: fail with it, saying so once per call site.
@@ -157,7 +157,7 @@ static int ctl(struct htp_session * sess, struct htp_ctl_req * req, struct htp_c
         npu_died(sess);
         return rc;
     }
-    return rc ? rc : (int) rsp->status;
+    return rc ? rc : (int)rsp->status;
 }
 
 // --- open / close ---
@@ -189,9 +189,9 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
     if (!sess) {
         return HTP_STATUS_HOST_ERR;
     }
-    sess->params                                   = *params;
+    sess->params                                    = *params;
     sess->params.name[sizeof sess->params.name - 1] = 0;
-    sess->fence_seq                                = 0;
+    sess->fence_seq                                 = 0;
 
     rc = htp_npu_get(params->phys_idx, &sess->npu);
     if (rc != 0) {
@@ -199,7 +199,7 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
     }
     const struct htp_hw_info * hw = htp_npu_hw_info(sess->npu);
 
-    struct htp_ctl_req req = { .type = HTP_CTL_SESSION_OPEN };
+    struct htp_ctl_req req = {.type = HTP_CTL_SESSION_OPEN};
     struct htp_ctl_rsp rsp;
     req.u.open.virt_idx  = params->virt_idx;
     req.u.open.n_threads = params->n_threads;
@@ -226,8 +226,8 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
     sess->rsp_off        = ALIGN_UP(htp_opqueue_ring_size(depth, HTP_OPQUEUE_REQ_SIZE), 64);
     sess->slots_off      = ALIGN_UP(sess->rsp_off + htp_opqueue_ring_size(depth, HTP_OPQUEUE_RSP_SIZE), HTP_PAGE_SIZE);
     sess->slot_size      = ALIGN_UP(htp_slot_size(params->batch_ops, sess->n_threads, sess->n_traces), 64);
-    sess->fences_off     = ALIGN_UP(sess->slots_off + (uint64_t) depth * sess->slot_size, HTP_FENCE_SLOT_SIZE);
-    uint64_t total       = sess->fences_off + (uint64_t) params->n_fences * HTP_FENCE_SLOT_SIZE;
+    sess->fences_off     = ALIGN_UP(sess->slots_off + (uint64_t)depth * sess->slot_size, HTP_FENCE_SLOT_SIZE);
+    uint64_t total       = sess->fences_off + (uint64_t)params->n_fences * HTP_FENCE_SLOT_SIZE;
 
     rc = htp_buffer_alloc(sess, total, HTP_BUFFER_PINNED, &sess->pinned);
     if (rc != 0) {
@@ -235,7 +235,7 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
     }
     uint8_t * base = htp_buffer_base(sess->pinned);
     rc = htp_opqueue_init(&sess->queue, base, base + sess->rsp_off, base + sess->slots_off, sess->slot_size, depth,
-                          sess->n_threads, sess->n_traces, (int) params->poll);
+                          sess->n_threads, sess->n_traces, (int)params->poll);
     if (rc != 0) {
         goto fail;
     }
@@ -248,15 +248,15 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
         goto fail;
     }
 
-    req                         = (struct htp_ctl_req){ .type = HTP_CTL_QUEUE_START };
-    req.u.queue.fd              = htp_buffer_fd(sess->pinned);
-    req.u.queue.depth           = depth;
-    req.u.queue.req_ring_off    = 0;
-    req.u.queue.rsp_ring_off    = sess->rsp_off;
-    req.u.queue.slots_off       = sess->slots_off;
-    req.u.queue.slot_size       = sess->slot_size;
-    req.u.queue.poll            = params->poll ? 1 : 0;
-    rc                          = ctl(sess, &req, &rsp);
+    req                      = (struct htp_ctl_req){.type = HTP_CTL_QUEUE_START};
+    req.u.queue.fd           = htp_buffer_fd(sess->pinned);
+    req.u.queue.depth        = depth;
+    req.u.queue.req_ring_off = 0;
+    req.u.queue.rsp_ring_off = sess->rsp_off;
+    req.u.queue.slots_off    = sess->slots_off;
+    req.u.queue.slot_size    = sess->slot_size;
+    req.u.queue.poll         = params->poll ? 1 : 0;
+    rc                       = ctl(sess, &req, &rsp);
     if (rc != 0) {
         HTP_LOG_ERROR("ggml-htp: %s: queue start failed: %s\n", params->name, htp_status_str(rc));
         goto fail;
@@ -264,9 +264,9 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
     sess->queue_started = true;
 
     if (params->profile) {
-        req                  = (struct htp_ctl_req){ .type = HTP_CTL_PROFILER };
-        req.u.profiler.mode  = params->profile;
-        rc                   = ctl(sess, &req, &rsp);
+        req                 = (struct htp_ctl_req){.type = HTP_CTL_PROFILER};
+        req.u.profiler.mode = params->profile;
+        rc                  = ctl(sess, &req, &rsp);
         if (rc != 0) {
             HTP_LOG_ERROR("ggml-htp: %s: profiler mode %u failed: %s\n", params->name, params->profile,
                           htp_status_str(rc));
@@ -291,19 +291,20 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
         if (rc != 0) {
             goto fail;
         }
-        HTP_LOG_INFO("ggml-htp: %s measured max vmem %llu\n", params->name, (unsigned long long) measured);
+        HTP_LOG_INFO("ggml-htp: %s measured max vmem %llu\n", params->name, (unsigned long long)measured);
         sess->max_vmem = measured;
     }
-    rc              = htp_opbatch_init(&sess->batch, sess, params->batch_ops, sess->max_vmem);
+    rc = htp_opbatch_init(&sess->batch, sess, params->batch_ops, sess->max_vmem);
     if (rc != 0) {
         goto fail;
     }
 
-    HTP_VERBOSE("ggml-htp: %s session %u on NPU %u (pid %d): threads %u batch %u depth %u slot %llu pinned %llu "
-                "vmem %llu poll %u profile %u\n",
-                params->name, sess->id, params->phys_idx, (int) htp_npu_pid(sess->npu), sess->n_threads,
-                params->batch_ops, depth, (unsigned long long) sess->slot_size, (unsigned long long) pinned,
-                (unsigned long long) sess->max_vmem, params->poll, params->profile);
+    HTP_VERBOSE(
+        "ggml-htp: %s session %u on NPU %u (pid %d): threads %u batch %u depth %u slot %llu pinned %llu "
+        "vmem %llu poll %u profile %u\n",
+        params->name, sess->id, params->phys_idx, (int)htp_npu_pid(sess->npu), sess->n_threads, params->batch_ops,
+        depth, (unsigned long long)sess->slot_size, (unsigned long long)pinned, (unsigned long long)sess->max_vmem,
+        params->poll, params->profile);
     *out = sess;
     return 0;
 fail:
@@ -324,7 +325,7 @@ void htp_session_close(struct htp_session * sess) {
     struct htp_ctl_req req;
     struct htp_ctl_rsp rsp;
     if (sess->queue_started) {
-        req = (struct htp_ctl_req){ .type = HTP_CTL_QUEUE_STOP };
+        req = (struct htp_ctl_req){.type = HTP_CTL_QUEUE_STOP};
         ctl(sess, &req, &rsp);
         sess->queue_started = false;
     }
@@ -337,7 +338,7 @@ void htp_session_close(struct htp_session * sess) {
     htp_buffer_unref(sess->pinned);
     sess->pinned = NULL;
     if (sess->opened) {
-        req = (struct htp_ctl_req){ .type = HTP_CTL_SESSION_CLOSE };
+        req = (struct htp_ctl_req){.type = HTP_CTL_SESSION_CLOSE};
         ctl(sess, &req, &rsp);
         sess->opened = false;
     }
@@ -399,30 +400,29 @@ uint32_t htp_session_in_flight(const struct htp_session * sess) {
 static void log_profile(const struct htp_session * sess, const struct htp_opbatch_rsp * rsp,
                         const struct htp_prof_desc * prof, uint32_t n) {
     HTP_LOG_DEBUG("ggml-htp: %s profile-batch #%llu: n-ops %u done %u status %s usec %llu cycles %llu\n",
-                  sess->params.name, (unsigned long long) rsp->seq, rsp->n_ops, rsp->n_done,
-                  htp_status_str((int) rsp->status), (unsigned long long) rsp->usecs,
-                  (unsigned long long) rsp->cycles);
+                  sess->params.name, (unsigned long long)rsp->seq, rsp->n_ops, rsp->n_done,
+                  htp_status_str((int)rsp->status), (unsigned long long)rsp->usecs, (unsigned long long)rsp->cycles);
     for (uint32_t i = 0; i < n; i++) {
-        HTP_LOG_DEBUG("ggml-htp: %s profile-op #%u %s: usec %llu cycles %llu threads %u status %s\n",
-                      sess->params.name, i, htp_opqueue_op_name(prof[i].opcode), (unsigned long long) prof[i].usecs,
-                      (unsigned long long) prof[i].cycles, prof[i].n_threads, htp_status_str((int) prof[i].status));
+        HTP_LOG_DEBUG("ggml-htp: %s profile-op #%u %s: usec %llu cycles %llu threads %u status %s\n", sess->params.name,
+                      i, htp_opqueue_op_name(prof[i].opcode), (unsigned long long)prof[i].usecs,
+                      (unsigned long long)prof[i].cycles, prof[i].n_threads, htp_status_str((int)prof[i].status));
     }
 }
 
 static void log_trace(const struct htp_session * sess, const struct htp_opbatch_rsp * rsp,
                       const struct htp_opqueue_prof * p) {
-    static const char * evt[] = { "?", "op-begin", "op-end", "fence" };
+    static const char * evt[] = {"?", "op-begin", "op-end", "fence"};
     // The NPU says how many events each thread wrote; never read past what we reserved.
     uint32_t n = rsp->n_traces < p->n_traces ? rsp->n_traces : p->n_traces;
     for (uint32_t t = 0; t < p->n_threads; t++) {
         for (uint32_t i = 0; i < n; i++) {
-            const struct htp_trace_desc * e = &p->trace[(uint64_t) t * p->n_traces + i];
+            const struct htp_trace_desc * e = &p->trace[(uint64_t)t * p->n_traces + i];
             if (e->event == 0) {
                 break;  // fewer events on this thread (the area starts zeroed)
             }
             HTP_LOG_DEBUG("ggml-htp: %s trace-evt #%llu thread %u: %s op %u at %llu us\n", sess->params.name,
-                          (unsigned long long) rsp->seq, t, e->event < 4 ? evt[e->event] : "?", e->op,
-                          (unsigned long long) e->usecs);
+                          (unsigned long long)rsp->seq, t, e->event < 4 ? evt[e->event] : "?", e->op,
+                          (unsigned long long)e->usecs);
         }
     }
 }
@@ -452,13 +452,12 @@ static int collect_one(struct htp_session * sess, bool record_status) {
                 log_trace(sess, &rsp, &p);
             }
             if (rsp.status != HTP_STATUS_OK && record_status) {
-                record_error(sess, (int) rsp.status, "batch %llu failed at op %u of %u", (unsigned long long) rsp.seq,
+                record_error(sess, (int)rsp.status, "batch %llu failed at op %u of %u", (unsigned long long)rsp.seq,
                              rsp.n_done, rsp.n_ops);
             }
             return 0;
         }
-        if (htp_opqueue_wait(&sess->queue, HTP_SESSION_WAIT_SLICE_US) != 0 &&
-            !htp_npu_alive(sess->npu)) {
+        if (htp_opqueue_wait(&sess->queue, HTP_SESSION_WAIT_SLICE_US) != 0 && !htp_npu_alive(sess->npu)) {
             return npu_died(sess);
         }
     }
@@ -538,7 +537,7 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
                 htp_opbatch_reset(b);
                 return rc == HTP_STATUS_NPU_DEAD ? npu_died(sess)
                                                  : record_error(sess, rc, "mapping buffer fd %d of %zu bytes",
-                                                                b->bufs[i].fd, (size_t) b->bufs[i].size);
+                                                                b->bufs[i].fd, (size_t)b->bufs[i].size);
             }
         }
     }
@@ -547,11 +546,11 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
     if (sess->params.mmap_stacking) {
         // mmap stacking: everything registered and unmapped in the session
         // and its group goes in now, largest first, across sessions.
-        struct htp_session * group[HTP_SESSION_MAX_MEMBERS] = { sess };  // + the group's member sessions
+        struct htp_session * group[HTP_SESSION_MAX_MEMBERS] = {sess};  // + the group's member sessions
         for (uint32_t k = 0; k < sess->n_members; k++) {
             group[k + 1] = sess->members[k];
         }
-        struct htp_buffer_map_failure f  = { 0 };
+        struct htp_buffer_map_failure f  = {0};
         int                           rc = htp_buffer_map_pending(group, 1 + sess->n_members, &f);
         if (rc != 0) {
             htp_opbatch_reset(b);
@@ -569,7 +568,7 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
     // the same key in every session of this process.
     for (uint32_t k = 0; k < sess->n_members; k++) {
         struct htp_session * m = sess->members[k];
-        b->ops[0].params[0]    = (int32_t) (k + 1);
+        b->ops[0].params[0]    = (int32_t)(k + 1);
         int mr                 = m->last_error ? m->last_error : make_room(m);
         if (mr == 0) {
             mr = htp_opqueue_push(&m->queue, b->bufs, b->n_bufs, b->tensors, b->n_tensors, b->ops, b->n_ops);
@@ -595,8 +594,8 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
                               b->n_ops);
         } else if (htp_log_verbose > 1) {
             HTP_LOG_DEBUG("ggml-htp: %s push batch #%llu: n-bufs %u n-tensors %u n-ops %u vmem %llu\n",
-                          sess->params.name, (unsigned long long) sess->queue.req_seq, b->n_bufs, b->n_tensors,
-                          b->n_ops, (unsigned long long) b->vmem);
+                          sess->params.name, (unsigned long long)sess->queue.req_seq, b->n_bufs, b->n_tensors, b->n_ops,
+                          (unsigned long long)b->vmem);
         }
     }
     htp_opbatch_reset(b);
@@ -645,7 +644,7 @@ static int use_operand(struct htp_session * sess, const struct htp_op_tensor * t
 static int add_group_op(struct htp_session * sess) {
     struct htp_op_tensor slots;
     htp_session_fence_tensor(sess, sess->group_slots, sess->n_members + 1, &slots);
-    struct htp_opnode op = { 0 };
+    struct htp_opnode op = {0};
     op.opcode            = HTP_OP_MDEV_GROUP;
     op.src[0]            = &slots;
     return htp_opbatch_add(&sess->batch, &op);
@@ -675,7 +674,7 @@ int htp_session_enqueue(struct htp_session * sess, const struct htp_opnode * op)
         }
         if (!htp_opbatch_fits(b, op)) {
             HTP_LOG_ERROR("ggml-htp: %s: op %s does not fit an empty batch (buffers / tensors / vmem %llu)\n",
-                          sess->params.name, htp_opqueue_op_name(op->opcode), (unsigned long long) b->max_vmem);
+                          sess->params.name, htp_opqueue_op_name(op->opcode), (unsigned long long)b->max_vmem);
             return HTP_STATUS_NO_MEMORY;
         }
     }
@@ -734,13 +733,13 @@ uint32_t htp_session_group_size(const struct htp_session * sess) {
     return sess->n_members + 1;
 }
 
-int htp_session_push_raw(struct htp_session * sess, const void * bytes, uint64_t n, uint32_t n_bufs,
-                         uint32_t n_tensors, uint32_t n_ops, struct htp_opbatch_rsp * rsp) {
+int htp_session_push_raw(struct htp_session * sess, const void * bytes, uint64_t n, uint32_t n_bufs, uint32_t n_tensors,
+                         uint32_t n_ops, struct htp_opbatch_rsp * rsp) {
     int rc = htp_session_flush_sync(sess);
     if (rc) {
         return rc;
     }
-    struct htp_opqueue_counts c = { n_bufs, n_tensors, n_ops, sess->n_traces };
+    struct htp_opqueue_counts c = {n_bufs, n_tensors, n_ops, sess->n_traces};
     rc                          = htp_opqueue_push_raw(&sess->queue, bytes, n, &c);
     if (rc) {
         return rc == HTP_OPQUEUE_BUSY ? HTP_STATUS_HOST_ERR : rc;
@@ -781,7 +780,7 @@ int htp_session_measure_vmem(struct htp_session * sess, uint64_t * bytes) {
     // Sizes include the guard page, so the window's own rounding is measured too.
     while (n < sizeof bufs / sizeof bufs[0]) {
         uint64_t size = n_big < 3 ? big : step;
-        rc            = htp_buffer_alloc(sess, (size_t) (size - HTP_PAGE_SIZE), 0, &bufs[n]);
+        rc            = htp_buffer_alloc(sess, (size_t)(size - HTP_PAGE_SIZE), 0, &bufs[n]);
         if (rc != 0) {
             break;  // the host ran out first: measure what was mapped
         }
@@ -806,7 +805,7 @@ int htp_session_measure_vmem(struct htp_session * sess, uint64_t * bytes) {
     }
     if (total == 0) {
         HTP_LOG_ERROR("ggml-htp: %s: not even %llu MiB of VA window could be mapped\n", sess->params.name,
-                      (unsigned long long) (step / MiB));
+                      (unsigned long long)(step / MiB));
         return HTP_STATUS_NO_MEMORY;
     }
     *bytes = total > step ? total - step : total;
@@ -814,7 +813,7 @@ int htp_session_measure_vmem(struct htp_session * sess, uint64_t * bytes) {
 }
 
 int htp_session_vmem_info(struct htp_session * sess, struct htp_vmem_info * info) {
-    struct htp_ctl_req req = { .type = HTP_CTL_VMEM_INFO };
+    struct htp_ctl_req req = {.type = HTP_CTL_VMEM_INFO};
     struct htp_ctl_rsp rsp;
     int                rc = ctl(sess, &req, &rsp);
     if (rc == 0) {
@@ -838,7 +837,7 @@ void htp_session_fence_tensor(const struct htp_session * sess, const struct htp_
     memset(out, 0, sizeof *out);
     out->key    = NULL;  // dedup by (buffer, offset, shape)
     out->buf    = sess->pinned;
-    out->offset = (uint64_t) ((const uint8_t *) slot - htp_buffer_base(sess->pinned));
+    out->offset = (uint64_t)((const uint8_t *)slot - htp_buffer_base(sess->pinned));
     out->type   = HTP_TYPE_I8;
     out->flags  = HTP_TENSOR_FENCE;
     out->ne[0]  = HTP_FENCE_SLOT_SIZE;
@@ -847,9 +846,9 @@ void htp_session_fence_tensor(const struct htp_session * sess, const struct htp_
     out->ne[3]  = 1;
     out->nb[0]  = 1;
     out->nb[1]  = HTP_FENCE_SLOT_SIZE;
-    out->nb[2]  = (int64_t) HTP_FENCE_SLOT_SIZE * n;
+    out->nb[2]  = (int64_t)HTP_FENCE_SLOT_SIZE * n;
     out->nb[3]  = out->nb[2];
-    out->size   = (uint64_t) HTP_FENCE_SLOT_SIZE * n;
+    out->size   = (uint64_t)HTP_FENCE_SLOT_SIZE * n;
 }
 
 uint32_t htp_session_next_fence_seq(struct htp_session * sess) {
@@ -862,12 +861,12 @@ uint32_t htp_session_next_fence_seq(struct htp_session * sess) {
 static int64_t now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 int htp_session_fence_wait(struct htp_session * sess, const struct htp_fence_slot * slot, uint32_t seq,
                            int64_t timeout_us, uint32_t * status) {
-    _Atomic uint32_t * word  = (_Atomic uint32_t *) &slot->seq;
+    _Atomic uint32_t * word  = (_Atomic uint32_t *)&slot->seq;
     int64_t            start = now_us();
     for (;;) {
         // Acquire (in htp_fence_reached): the status and data the signaller published.
@@ -890,10 +889,10 @@ int htp_session_fence_wait(struct htp_session * sess, const struct htp_fence_slo
         }
         // Sleep on seq (signallers wake all waiters), in slices to check the NPU.
         // Relaxed: only the value to sleep on; the acquire load above decides.
-        uint32_t cur   = atomic_load_explicit(word, memory_order_relaxed);
-        int64_t  slice = timeout_us - waited < HTP_SESSION_WAIT_SLICE_US ? timeout_us - waited
-                                                                         : HTP_SESSION_WAIT_SLICE_US;
-        if ((int32_t) (cur - seq) < 0) {
+        uint32_t cur = atomic_load_explicit(word, memory_order_relaxed);
+        int64_t  slice =
+            timeout_us - waited < HTP_SESSION_WAIT_SLICE_US ? timeout_us - waited : HTP_SESSION_WAIT_SLICE_US;
+        if ((int32_t)(cur - seq) < 0) {
             htp_futex_wait(word, cur, slice);
         }
     }

@@ -30,23 +30,23 @@
 #include "proto/htp-proto.h"
 
 struct htp_session_params {
-    uint32_t phys_idx;    // physical NPU (one htp-npu process per index)
-    uint32_t virt_idx;    // virtual session on it (HTP<p>:<v>)
-    char     name[32];    // "HTP0", "HTP0:1", ...
-    uint32_t n_threads;   // NPU workers for this session (0 = all the NPU has)
-    uint64_t vtcm_size;   // scratch bytes (0 = the NPU's default)
-    uint64_t vmem_size;   // VA window bytes (0 = the NPU's default, GGML_HEXAGON_VMEM)
-    uint32_t batch_ops;   // ops per batch (GGML_HEXAGON_OPBATCH; default HTP_OP_DEFAULT_OPS)
-    uint32_t queue_depth; // batches in flight (GGML_HEXAGON_OPQUEUE; default HTP_QUEUE_DEPTH, power of two)
-    uint32_t poll;        // 1: both sides poll their rings instead of sleeping (GGML_HEXAGON_OPPOLL)
-    uint32_t profile;     // 0 off, 1 basic, 2 pmu, 3 trace (GGML_HEXAGON_PROFILE)
-    uint32_t n_traces;    // trace events per thread per batch when profile == 3 (GGML_HEXAGON_OPTRACE)
-    uint32_t n_fences;    // fence slots in the pinned buffer (default 512)
-    bool     measure_vmem;  // measure the usable VA window at open by mapping until failure (GGML_HEXAGON_VMEM=0)
-    bool     dma64;         // map buffers of weight operands extended, outside the window (GGML_HEXAGON_DMA64)
-    bool     mmap_stacking; // map all pending buffers at flush, largest first (default; GGML_HTP_MMAP_STACKING=0
-                            // maps each batch's buffers in the order the batch met them: the naive order, for
-                            // measurements)
+    uint32_t phys_idx;       // physical NPU (one htp-npu process per index)
+    uint32_t virt_idx;       // virtual session on it (HTP<p>:<v>)
+    char     name[32];       // "HTP0", "HTP0:1", ...
+    uint32_t n_threads;      // NPU workers for this session (0 = all the NPU has)
+    uint64_t vtcm_size;      // scratch bytes (0 = the NPU's default)
+    uint64_t vmem_size;      // VA window bytes (0 = the NPU's default, GGML_HEXAGON_VMEM)
+    uint32_t batch_ops;      // ops per batch (GGML_HEXAGON_OPBATCH; default HTP_OP_DEFAULT_OPS)
+    uint32_t queue_depth;    // batches in flight (GGML_HEXAGON_OPQUEUE; default HTP_QUEUE_DEPTH, power of two)
+    uint32_t poll;           // 1: both sides poll their rings instead of sleeping (GGML_HEXAGON_OPPOLL)
+    uint32_t profile;        // 0 off, 1 basic, 2 pmu, 3 trace (GGML_HEXAGON_PROFILE)
+    uint32_t n_traces;       // trace events per thread per batch when profile == 3 (GGML_HEXAGON_OPTRACE)
+    uint32_t n_fences;       // fence slots in the pinned buffer (default 512)
+    bool     measure_vmem;   // measure the usable VA window at open by mapping until failure (GGML_HEXAGON_VMEM=0)
+    bool     dma64;          // map buffers of weight operands extended, outside the window (GGML_HEXAGON_DMA64)
+    bool     mmap_stacking;  // map all pending buffers at flush, largest first (default; GGML_HTP_MMAP_STACKING=0
+                             // maps each batch's buffers in the order the batch met them: the naive order, for
+                             // measurements)
 };
 
 // Defaults for session phys:virt ("HTP<phys>" or "HTP<phys>:<virt>"); the
@@ -92,8 +92,8 @@ int htp_session_enqueue(struct htp_session * sess, const struct htp_opnode * op)
 
 // Push the current batch if it has at least min_ops ops (0 pushes even an
 // empty batch: round-trip benchmarks). Maps every buffer registered with the
-// session and not mapped yet, largest first (mmap stacking), waits (bounded, checking the NPU) for a free slot when depth
-// batches are in flight. Returns 0 or a status.
+// session and not mapped yet, largest first (mmap stacking), waits (bounded, checking the NPU) for a free slot when
+// depth batches are in flight. Returns 0 or a status.
 int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops);
 
 // Push the current batch if it is not empty (flush_batch(sess, 1)).
@@ -121,8 +121,8 @@ int htp_session_last_profile(const struct htp_session * sess, struct htp_opbatch
 // answer's status is returned in *rsp and NOT recorded as the session's error
 // (the point is to show the NPU refuses the batch and keeps serving); NPU
 // death is recorded as usual. Returns 0 when an answer arrived, or a status.
-int htp_session_push_raw(struct htp_session * sess, const void * bytes, uint64_t n, uint32_t n_bufs,
-                         uint32_t n_tensors, uint32_t n_ops, struct htp_opbatch_rsp * rsp);
+int htp_session_push_raw(struct htp_session * sess, const void * bytes, uint64_t n, uint32_t n_bufs, uint32_t n_tensors,
+                         uint32_t n_ops, struct htp_opbatch_rsp * rsp);
 
 // Slot size of this session's op queue (bytes a raw push may fill).
 uint64_t htp_session_slot_size(const struct htp_session * sess);

@@ -11,7 +11,7 @@
 #include "npu-util.h"
 #include "ops/op-families.h"
 
-int htp_batch_init(struct htp_batch* b) {
+int htp_batch_init(struct htp_batch * b) {
     memset(b, 0, sizeof(*b));
     b->tensors = malloc(sizeof(*b->tensors) * HTP_OP_MAX_TENSORS);
     b->ops     = malloc(sizeof(*b->ops) * HTP_OP_MAX_OPS);
@@ -23,15 +23,15 @@ int htp_batch_init(struct htp_batch* b) {
     return HTP_STATUS_OK;
 }
 
-void htp_batch_free(struct htp_batch* b) {
+void htp_batch_free(struct htp_batch * b) {
     free(b->tensors);
     free(b->ops);
     free(b->views);
     memset(b, 0, sizeof(*b));
 }
 
-int htp_tensor_extent(const struct htp_tensor* t, uint64_t* extent) {
-    const struct htp_type_traits* tt = htp_type_traits(t->type);
+int htp_tensor_extent(const struct htp_tensor * t, uint64_t * extent) {
+    const struct htp_type_traits * tt = htp_type_traits(t->type);
     if (tt == NULL) {
         return HTP_STATUS_INVAL_PARAMS;
     }
@@ -72,24 +72,24 @@ int htp_tensor_extent(const struct htp_tensor* t, uint64_t* extent) {
 }
 
 // Operand view of tensor index idx (HTP_NO_TENSOR -> NULL). Indices were checked.
-static const struct htp_tensor_view* view_of(const struct htp_batch* b, uint16_t idx) {
+static const struct htp_tensor_view * view_of(const struct htp_batch * b, uint16_t idx) {
     return idx == HTP_NO_TENSOR ? NULL : &b->views[idx];
 }
 
 // --- worker dispatch as seen by kernels (ctx->run / ctx->pool) ---
 
 struct run_ctx {
-    struct htp_batch*           b;
-    const struct htp_batch_env* env;
-    uint32_t                    nth;     // workers for this op
-    uint32_t                    op;      // op index (trace events)
-    int                         trace;   // write trace events
-    int                         pooled;  // ctx->run was called
-    htp_job_fn                  job;     // the kernel's job while tracing
-    void*                       arg;
+    struct htp_batch *           b;
+    const struct htp_batch_env * env;
+    uint32_t                     nth;     // workers for this op
+    uint32_t                     op;      // op index (trace events)
+    int                          trace;   // write trace events
+    int                          pooled;  // ctx->run was called
+    htp_job_fn                   job;     // the kernel's job while tracing
+    void *                       arg;
 };
 
-static void trace_event(struct htp_batch* b, uint32_t thread, uint32_t op, uint16_t event) {
+static void trace_event(struct htp_batch * b, uint32_t thread, uint32_t op, uint16_t event) {
     uint32_t k = b->n_trace[thread];
     if (k >= b->req.n_traces) {
         return;  // this thread's share of the trace area is full
@@ -105,8 +105,8 @@ static void trace_event(struct htp_batch* b, uint32_t thread, uint32_t op, uint1
 }
 
 // Worker 0's begin/end are written around the whole op by the batch loop.
-static void traced_job(void* arg, uint32_t ith, uint32_t nth) {
-    struct run_ctx* rc = arg;
+static void traced_job(void * arg, uint32_t ith, uint32_t nth) {
+    struct run_ctx * rc = arg;
     if (ith > 0) {
         trace_event(rc->b, ith, rc->op, HTP_TRACE_EVT_OP_BEGIN);
     }
@@ -116,9 +116,9 @@ static void traced_job(void* arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-static void batch_run(void* p, htp_job_fn job, void* arg) {
-    struct run_ctx* rc = p;
-    rc->pooled         = 1;
+static void batch_run(void * p, htp_job_fn job, void * arg) {
+    struct run_ctx * rc = p;
+    rc->pooled          = 1;
     if (rc->env->pool == NULL) {
         for (uint32_t i = 0; i < rc->nth; i++) {
             job(arg, i, rc->nth);
@@ -134,7 +134,7 @@ static void batch_run(void* p, htp_job_fn job, void* arg) {
     }
 }
 
-static uint32_t op_threads(const struct htp_batch_env* env) {
+static uint32_t op_threads(const struct htp_batch_env * env) {
     uint32_t n = env->n_threads;
     if (env->pool != NULL && n > env->pool->n_threads) {
         n = env->pool->n_threads;
@@ -145,9 +145,9 @@ static uint32_t op_threads(const struct htp_batch_env* env) {
     return n == 0 ? 1 : n;
 }
 
-static void make_ctx(struct htp_batch* b, const struct htp_batch_env* env, uint32_t i, struct run_ctx* rc,
-                     struct htp_op_ctx* ctx) {
-    const struct htp_op_desc* op = &b->ops[i];
+static void make_ctx(struct htp_batch * b, const struct htp_batch_env * env, uint32_t i, struct run_ctx * rc,
+                     struct htp_op_ctx * ctx) {
+    const struct htp_op_desc * op = &b->ops[i];
     memset(ctx, 0, sizeof(*ctx));
     ctx->desc = op;
     for (int k = 0; k < HTP_OP_MAX_INPUTS; k++) {
@@ -165,11 +165,11 @@ static void make_ctx(struct htp_batch* b, const struct htp_batch_env* env, uint3
 
 // --- validation ---
 
-int htp_batch_validate(struct htp_batch* b, const struct htp_batch_env* env, const struct htp_opbatch_req* req) {
-    b->req                          = *req;
-    b->bad_op                       = req->n_ops;
-    b->slot                         = NULL;
-    const struct htp_opbatch_req* r = &b->req;
+int htp_batch_validate(struct htp_batch * b, const struct htp_batch_env * env, const struct htp_opbatch_req * req) {
+    b->req                           = *req;
+    b->bad_op                        = req->n_ops;
+    b->slot                          = NULL;
+    const struct htp_opbatch_req * r = &b->req;
 
     // 1. Counts and slot layout.
     if (r->slot >= env->depth || r->n_bufs > HTP_OP_MAX_BUFS || r->n_tensors > HTP_OP_MAX_TENSORS ||
@@ -198,15 +198,15 @@ int htp_batch_validate(struct htp_batch* b, const struct htp_batch_env* env, con
 
     // 3b. Tensors: inside their buffer, short of its guard page.
     for (uint32_t i = 0; i < r->n_tensors; i++) {
-        const struct htp_tensor* t = &b->tensors[i];
-        uint64_t                 extent, end;
+        const struct htp_tensor * t = &b->tensors[i];
+        uint64_t                  extent, end;
         if (t->bi >= r->n_bufs || htp_tensor_extent(t, &extent) != HTP_STATUS_OK ||
             __builtin_add_overflow(t->data, extent, &end) || end > b->maps[t->bi].size - HTP_PAGE_SIZE ||
             t->data > b->maps[t->bi].size - HTP_PAGE_SIZE) {
             return HTP_STATUS_INVAL_PARAMS;
         }
-        struct htp_tensor_view* v = &b->views[i];
-        v->data                   = b->maps[t->bi].addr + t->data;
+        struct htp_tensor_view * v = &b->views[i];
+        v->data                    = b->maps[t->bi].addr + t->data;
         memcpy(v->ne, t->ne, sizeof(v->ne));
         memcpy(v->nb, t->nb, sizeof(v->nb));
         v->type   = t->type;
@@ -216,10 +216,9 @@ int htp_batch_validate(struct htp_batch* b, const struct htp_batch_env* env, con
 
     // 3c. Ops: known codes, operands in range, then the op's own check.
     for (uint32_t i = 0; i < r->n_ops; i++) {
-        const struct htp_op_desc* op = &b->ops[i];
+        const struct htp_op_desc * op = &b->ops[i];
         // MDEV_GROUP heads a group's batch and nowhere else (control-ops.c).
-        if (op->opcode == HTP_OP_INVALID || op->opcode >= HTP_OP_COUNT ||
-            (op->opcode == HTP_OP_MDEV_GROUP && i != 0)) {
+        if (op->opcode == HTP_OP_INVALID || op->opcode >= HTP_OP_COUNT || (op->opcode == HTP_OP_MDEV_GROUP && i != 0)) {
             b->bad_op = i;
             return HTP_STATUS_INVAL_PARAMS;
         }
@@ -251,14 +250,14 @@ int htp_batch_validate(struct htp_batch* b, const struct htp_batch_env* env, con
 
 // --- execution ---
 
-int htp_batch_execute(struct htp_batch* b, const struct htp_batch_env* env, struct htp_opbatch_rsp* rsp) {
-    uint64_t                      t0     = htp_npu_now_us();
-    uint64_t                      c0     = htp_npu_cycles();
-    const struct htp_opbatch_req* r      = &b->req;
-    uint32_t                      nth    = op_threads(env);
-    int                           trace  = env->prof_mode == 3 && r->n_traces > 0;
-    int                           status = HTP_STATUS_OK;
-    uint32_t                      done   = 0;
+int htp_batch_execute(struct htp_batch * b, const struct htp_batch_env * env, struct htp_opbatch_rsp * rsp) {
+    uint64_t                       t0     = htp_npu_now_us();
+    uint64_t                       c0     = htp_npu_cycles();
+    const struct htp_opbatch_req * r      = &b->req;
+    uint32_t                       nth    = op_threads(env);
+    int                            trace  = env->prof_mode == 3 && r->n_traces > 0;
+    int                            status = HTP_STATUS_OK;
+    uint32_t                       done   = 0;
 
     b->t_start = t0;
     memset(b->n_trace, 0, sizeof(b->n_trace));
@@ -275,9 +274,9 @@ int htp_batch_execute(struct htp_batch* b, const struct htp_batch_env* env, stru
         if (trace) {
             trace_event(b, 0, done, HTP_TRACE_EVT_OP_BEGIN);
         }
-        uint64_t             ot = htp_npu_now_us();
-        uint64_t             oc = htp_npu_cycles();
-        int                  st;
+        uint64_t ot = htp_npu_now_us();
+        uint64_t oc = htp_npu_cycles();
+        int      st;
         if (!grouped) {
             st = htp_ops_run(&ctx);
         } else if (done == 0) {
@@ -337,8 +336,8 @@ int htp_batch_execute(struct htp_batch* b, const struct htp_batch_env* env, stru
     return status;
 }
 
-int htp_batch_process(struct htp_batch* b, const struct htp_batch_env* env, const struct htp_opbatch_req* req,
-                      struct htp_opbatch_rsp* rsp) {
+int htp_batch_process(struct htp_batch * b, const struct htp_batch_env * env, const struct htp_opbatch_req * req,
+                      struct htp_opbatch_rsp * rsp) {
     uint64_t t0 = htp_npu_now_us();
     uint64_t c0 = htp_npu_cycles();
     int      st = htp_batch_validate(b, env, req);

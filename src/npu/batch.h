@@ -29,66 +29,66 @@
 
 // A mapped buffer as the session's map table knows it.
 struct htp_map_entry {
-    int32_t  fd;     // host fd number (the key)
-    uint32_t flags;  // HTP_BUF_*
-    uint64_t size;   // bytes mapped, guard page included
-    uint8_t* addr;   // NPU address of byte 0
+    int32_t   fd;     // host fd number (the key)
+    uint32_t  flags;  // HTP_BUF_*
+    uint64_t  size;   // bytes mapped, guard page included
+    uint8_t * addr;   // NPU address of byte 0
 };
 
 // Look fd up in the session's map table: HTP_STATUS_OK with *out filled, or
 // anything else when fd is not mapped.
-typedef int (*htp_map_lookup_fn)(void* arg, int32_t fd, struct htp_map_entry* out);
+typedef int (*htp_map_lookup_fn)(void * arg, int32_t fd, struct htp_map_entry * out);
 
 // What a batch runs against: the session's state, read-only here.
 struct htp_batch_env {
     htp_map_lookup_fn lookup;
-    void*             lookup_arg;
-    uint8_t*          slots;      // first op-queue slot (NPU address)
+    void *            lookup_arg;
+    uint8_t *         slots;      // first op-queue slot (NPU address)
     uint32_t          depth;      // slots
     uint64_t          slot_size;  // bytes per slot
     uint32_t          n_threads;  // workers per op; also the slot layout's thread count
-    uint8_t*          vtcm;       // scratch
+    uint8_t *         vtcm;       // scratch
     size_t            vtcm_size;
-    struct htp_pool*  pool;       // NULL: jobs run serially on the caller (tests)
+    struct htp_pool * pool;       // NULL: jobs run serially on the caller (tests)
     uint32_t          prof_mode;  // 0 off, 1 basic, 2 pmu, 3 trace (trace events written)
 };
 
 struct htp_batch {
-    struct htp_opbatch_req  req;  // the request being processed (private copy)
-    uint8_t*                slot;
-    struct htp_slot_layout  layout;
-    struct htp_buf_desc     bufs[HTP_OP_MAX_BUFS];
-    struct htp_map_entry    maps[HTP_OP_MAX_BUFS];
-    struct htp_tensor*      tensors;                    // [HTP_OP_MAX_TENSORS]
-    struct htp_op_desc*     ops;                        // [HTP_OP_MAX_OPS]
-    struct htp_tensor_view* views;                      // [HTP_OP_MAX_TENSORS]
-    uint32_t                n_trace[HTP_MAX_NTHREADS];  // trace events written per thread
-    uint64_t                t_start;                    // batch start (trace timestamps are relative to it)
-    uint32_t                bad_op;                     // validate: index of the op whose check failed (or n_ops)
+    struct htp_opbatch_req   req;  // the request being processed (private copy)
+    uint8_t *                slot;
+    struct htp_slot_layout   layout;
+    struct htp_buf_desc      bufs[HTP_OP_MAX_BUFS];
+    struct htp_map_entry     maps[HTP_OP_MAX_BUFS];
+    struct htp_tensor *      tensors;                    // [HTP_OP_MAX_TENSORS]
+    struct htp_op_desc *     ops;                        // [HTP_OP_MAX_OPS]
+    struct htp_tensor_view * views;                      // [HTP_OP_MAX_TENSORS]
+    uint32_t                 n_trace[HTP_MAX_NTHREADS];  // trace events written per thread
+    uint64_t                 t_start;                    // batch start (trace timestamps are relative to it)
+    uint32_t                 bad_op;                     // validate: index of the op whose check failed (or n_ops)
 };
 
 // Allocate the private tables. HTP_STATUS_OK or HTP_STATUS_NO_MEMORY.
-int  htp_batch_init(struct htp_batch* b);
-void htp_batch_free(struct htp_batch* b);
+int  htp_batch_init(struct htp_batch * b);
+void htp_batch_free(struct htp_batch * b);
 
 // Validate req against env and copy the slot's tables into b. Returns
 // HTP_STATUS_OK, HTP_STATUS_INVAL_PARAMS (a malformed request or descriptor)
 // or whatever an op's check answered (e.g. HTP_STATUS_NO_SUPPORT).
-int htp_batch_validate(struct htp_batch* b, const struct htp_batch_env* env, const struct htp_opbatch_req* req);
+int htp_batch_validate(struct htp_batch * b, const struct htp_batch_env * env, const struct htp_opbatch_req * req);
 
 // Run the ops validated by the last htp_batch_validate, write profile (and
 // trace) descriptors into the slot and fill rsp (usecs/cycles cover this call
 // only). Returns the batch status (that of the first failing op).
-int htp_batch_execute(struct htp_batch* b, const struct htp_batch_env* env, struct htp_opbatch_rsp* rsp);
+int htp_batch_execute(struct htp_batch * b, const struct htp_batch_env * env, struct htp_opbatch_rsp * rsp);
 
 // Validate, then execute if valid. rsp is always filled (n_done = 0 when
 // validation failed; usecs/cycles cover validation too). Returns rsp->status.
-int htp_batch_process(struct htp_batch* b, const struct htp_batch_env* env, const struct htp_opbatch_req* req,
-                      struct htp_opbatch_rsp* rsp);
+int htp_batch_process(struct htp_batch * b, const struct htp_batch_env * env, const struct htp_opbatch_req * req,
+                      struct htp_opbatch_rsp * rsp);
 
 // Byte extent of a tensor (from data to one past its last byte) computed from
 // ne, nb and type: HTP_STATUS_OK with *extent, or HTP_STATUS_INVAL_PARAMS for
 // an unknown type, negative ne/nb, ne[0] not whole blocks, or overflow.
-int htp_tensor_extent(const struct htp_tensor* t, uint64_t* extent);
+int htp_tensor_extent(const struct htp_tensor * t, uint64_t * extent);
 
 #endif  // HTP_BATCH_H

@@ -18,21 +18,21 @@ struct htp_type_traits {
 // Traits of a type code, or NULL for a code this NPU does not know.
 static inline const struct htp_type_traits * htp_type_traits(uint32_t type) {
     static const struct htp_type_traits traits[HTP_TYPE_COUNT] = {
-        [HTP_TYPE_F32]    = { "f32", 1, 4 },
-        [HTP_TYPE_F16]    = { "f16", 1, 2 },
-        [HTP_TYPE_Q4_0]   = { "q4_0", 32, 2 + 16 },
-        [HTP_TYPE_Q4_1]   = { "q4_1", 32, 2 + 2 + 16 },
-        [HTP_TYPE_Q8_0]   = { "q8_0", 32, 2 + 32 },
-        [HTP_TYPE_Q4_K]   = { "q4_K", 256, 2 + 2 + 12 + 128 },
-        [HTP_TYPE_Q5_K]   = { "q5_K", 256, 2 + 2 + 12 + 32 + 128 },
-        [HTP_TYPE_Q6_K]   = { "q6_K", 256, 128 + 64 + 16 + 2 },
-        [HTP_TYPE_IQ4_NL] = { "iq4_nl", 32, 2 + 16 },
-        [HTP_TYPE_I8]     = { "i8", 1, 1 },
-        [HTP_TYPE_I16]    = { "i16", 1, 2 },
-        [HTP_TYPE_I32]    = { "i32", 1, 4 },
-        [HTP_TYPE_I64]    = { "i64", 1, 8 },
-        [HTP_TYPE_BF16]   = { "bf16", 1, 2 },
-        [HTP_TYPE_MXFP4]  = { "mxfp4", 32, 1 + 16 },
+        [HTP_TYPE_F32]    = {"f32", 1, 4},
+        [HTP_TYPE_F16]    = {"f16", 1, 2},
+        [HTP_TYPE_Q4_0]   = {"q4_0", 32, 2 + 16},
+        [HTP_TYPE_Q4_1]   = {"q4_1", 32, 2 + 2 + 16},
+        [HTP_TYPE_Q8_0]   = {"q8_0", 32, 2 + 32},
+        [HTP_TYPE_Q4_K]   = {"q4_K", 256, 2 + 2 + 12 + 128},
+        [HTP_TYPE_Q5_K]   = {"q5_K", 256, 2 + 2 + 12 + 32 + 128},
+        [HTP_TYPE_Q6_K]   = {"q6_K", 256, 128 + 64 + 16 + 2},
+        [HTP_TYPE_IQ4_NL] = {"iq4_nl", 32, 2 + 16},
+        [HTP_TYPE_I8]     = {"i8", 1, 1},
+        [HTP_TYPE_I16]    = {"i16", 1, 2},
+        [HTP_TYPE_I32]    = {"i32", 1, 4},
+        [HTP_TYPE_I64]    = {"i64", 1, 8},
+        [HTP_TYPE_BF16]   = {"bf16", 1, 2},
+        [HTP_TYPE_MXFP4]  = {"mxfp4", 32, 1 + 16},
     };
     if (type >= HTP_TYPE_COUNT || traits[type].blck_size == 0) {
         return 0;

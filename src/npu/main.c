@@ -8,15 +8,15 @@
 
 #include "server.h"
 
-static void usage(const char* argv0) {
+static void usage(const char * argv0) {
     fprintf(stderr,
             "usage: %s --fd N [--phys P]        serve the connected SOCK_SEQPACKET socket N\n"
             "       %s --listen PATH [--phys P] accept connections on a unix socket at PATH\n",
             argv0, argv0);
 }
 
-static int parse_u32(const char* s, uint32_t* out) {
-    char* end;
+static int parse_u32(const char * s, uint32_t * out) {
+    char * end;
     errno           = 0;
     unsigned long v = strtoul(s, &end, 10);
     if (errno != 0 || end == s || *end != '\0' || *s == '-' || v > 0x7fffffffu) {
@@ -26,10 +26,10 @@ static int parse_u32(const char* s, uint32_t* out) {
     return 0;
 }
 
-int main(int argc, char** argv) {
-    uint32_t    fd = 0, phys = 0;
-    int         have_fd = 0;
-    const char* listen  = NULL;
+int main(int argc, char ** argv) {
+    uint32_t     fd = 0, phys = 0;
+    int          have_fd = 0;
+    const char * listen  = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--fd") == 0 && i + 1 < argc && parse_u32(argv[i + 1], &fd) == 0) {
             have_fd = 1;

@@ -14,7 +14,7 @@
 
 int htp_npu_verbose = 0;
 
-void htp_npu_log(const char* fmt, ...) {
+void htp_npu_log(const char * fmt, ...) {
     char    line[512];
     va_list ap;
     va_start(ap, fmt);
@@ -24,12 +24,12 @@ void htp_npu_log(const char* fmt, ...) {
     fprintf(stderr, "htp-npu: %s\n", line);
 }
 
-uint64_t htp_npu_env_u64(const char* name, uint64_t def, uint64_t min, uint64_t max) {
-    const char* s = getenv(name);
+uint64_t htp_npu_env_u64(const char * name, uint64_t def, uint64_t min, uint64_t max) {
+    const char * s = getenv(name);
     if (s == NULL || *s == '\0') {
         return def;
     }
-    char* end            = NULL;
+    char * end           = NULL;
     errno                = 0;
     unsigned long long v = strtoull(s, &end, 0);
     // strtoull accepts a leading '-' and negates: refuse it explicitly.
@@ -41,12 +41,12 @@ uint64_t htp_npu_env_u64(const char* name, uint64_t def, uint64_t min, uint64_t 
     return (uint64_t)v;
 }
 
-uint64_t htp_npu_env_size(const char* name, uint64_t def, uint64_t max) {
-    const char* s = getenv(name);
+uint64_t htp_npu_env_size(const char * name, uint64_t def, uint64_t max) {
+    const char * s = getenv(name);
     if (s == NULL || *s == '\0') {
         return def;
     }
-    char* end  = NULL;
+    char * end = NULL;
     errno      = 0;
     double v   = strtod(s, &end);
     double mul = 1024.0 * 1024.0;

@@ -14,7 +14,7 @@
 extern int htp_npu_verbose;
 
 // printf-style line on stderr, prefixed "htp-npu: ".
-void htp_npu_log(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void htp_npu_log(const char * fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #define HTP_NPU_VERBOSE(...)          \
     do {                              \
@@ -26,12 +26,12 @@ void htp_npu_log(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 // Parse env var `name` as an unsigned integer in [min, max] (decimal, or 0x hex).
 // Unset or empty: returns def silently. Malformed or out of range: warns and
 // returns def.
-uint64_t htp_npu_env_u64(const char* name, uint64_t def, uint64_t min, uint64_t max);
+uint64_t htp_npu_env_u64(const char * name, uint64_t def, uint64_t min, uint64_t max);
 
 // Parse env var `name` as a size the way ggml-hexagon does: a number (may be
 // fractional) with an optional k/m/g suffix (KiB, MiB, GiB); a plain number
 // means MiB. Unset or empty: def. Malformed, zero or above max: warns, def.
-uint64_t htp_npu_env_size(const char* name, uint64_t def, uint64_t max);
+uint64_t htp_npu_env_size(const char * name, uint64_t def, uint64_t max);
 
 // Monotonic clock in microseconds.
 uint64_t htp_npu_now_us(void);

@@ -24,7 +24,7 @@
 #endif
 
 // Private futexes: the pool never leaves this process.
-static void futex_wait(_Atomic uint32_t *addr, uint32_t val) {
+static void futex_wait(_Atomic uint32_t * addr, uint32_t val) {
 #if defined(__linux__)
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 #else
@@ -34,7 +34,7 @@ static void futex_wait(_Atomic uint32_t *addr, uint32_t val) {
 #endif
 }
 
-static void futex_wake_all(_Atomic uint32_t *addr) {
+static void futex_wake_all(_Atomic uint32_t * addr) {
 #if defined(__linux__)
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 #else
@@ -43,15 +43,15 @@ static void futex_wake_all(_Atomic uint32_t *addr) {
 }
 
 struct worker_arg {
-    struct htp_pool *pool;
-    uint32_t         ith;
-    uint32_t         seen;  // generation when the thread was created
+    struct htp_pool * pool;
+    uint32_t          ith;
+    uint32_t          seen;  // generation when the thread was created
 };
 
-static void *worker_main(void *p) {
-    struct worker_arg *wa   = p;
-    struct htp_pool   *pool = wa->pool;
-    uint32_t           ith  = wa->ith;
+static void * worker_main(void * p) {
+    struct worker_arg * wa   = p;
+    struct htp_pool *   pool = wa->pool;
+    uint32_t            ith  = wa->ith;
     // Not a load of generation here: a job may already have been published
     // before this thread got to run, and it must not be skipped.
     uint32_t seen = wa->seen;
@@ -96,7 +96,7 @@ static void *worker_main(void *p) {
     return NULL;
 }
 
-int htp_pool_init(struct htp_pool *pool, uint32_t n_threads) {
+int htp_pool_init(struct htp_pool * pool, uint32_t n_threads) {
     if (n_threads == 0) {
         n_threads = 1;
     }
@@ -121,7 +121,7 @@ int htp_pool_init(struct htp_pool *pool, uint32_t n_threads) {
         return HTP_STATUS_NO_MEMORY;
     }
     for (uint32_t i = 1; i < n_threads; i++) {
-        struct worker_arg *wa = malloc(sizeof(*wa));
+        struct worker_arg * wa = malloc(sizeof(*wa));
         if (wa != NULL) {
             wa->pool = pool;
             wa->ith  = i;
@@ -137,7 +137,7 @@ int htp_pool_init(struct htp_pool *pool, uint32_t n_threads) {
     return HTP_STATUS_OK;
 }
 
-void htp_pool_free(struct htp_pool *pool) {
+void htp_pool_free(struct htp_pool * pool) {
     if (pool->threads != NULL) {
         atomic_store_explicit(&pool->stop, 1, memory_order_relaxed);
         // Release: publishes stop with the new generation.
@@ -151,7 +151,7 @@ void htp_pool_free(struct htp_pool *pool) {
     }
 }
 
-void htp_pool_run(struct htp_pool *pool, uint32_t nth, htp_job_fn job, void *arg) {
+void htp_pool_run(struct htp_pool * pool, uint32_t nth, htp_job_fn job, void * arg) {
     if (nth == 0) {
         nth = 1;
     }

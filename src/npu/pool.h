@@ -16,12 +16,12 @@
 #include "ops/htp-ops.h"
 
 struct htp_pool {
-    uint32_t   n_threads;  // workers including the caller
-    pthread_t* threads;    // n_threads - 1 helper threads
+    uint32_t    n_threads;  // workers including the caller
+    pthread_t * threads;    // n_threads - 1 helper threads
 
     // Published by htp_pool_run before the generation bump (release).
     htp_job_fn job;
-    void*      arg;
+    void *     arg;
     uint32_t   nth;  // workers that take part in this job (the rest skip it)
 
     _Atomic uint32_t generation;  // bumped once per job; workers futex-wait on it
@@ -34,13 +34,13 @@ struct htp_pool {
 
 // Start n_threads - 1 helper threads (n_threads >= 1). Returns HTP_STATUS_OK or
 // HTP_STATUS_NO_MEMORY.
-int htp_pool_init(struct htp_pool* pool, uint32_t n_threads);
+int htp_pool_init(struct htp_pool * pool, uint32_t n_threads);
 
 // Stop and join the helpers.
-void htp_pool_free(struct htp_pool* pool);
+void htp_pool_free(struct htp_pool * pool);
 
 // Run job(arg, ith, nth) for ith = 0 .. nth-1 (nth clamped to [1, n_threads]),
 // ith 0 on the calling thread; return when all have returned.
-void htp_pool_run(struct htp_pool* pool, uint32_t nth, htp_job_fn job, void* arg);
+void htp_pool_run(struct htp_pool * pool, uint32_t nth, htp_job_fn job, void * arg);
 
 #endif  // HTP_POOL_H

@@ -29,12 +29,12 @@
 #define MAX_FDS_PER_MSG 8
 
 struct server {
-    struct htp_device   dev;
-    uint32_t            phys;
-    pthread_mutex_t     lock;  // sessions[], owners[], next_id
-    struct htp_session *sessions[HTP_MAX_SESSIONS];
-    const void         *owners[HTP_MAX_SESSIONS];  // the connection that opened each
-    uint32_t            next_id;
+    struct htp_device    dev;
+    uint32_t             phys;
+    pthread_mutex_t      lock;  // sessions[], owners[], next_id
+    struct htp_session * sessions[HTP_MAX_SESSIONS];
+    const void *         owners[HTP_MAX_SESSIONS];  // the connection that opened each
+    uint32_t             next_id;
 };
 
 static struct server srv;
@@ -44,12 +44,12 @@ static struct server srv;
 // ---------------------------------------------------------------------------
 
 static uint32_t env_arch(void) {
-    const char *s = getenv("GGML_HEXAGON_ARCH");
+    const char * s = getenv("GGML_HEXAGON_ARCH");
     if (s == NULL || *s == '\0') {
         return 79;
     }
-    const char *p = (*s == 'v' || *s == 'V') ? s + 1 : s;
-    char       *end;
+    const char * p = (*s == 'v' || *s == 'V') ? s + 1 : s;
+    char *       end;
     errno           = 0;
     unsigned long v = strtoul(p, &end, 10);
     if (errno != 0 || end == p || *end != '\0' || v < 68 || v > 85) {
@@ -59,7 +59,7 @@ static uint32_t env_arch(void) {
     return (uint32_t)v;
 }
 
-void htp_server_hw_info(struct htp_hw_info *hw) {
+void htp_server_hw_info(struct htp_hw_info * hw) {
     memset(hw, 0, sizeof(*hw));
     hw->arch  = env_arch();
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -79,11 +79,11 @@ void htp_server_hw_info(struct htp_hw_info *hw) {
 }
 
 // Async-signal-safe: only write() and our own formatting.
-static void fault_handler(int sig, siginfo_t *si, void *uc) {
+static void fault_handler(int sig, siginfo_t * si, void * uc) {
     (void)uc;
-    char        buf[160];
-    size_t      n   = 0;
-    const char *msg = sig == SIGBUS ? "htp-npu: SIGBUS at 0x" : "htp-npu: SIGSEGV at 0x";
+    char         buf[160];
+    size_t       n   = 0;
+    const char * msg = sig == SIGBUS ? "htp-npu: SIGBUS at 0x" : "htp-npu: SIGSEGV at 0x";
     while (*msg) {
         buf[n++] = *msg++;
     }
@@ -92,8 +92,8 @@ static void fault_handler(int sig, siginfo_t *si, void *uc) {
         buf[n++] = "0123456789abcdef"[(a >> shift) & 0xf];
     }
     // Relaxed: a lock-free atomic load is async-signal-safe; the value is only printed.
-    uint32_t    sess = atomic_load_explicit(&htp_device_running_session, memory_order_relaxed);
-    const char *s2   = sess ? " in a batch of session " : " outside batch execution";
+    uint32_t     sess = atomic_load_explicit(&htp_device_running_session, memory_order_relaxed);
+    const char * s2   = sess ? " in a batch of session " : " outside batch execution";
     while (*s2) {
         buf[n++] = *s2++;
     }
@@ -124,7 +124,7 @@ static int server_init(uint32_t phys) {
     srv.next_id = 1;
     pthread_mutex_init(&srv.lock, NULL);
 
-    const char *v   = getenv("GGML_HEXAGON_VERBOSE");
+    const char * v  = getenv("GGML_HEXAGON_VERBOSE");
     htp_npu_verbose = v != NULL && atoi(v) > 0;
 
     htp_ops_set_fence_timeout_ms(htp_npu_env_u64("GGML_HEXAGON_FENCE_TIMEOUT_MS", 30000, 1, 24ull * 3600 * 1000));
@@ -155,8 +155,8 @@ static int server_init(uint32_t phys) {
 // Sessions by id, per connection
 // ---------------------------------------------------------------------------
 
-static struct htp_session *find_session(const void *owner, uint32_t id) {
-    struct htp_session *s = NULL;
+static struct htp_session * find_session(const void * owner, uint32_t id) {
+    struct htp_session * s = NULL;
     pthread_mutex_lock(&srv.lock);
     for (int i = 0; i < HTP_MAX_SESSIONS; i++) {
         if (srv.sessions[i] && srv.owners[i] == owner && htp_session_id(srv.sessions[i]) == id) {
@@ -168,7 +168,7 @@ static struct htp_session *find_session(const void *owner, uint32_t id) {
 }
 
 // Take the session out of the table (the caller closes it).
-static void remove_session(struct htp_session *s) {
+static void remove_session(struct htp_session * s) {
     pthread_mutex_lock(&srv.lock);
     for (int i = 0; i < HTP_MAX_SESSIONS; i++) {
         if (srv.sessions[i] == s) {
@@ -179,7 +179,7 @@ static void remove_session(struct htp_session *s) {
     pthread_mutex_unlock(&srv.lock);
 }
 
-static int open_session(const void *owner, const struct htp_ctl_req *req, uint32_t *id) {
+static int open_session(const void * owner, const struct htp_ctl_req * req, uint32_t * id) {
     pthread_mutex_lock(&srv.lock);
     int slot = -1;
     for (int i = 0; i < HTP_MAX_SESSIONS && slot < 0; i++) {
@@ -206,8 +206,8 @@ static int open_session(const void *owner, const struct htp_ctl_req *req, uint32
         .vtcm_size = req->u.open.vtcm_size,
         .vmem_size = req->u.open.vmem_size,
     };
-    struct htp_session *s  = NULL;
-    int                 rc = htp_session_open(&srv.dev, &p, &s);
+    struct htp_session * s  = NULL;
+    int                  rc = htp_session_open(&srv.dev, &p, &s);
 
     pthread_mutex_lock(&srv.lock);
     srv.sessions[slot] = rc == HTP_STATUS_OK ? s : NULL;
@@ -217,9 +217,9 @@ static int open_session(const void *owner, const struct htp_ctl_req *req, uint32
     return rc;
 }
 
-static void close_owned_sessions(const void *owner) {
+static void close_owned_sessions(const void * owner) {
     for (;;) {
-        struct htp_session *s = NULL;
+        struct htp_session * s = NULL;
         pthread_mutex_lock(&srv.lock);
         for (int i = 0; i < HTP_MAX_SESSIONS && s == NULL; i++) {
             if (srv.sessions[i] && srv.owners[i] == owner) {
@@ -241,8 +241,8 @@ static void close_owned_sessions(const void *owner) {
 // Requests
 // ---------------------------------------------------------------------------
 
-static const char *ctl_name(uint32_t type) {
-    static const char *const names[HTP_CTL_COUNT] = {
+static const char * ctl_name(uint32_t type) {
+    static const char * const names[HTP_CTL_COUNT] = {
         [HTP_CTL_HELLO]         = "HELLO",
         [HTP_CTL_SESSION_OPEN]  = "SESSION_OPEN",
         [HTP_CTL_SESSION_CLOSE] = "SESSION_CLOSE",
@@ -258,10 +258,10 @@ static const char *ctl_name(uint32_t type) {
 
 // Handle one well-sized request. fd: the SCM_RIGHTS descriptor that came with
 // it (-1 if none); this function closes it.
-static void handle(const void *owner, const struct htp_ctl_req *req, int fd, struct htp_ctl_rsp *rsp) {
-    rsp->status            = HTP_STATUS_OK;
-    struct htp_session *s  = NULL;
-    int                 rc = HTP_STATUS_OK;
+static void handle(const void * owner, const struct htp_ctl_req * req, int fd, struct htp_ctl_rsp * rsp) {
+    rsp->status             = HTP_STATUS_OK;
+    struct htp_session * s  = NULL;
+    int                  rc = HTP_STATUS_OK;
 
     if (req->type != HTP_CTL_MAP && fd >= 0) {
         close(fd);  // no request but MAP carries a descriptor
@@ -333,7 +333,7 @@ static void handle(const void *owner, const struct htp_ctl_req *req, int fd, str
 
 // Receive one request with its descriptors. Returns the byte count (0: the
 // peer hung up, -1: error), fills fds[] / *n_fds.
-static ssize_t recv_req(int sock, struct htp_ctl_req *req, int *fds, int *n_fds, int *bad) {
+static ssize_t recv_req(int sock, struct htp_ctl_req * req, int * fds, int * n_fds, int * bad) {
     // One byte more than a request, to tell an oversized message from a good one.
     uint8_t      buf[sizeof(*req) + 1];
     struct iovec iov = {buf, sizeof(buf)};
@@ -356,7 +356,7 @@ static ssize_t recv_req(int sock, struct htp_ctl_req *req, int *fds, int *n_fds,
     *n_fds = 0;
     *bad   = 0;
     if (n > 0) {
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+        for (struct cmsghdr * c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
             if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
                 continue;
             }
@@ -380,7 +380,7 @@ static ssize_t recv_req(int sock, struct htp_ctl_req *req, int *fds, int *n_fds,
     return n;
 }
 
-static int send_rsp(int sock, const struct htp_ctl_rsp *rsp) {
+static int send_rsp(int sock, const struct htp_ctl_rsp * rsp) {
     ssize_t n;
     do {
         n = send(sock, rsp, sizeof(*rsp), MSG_NOSIGNAL);
@@ -390,7 +390,7 @@ static int send_rsp(int sock, const struct htp_ctl_rsp *rsp) {
 
 // Serve one connection until it hangs up; close its sessions.
 static void serve(int sock) {
-    const void *owner = &sock;  // unique while this call runs
+    const void * owner = &sock;  // unique while this call runs
     for (;;) {
         struct htp_ctl_req req;
         int                fds[MAX_FDS_PER_MSG];
@@ -433,14 +433,14 @@ int htp_server_run_fd(int fd, uint32_t phys) {
     return 0;
 }
 
-static void *conn_main(void *arg) {
+static void * conn_main(void * arg) {
     int sock = (int)(intptr_t)arg;
     serve(sock);
     close(sock);
     return NULL;
 }
 
-int htp_server_run_listen(const char *path, uint32_t phys) {
+int htp_server_run_listen(const char * path, uint32_t phys) {
     struct sockaddr_un addr;
     memset(&addr, 0, sizeof(addr));
     addr.sun_family = AF_UNIX;

@@ -13,7 +13,7 @@
 // Hardware description this process reports at HELLO, from the environment
 // (GGML_HEXAGON_ARCH, _NHVX, _VTCM_SIZE, _VMEM; malformed values warn and fall
 // back to defaults).
-void htp_server_hw_info(struct htp_hw_info* hw);
+void htp_server_hw_info(struct htp_hw_info * hw);
 
 // Serve one already connected socket until the host hangs up; then close the
 // sessions it opened. Returns 0 on a clean hang-up, non-zero if the server
@@ -22,6 +22,6 @@ int htp_server_run_fd(int fd, uint32_t phys);
 
 // Listen on a unix SOCK_SEQPACKET socket at path and serve every connection
 // (a thread each) until killed. Returns non-zero if it cannot listen.
-int htp_server_run_listen(const char* path, uint32_t phys);
+int htp_server_run_listen(const char * path, uint32_t phys);
 
 #endif  // HTP_SERVER_H

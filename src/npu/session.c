@@ -17,8 +17,8 @@
 
 #define QUEUE_WAIT_US 100000  // bounded ring waits: re-check the stop flag this often
 #define QUEUE_SPIN_US 50      // futex mode: spin this long before sleeping
-#define VTCM_MAX (1ull << 31)
-#define VMEM_MAX (1ull << 40)
+#define VTCM_MAX      (1ull << 31)
+#define VMEM_MAX      (1ull << 40)
 
 _Atomic uint32_t htp_device_running_session;
 
@@ -27,20 +27,20 @@ struct htp_map {
 };
 
 struct htp_session {
-    struct htp_device *dev;
-    uint32_t           id;
-    uint32_t           virt_idx;
-    uint32_t           n_threads;
+    struct htp_device * dev;
+    uint32_t            id;
+    uint32_t            virt_idx;
+    uint32_t            n_threads;
 
     pthread_mutex_t  lock;  // map table and window
     pthread_rwlock_t busy;  // read: a batch runs; write: an unmap
     struct htp_vmem  vmem;
-    struct htp_map  *maps;
+    struct htp_map * maps;
     uint32_t         n_maps;
     uint32_t         cap_maps;
 
-    uint8_t *vtcm;
-    size_t   vtcm_size;
+    uint8_t * vtcm;
+    size_t    vtcm_size;
 
     _Atomic uint32_t prof_mode;  // relaxed: a setting read at each batch start
 
@@ -49,9 +49,9 @@ struct htp_session {
     pthread_t             reader;
     _Atomic uint32_t      stop;
     struct htp_queue_desc q;
-    uint8_t              *pinned;
-    struct htp_ring      *req_ring;
-    struct htp_ring      *rsp_ring;
+    uint8_t *             pinned;
+    struct htp_ring *     req_ring;
+    struct htp_ring *     rsp_ring;
     struct htp_batch      batch;
 };
 
@@ -59,7 +59,7 @@ struct htp_session {
 // Device
 // ---------------------------------------------------------------------------
 
-int htp_device_init(struct htp_device *dev, const struct htp_hw_info *hw) {
+int htp_device_init(struct htp_device * dev, const struct htp_hw_info * hw) {
     memset(dev, 0, sizeof(*dev));
     dev->hw = *hw;
     int rc  = htp_pool_init(&dev->pool, hw->n_threads);
@@ -71,13 +71,13 @@ int htp_device_init(struct htp_device *dev, const struct htp_hw_info *hw) {
     return HTP_STATUS_OK;
 }
 
-void htp_device_free(struct htp_device *dev) {
+void htp_device_free(struct htp_device * dev) {
     htp_pool_free(&dev->pool);
     pthread_mutex_destroy(&dev->exec_mutex);
     pthread_cond_destroy(&dev->exec_cv);
 }
 
-static uint64_t exec_enter(struct htp_device *dev) {
+static uint64_t exec_enter(struct htp_device * dev) {
     pthread_mutex_lock(&dev->exec_mutex);
     uint64_t ticket = dev->exec_next++;
     while (dev->exec_serving != ticket) {
@@ -87,7 +87,7 @@ static uint64_t exec_enter(struct htp_device *dev) {
     return ticket;
 }
 
-static void exec_leave(struct htp_device *dev) {
+static void exec_leave(struct htp_device * dev) {
     pthread_mutex_lock(&dev->exec_mutex);
     dev->exec_serving++;
     pthread_cond_broadcast(&dev->exec_cv);
@@ -98,13 +98,13 @@ static void exec_leave(struct htp_device *dev) {
 // Open / close
 // ---------------------------------------------------------------------------
 
-int htp_session_open(struct htp_device *dev, const struct htp_session_params *p, struct htp_session **out) {
+int htp_session_open(struct htp_device * dev, const struct htp_session_params * p, struct htp_session ** out) {
     uint64_t vtcm_size = p->vtcm_size ? p->vtcm_size : dev->hw.vtcm_size;
     uint64_t vmem_size = p->vmem_size ? p->vmem_size : dev->hw.vmem_size;
     if (p->id == 0 || vtcm_size > VTCM_MAX || vmem_size > VMEM_MAX) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    struct htp_session *s = calloc(1, sizeof(*s));
+    struct htp_session * s = calloc(1, sizeof(*s));
     if (s == NULL) {
         return HTP_STATUS_NO_MEMORY;
     }
@@ -140,10 +140,10 @@ fail:
     return rc;
 }
 
-void htp_session_close(struct htp_session *s) {
+void htp_session_close(struct htp_session * s) {
     htp_session_queue_stop(s);
     for (uint32_t i = 0; i < s->n_maps; i++) {
-        struct htp_map_entry *e = &s->maps[i].e;
+        struct htp_map_entry * e = &s->maps[i].e;
         htp_vmem_unmap(&s->vmem, e->addr, e->size, e->flags);
     }
     free(s->maps);
@@ -156,7 +156,7 @@ void htp_session_close(struct htp_session *s) {
     free(s);
 }
 
-uint32_t htp_session_id(const struct htp_session *s) {
+uint32_t htp_session_id(const struct htp_session * s) {
     return s->id;
 }
 
@@ -165,7 +165,7 @@ uint32_t htp_session_id(const struct htp_session *s) {
 // ---------------------------------------------------------------------------
 
 // Index of key in the table, or -1. Caller holds s->lock.
-static int64_t find_map(const struct htp_session *s, int32_t key) {
+static int64_t find_map(const struct htp_session * s, int32_t key) {
     for (uint32_t i = 0; i < s->n_maps; i++) {
         if (s->maps[i].e.fd == key) {
             return i;
@@ -174,8 +174,8 @@ static int64_t find_map(const struct htp_session *s, int32_t key) {
     return -1;
 }
 
-static int lookup_map(void *arg, int32_t fd, struct htp_map_entry *out) {
-    struct htp_session *s = arg;
+static int lookup_map(void * arg, int32_t fd, struct htp_map_entry * out) {
+    struct htp_session * s = arg;
     pthread_mutex_lock(&s->lock);
     int64_t i = find_map(s, fd);
     if (i >= 0) {
@@ -185,8 +185,8 @@ static int lookup_map(void *arg, int32_t fd, struct htp_map_entry *out) {
     return i >= 0 ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
 }
 
-int htp_session_map(struct htp_session *s, int32_t key, int fd, uint64_t size, uint32_t flags,
-                    struct htp_vmem_info *info) {
+int htp_session_map(struct htp_session * s, int32_t key, int fd, uint64_t size, uint32_t flags,
+                    struct htp_vmem_info * info) {
     int rc = HTP_STATUS_OK;
     pthread_mutex_lock(&s->lock);
     if ((flags & ~(uint32_t)(HTP_BUF_EXTENDED | HTP_BUF_PINNED | HTP_BUF_EAGER)) != 0 || find_map(s, key) >= 0) {
@@ -194,8 +194,8 @@ int htp_session_map(struct htp_session *s, int32_t key, int fd, uint64_t size, u
         goto done;
     }
     if (s->n_maps == s->cap_maps) {
-        uint32_t        cap = s->cap_maps ? s->cap_maps * 2 : 16;
-        struct htp_map *m   = realloc(s->maps, cap * sizeof(*m));
+        uint32_t         cap = s->cap_maps ? s->cap_maps * 2 : 16;
+        struct htp_map * m   = realloc(s->maps, cap * sizeof(*m));
         if (m == NULL) {
             rc = HTP_STATUS_NO_MEMORY;
             goto done;
@@ -203,8 +203,8 @@ int htp_session_map(struct htp_session *s, int32_t key, int fd, uint64_t size, u
         s->maps     = m;
         s->cap_maps = cap;
     }
-    uint8_t *addr = NULL;
-    rc            = htp_vmem_map(&s->vmem, fd, size, flags, &addr);
+    uint8_t * addr = NULL;
+    rc             = htp_vmem_map(&s->vmem, fd, size, flags, &addr);
     if (rc == HTP_STATUS_OK) {
         s->maps[s->n_maps++].e = (struct htp_map_entry){.fd = key, .flags = flags, .size = size, .addr = addr};
     }
@@ -214,7 +214,7 @@ done:
     return rc;
 }
 
-int htp_session_unmap(struct htp_session *s, int32_t key, struct htp_vmem_info *info) {
+int htp_session_unmap(struct htp_session * s, int32_t key, struct htp_vmem_info * info) {
     int rc = HTP_STATUS_OK;
     // Wait for a running batch to finish: it may use this buffer.
     pthread_rwlock_wrlock(&s->busy);
@@ -236,13 +236,13 @@ done:
     return rc;
 }
 
-void htp_session_vmem_info(struct htp_session *s, struct htp_vmem_info *info) {
+void htp_session_vmem_info(struct htp_session * s, struct htp_vmem_info * info) {
     pthread_mutex_lock(&s->lock);
     htp_vmem_get_info(&s->vmem, info);
     pthread_mutex_unlock(&s->lock);
 }
 
-int htp_session_set_profiler(struct htp_session *s, uint32_t mode) {
+int htp_session_set_profiler(struct htp_session * s, uint32_t mode) {
     if (mode > 3) {
         return HTP_STATUS_INVAL_PARAMS;
     }
@@ -263,7 +263,7 @@ static int overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen) {
     return a < b + blen && b < a + alen;
 }
 
-int htp_queue_desc_check(const struct htp_queue_desc *q, uint64_t pinned_size) {
+int htp_queue_desc_check(const struct htp_queue_desc * q, uint64_t pinned_size) {
     if (pinned_size < HTP_PAGE_SIZE) {
         return HTP_STATUS_INVAL_PARAMS;
     }
@@ -299,7 +299,7 @@ int htp_queue_desc_check(const struct htp_queue_desc *q, uint64_t pinned_size) {
 
 // Push a response, waiting (bounded, stop-aware) while the host has not
 // consumed earlier ones. Returns 0 when pushed, -1 when the queue must stop.
-static int push_rsp(struct htp_session *s, const struct htp_opbatch_rsp *rsp) {
+static int push_rsp(struct htp_session * s, const struct htp_opbatch_rsp * rsp) {
     uint32_t d = s->q.depth;
     for (;;) {
         // Relaxed: our own index. Acquire: the host is done with older entries.
@@ -321,8 +321,8 @@ static int push_rsp(struct htp_session *s, const struct htp_opbatch_rsp *rsp) {
     }
 }
 
-static void *queue_reader(void *arg) {
-    struct htp_session *s = arg;
+static void * queue_reader(void * arg) {
+    struct htp_session * s = arg;
     htp_ops_set_cancel_flag(&s->stop);
 
     struct htp_batch_env env = {
@@ -379,7 +379,7 @@ static void *queue_reader(void *arg) {
     return NULL;
 }
 
-int htp_session_queue_start(struct htp_session *s, const struct htp_queue_desc *q) {
+int htp_session_queue_start(struct htp_session * s, const struct htp_queue_desc * q) {
     if (s->running) {
         return HTP_STATUS_INVAL_PARAMS;
     }
@@ -408,7 +408,7 @@ int htp_session_queue_start(struct htp_session *s, const struct htp_queue_desc *
     return HTP_STATUS_OK;
 }
 
-int htp_session_queue_stop(struct htp_session *s) {
+int htp_session_queue_stop(struct htp_session * s) {
     if (!s->running) {
         return HTP_STATUS_OK;
     }

@@ -41,8 +41,8 @@ struct htp_device {
 extern _Atomic uint32_t htp_device_running_session;
 
 // Start the pool (hw->n_threads workers). HTP_STATUS_OK or HTP_STATUS_NO_MEMORY.
-int  htp_device_init(struct htp_device* dev, const struct htp_hw_info* hw);
-void htp_device_free(struct htp_device* dev);
+int  htp_device_init(struct htp_device * dev, const struct htp_hw_info * hw);
+void htp_device_free(struct htp_device * dev);
 
 struct htp_session;
 
@@ -56,35 +56,35 @@ struct htp_session_params {
 
 // Open a session: reserve its window, allocate its scratch. Returns
 // HTP_STATUS_OK with *out, HTP_STATUS_INVAL_PARAMS or HTP_STATUS_NO_MEMORY.
-int htp_session_open(struct htp_device* dev, const struct htp_session_params* p, struct htp_session** out);
+int htp_session_open(struct htp_device * dev, const struct htp_session_params * p, struct htp_session ** out);
 
 // Stop the queue, unmap everything, free the window and scratch. s is freed.
-void htp_session_close(struct htp_session* s);
+void htp_session_close(struct htp_session * s);
 
-uint32_t htp_session_id(const struct htp_session* s);
+uint32_t htp_session_id(const struct htp_session * s);
 
 // Map `size` bytes of memfd fd under key `key` (the host's fd number). fd is
 // not kept (the caller closes it). Fills *info with the window state either way.
-int htp_session_map(struct htp_session* s, int32_t key, int fd, uint64_t size, uint32_t flags,
-                    struct htp_vmem_info* info);
+int htp_session_map(struct htp_session * s, int32_t key, int fd, uint64_t size, uint32_t flags,
+                    struct htp_vmem_info * info);
 
 // Unmap key. Refused (HTP_STATUS_INVAL_PARAMS) for an unknown key and for the
 // pinned buffer of a running queue.
-int htp_session_unmap(struct htp_session* s, int32_t key, struct htp_vmem_info* info);
+int htp_session_unmap(struct htp_session * s, int32_t key, struct htp_vmem_info * info);
 
-void htp_session_vmem_info(struct htp_session* s, struct htp_vmem_info* info);
+void htp_session_vmem_info(struct htp_session * s, struct htp_vmem_info * info);
 
 // Validate q against the mapped pinned buffer and start the queue reader.
-int htp_session_queue_start(struct htp_session* s, const struct htp_queue_desc* q);
+int htp_session_queue_start(struct htp_session * s, const struct htp_queue_desc * q);
 
 // Stop and join the queue reader (no-op if none). HTP_STATUS_OK.
-int htp_session_queue_stop(struct htp_session* s);
+int htp_session_queue_stop(struct htp_session * s);
 
 // Profiler mode 0..3 for the following batches.
-int htp_session_set_profiler(struct htp_session* s, uint32_t mode);
+int htp_session_set_profiler(struct htp_session * s, uint32_t mode);
 
 // Validate a queue descriptor against the pinned buffer's mapped size (exposed
 // for tests). Returns HTP_STATUS_OK or HTP_STATUS_INVAL_PARAMS.
-int htp_queue_desc_check(const struct htp_queue_desc* q, uint64_t pinned_size);
+int htp_queue_desc_check(const struct htp_queue_desc * q, uint64_t pinned_size);
 
 #endif  // HTP_SESSION_H

@@ -12,12 +12,12 @@
 #define PAGE ((uint64_t)HTP_PAGE_SIZE)
 
 // Anonymous, inaccessible, not backed by swap: address space only.
-static void* reserve(void* addr, uint64_t len, int fixed) {
+static void * reserve(void * addr, uint64_t len, int fixed) {
     int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (fixed ? MAP_FIXED : 0);
     return mmap(addr, (size_t)len, PROT_NONE, flags, -1, 0);
 }
 
-int htp_vmem_init(struct htp_vmem* vm, uint64_t size) {
+int htp_vmem_init(struct htp_vmem * vm, uint64_t size) {
     memset(vm, 0, sizeof(*vm));
     if (size == 0 || size > UINT64_MAX - PAGE || size > (uint64_t)SIZE_MAX - PAGE) {
         return HTP_STATUS_INVAL_PARAMS;
@@ -30,7 +30,7 @@ int htp_vmem_init(struct htp_vmem* vm, uint64_t size) {
     }
     vm->cap_free = 16;
 
-    void* p = reserve(NULL, size, 0);
+    void * p = reserve(NULL, size, 0);
     if (p == MAP_FAILED) {
         free(vm->free);
         memset(vm, 0, sizeof(*vm));
@@ -43,7 +43,7 @@ int htp_vmem_init(struct htp_vmem* vm, uint64_t size) {
     return HTP_STATUS_OK;
 }
 
-void htp_vmem_free(struct htp_vmem* vm) {
+void htp_vmem_free(struct htp_vmem * vm) {
     if (vm->base != NULL) {
         munmap(vm->base, (size_t)vm->size);
     }
@@ -55,12 +55,12 @@ static int valid_len(uint64_t len) {
     return len > 0 && (len % PAGE) == 0;
 }
 
-int htp_vmem_alloc(struct htp_vmem* vm, uint64_t len, uint64_t* off) {
+int htp_vmem_alloc(struct htp_vmem * vm, uint64_t len, uint64_t * off) {
     if (!valid_len(len)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     for (uint32_t i = 0; i < vm->n_free; i++) {
-        struct htp_vmem_range* r = &vm->free[i];
+        struct htp_vmem_range * r = &vm->free[i];
         if (r->len < len) {
             continue;
         }
@@ -78,7 +78,7 @@ int htp_vmem_alloc(struct htp_vmem* vm, uint64_t len, uint64_t* off) {
     return HTP_STATUS_NO_MEMORY;
 }
 
-int htp_vmem_release(struct htp_vmem* vm, uint64_t off, uint64_t len) {
+int htp_vmem_release(struct htp_vmem * vm, uint64_t off, uint64_t len) {
     if (!valid_len(len) || (off % PAGE) != 0 || off > vm->size || len > vm->size - off || len > vm->used ||
         vm->n_maps == 0) {
         return HTP_STATUS_INVAL_PARAMS;
@@ -93,9 +93,9 @@ int htp_vmem_release(struct htp_vmem* vm, uint64_t off, uint64_t len) {
             hi = mid;
         }
     }
-    uint32_t               i    = lo;
-    struct htp_vmem_range* prev = i > 0 ? &vm->free[i - 1] : NULL;
-    struct htp_vmem_range* next = i < vm->n_free ? &vm->free[i] : NULL;
+    uint32_t                i    = lo;
+    struct htp_vmem_range * prev = i > 0 ? &vm->free[i - 1] : NULL;
+    struct htp_vmem_range * next = i < vm->n_free ? &vm->free[i] : NULL;
     // Overlap with a free range means the caller releases what is not allocated.
     if ((prev && prev->off + prev->len > off) || (next && off + len > next->off)) {
         return HTP_STATUS_INVAL_PARAMS;
@@ -113,8 +113,8 @@ int htp_vmem_release(struct htp_vmem* vm, uint64_t off, uint64_t len) {
         next->len += len;
     } else {
         if (vm->n_free == vm->cap_free) {
-            uint32_t               cap = vm->cap_free * 2;
-            struct htp_vmem_range* f   = realloc(vm->free, cap * sizeof(*f));
+            uint32_t                cap = vm->cap_free * 2;
+            struct htp_vmem_range * f   = realloc(vm->free, cap * sizeof(*f));
             if (f == NULL) {
                 return HTP_STATUS_NO_MEMORY;
             }
@@ -132,18 +132,18 @@ int htp_vmem_release(struct htp_vmem* vm, uint64_t off, uint64_t len) {
 
 // mmap the memfd over [p, p + size - PAGE); the guard page stays as it is
 // (PROT_NONE reserved).
-static int map_fd_at(uint8_t* p, int fd, uint64_t size, uint32_t flags) {
+static int map_fd_at(uint8_t * p, int fd, uint64_t size, uint32_t flags) {
     if (size == PAGE) {
         return HTP_STATUS_OK;  // a buffer of guard page only: nothing accessible
     }
     // Eager: fault every page in now (FastRPC's non-delayed map), so a mapping
     // that would fail later fails here, where the host can still react.
-    int   populate = (flags & HTP_BUF_EAGER) ? MAP_POPULATE : 0;
-    void* q = mmap(p, (size_t)(size - PAGE), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | populate, fd, 0);
+    int    populate = (flags & HTP_BUF_EAGER) ? MAP_POPULATE : 0;
+    void * q        = mmap(p, (size_t)(size - PAGE), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | populate, fd, 0);
     return q == MAP_FAILED ? HTP_STATUS_INVAL_PARAMS : HTP_STATUS_OK;
 }
 
-int htp_vmem_map(struct htp_vmem* vm, int fd, uint64_t size, uint32_t flags, uint8_t** addr) {
+int htp_vmem_map(struct htp_vmem * vm, int fd, uint64_t size, uint32_t flags, uint8_t ** addr) {
     if (!valid_len(size) || size > (uint64_t)SIZE_MAX) {
         return HTP_STATUS_INVAL_PARAMS;
     }
@@ -154,7 +154,7 @@ int htp_vmem_map(struct htp_vmem* vm, int fd, uint64_t size, uint32_t flags, uin
     }
 
     if (flags & HTP_BUF_EXTENDED) {
-        void* p = reserve(NULL, size, 0);
+        void * p = reserve(NULL, size, 0);
         if (p == MAP_FAILED) {
             return HTP_STATUS_NO_MEMORY;
         }
@@ -184,7 +184,7 @@ int htp_vmem_map(struct htp_vmem* vm, int fd, uint64_t size, uint32_t flags, uin
     return HTP_STATUS_OK;
 }
 
-int htp_vmem_unmap(struct htp_vmem* vm, uint8_t* addr, uint64_t size, uint32_t flags) {
+int htp_vmem_unmap(struct htp_vmem * vm, uint8_t * addr, uint64_t size, uint32_t flags) {
     if (!valid_len(size)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
@@ -211,14 +211,14 @@ int htp_vmem_unmap(struct htp_vmem* vm, uint8_t* addr, uint64_t size, uint32_t f
     return htp_vmem_release(vm, off, size);
 }
 
-void htp_vmem_get_info(const struct htp_vmem* vm, struct htp_vmem_info* info) {
+void htp_vmem_get_info(const struct htp_vmem * vm, struct htp_vmem_info * info) {
     memset(info, 0, sizeof(*info));
     info->size       = vm->size;
     info->used       = vm->used;
     info->n_maps     = vm->n_maps;
     info->n_extended = vm->n_extended;
     for (uint32_t i = 0; i < vm->n_free; i++) {
-        const struct htp_vmem_range* r = &vm->free[i];
+        const struct htp_vmem_range * r = &vm->free[i];
         if (r->len > info->largest_free) {
             info->largest_free = r->len;
         }

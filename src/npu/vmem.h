@@ -36,46 +36,46 @@ struct htp_vmem_range {
 };
 
 struct htp_vmem {
-    uint8_t*               base;  // window start (page aligned), reserved PROT_NONE
-    uint64_t               size;  // window bytes, multiple of HTP_PAGE_SIZE
-    struct htp_vmem_range* free;  // free ranges, sorted by off, never adjacent (coalesced)
-    uint32_t               n_free;
-    uint32_t               cap_free;
-    uint64_t               used;        // bytes allocated in the window
-    uint32_t               n_maps;      // allocations in the window
-    uint32_t               n_extended;  // mappings outside it
+    uint8_t *               base;  // window start (page aligned), reserved PROT_NONE
+    uint64_t                size;  // window bytes, multiple of HTP_PAGE_SIZE
+    struct htp_vmem_range * free;  // free ranges, sorted by off, never adjacent (coalesced)
+    uint32_t                n_free;
+    uint32_t                cap_free;
+    uint64_t                used;        // bytes allocated in the window
+    uint32_t                n_maps;      // allocations in the window
+    uint32_t                n_extended;  // mappings outside it
 };
 
 // Reserve a window of size bytes (rounded up to a page). Returns HTP_STATUS_OK,
 // HTP_STATUS_INVAL_PARAMS (size 0) or HTP_STATUS_NO_MEMORY.
-int htp_vmem_init(struct htp_vmem* vm, uint64_t size);
+int htp_vmem_init(struct htp_vmem * vm, uint64_t size);
 
 // Release the window and everything mapped in it. Extended mappings are the
 // caller's to unmap (htp_vmem_unmap) before; vm is zeroed.
-void htp_vmem_free(struct htp_vmem* vm);
+void htp_vmem_free(struct htp_vmem * vm);
 
 // Range allocator alone (no mmap): first-fit len bytes (a positive multiple of
 // HTP_PAGE_SIZE) -> *off. HTP_STATUS_NO_MEMORY when no free range is large
 // enough, HTP_STATUS_INVAL_PARAMS for a bad len.
-int htp_vmem_alloc(struct htp_vmem* vm, uint64_t len, uint64_t* off);
+int htp_vmem_alloc(struct htp_vmem * vm, uint64_t len, uint64_t * off);
 
 // Give [off, off+len) back, coalescing. HTP_STATUS_INVAL_PARAMS if the range is
 // outside the window or overlaps a free range (a double free).
-int htp_vmem_release(struct htp_vmem* vm, uint64_t off, uint64_t len);
+int htp_vmem_release(struct htp_vmem * vm, uint64_t off, uint64_t len);
 
 // Map size bytes of memfd fd (size: a multiple of HTP_PAGE_SIZE, at least one
 // page, the last page being the guard page). In the window unless flags has
 // HTP_BUF_EXTENDED. The fd is not kept: the caller may close it afterwards.
 // Returns HTP_STATUS_OK with *addr set, HTP_STATUS_INVAL_PARAMS (bad size, fd
 // not mappable or smaller than size) or HTP_STATUS_NO_MEMORY (does not fit).
-int htp_vmem_map(struct htp_vmem* vm, int fd, uint64_t size, uint32_t flags, uint8_t** addr);
+int htp_vmem_map(struct htp_vmem * vm, int fd, uint64_t size, uint32_t flags, uint8_t ** addr);
 
 // Undo htp_vmem_map(…, size, flags, &addr): the window range is reserved
 // PROT_NONE again and returned to the free list.
-int htp_vmem_unmap(struct htp_vmem* vm, uint8_t* addr, uint64_t size, uint32_t flags);
+int htp_vmem_unmap(struct htp_vmem * vm, uint8_t * addr, uint64_t size, uint32_t flags);
 
 // Window state: size, used, largest free range, holes (free ranges that are not
 // the tail of the window), mappings in and outside the window.
-void htp_vmem_get_info(const struct htp_vmem* vm, struct htp_vmem_info* info);
+void htp_vmem_get_info(const struct htp_vmem * vm, struct htp_vmem_info * info);
 
 #endif  // HTP_VMEM_H

@@ -35,24 +35,24 @@
 // Limits
 // ---------------------------------------------------------------------------
 
-#define HTP_OP_MAX_BUFS        16     // buffers per batch
-#define HTP_OP_MAX_TENSORS     8192   // tensors per batch
-#define HTP_OP_MAX_OPS         8192   // ops per batch (hard limit)
-#define HTP_OP_DEFAULT_OPS     2048   // ops per batch (default, GGML_HEXAGON_OPBATCH)
-#define HTP_OP_MAX_INPUTS      10     // source operands of one op (fused ops use several)
-#define HTP_OP_MAX_OUTPUTS     2      // destination operands of one op
-#define HTP_OP_MAX_DIMS        4
-#define HTP_OP_PARAMS_SIZE     64     // bytes of ggml op_params carried per op
-#define HTP_OP_KPARAMS_SIZE    64     // bytes of host-precomputed kernel parameters per op
-#define HTP_QUEUE_DEPTH        8      // batches in flight per session (default, GGML_HEXAGON_OPQUEUE)
-#define HTP_QUEUE_MAX_DEPTH    64
-#define HTP_MAX_NTHREADS       10     // NPU worker threads
-#define HTP_MAX_SESSIONS       16     // sessions per NPU process
-#define HTP_MAX_TRACES         4096   // trace events per thread per batch
-#define HTP_FENCE_SLOT_SIZE    64     // bytes; one cache line each
-#define HTP_PAGE_SIZE          4096   // mapping granularity and guard page size
-#define HTP_VMEM_DEFAULT       3355443200ull  // VA window per session (GGML_HEXAGON_VMEM)
-#define HTP_NO_TENSOR          0xffff // unused src/dst entry of an op
+#define HTP_OP_MAX_BUFS     16    // buffers per batch
+#define HTP_OP_MAX_TENSORS  8192  // tensors per batch
+#define HTP_OP_MAX_OPS      8192  // ops per batch (hard limit)
+#define HTP_OP_DEFAULT_OPS  2048  // ops per batch (default, GGML_HEXAGON_OPBATCH)
+#define HTP_OP_MAX_INPUTS   10    // source operands of one op (fused ops use several)
+#define HTP_OP_MAX_OUTPUTS  2     // destination operands of one op
+#define HTP_OP_MAX_DIMS     4
+#define HTP_OP_PARAMS_SIZE  64  // bytes of ggml op_params carried per op
+#define HTP_OP_KPARAMS_SIZE 64  // bytes of host-precomputed kernel parameters per op
+#define HTP_QUEUE_DEPTH     8   // batches in flight per session (default, GGML_HEXAGON_OPQUEUE)
+#define HTP_QUEUE_MAX_DEPTH 64
+#define HTP_MAX_NTHREADS    10             // NPU worker threads
+#define HTP_MAX_SESSIONS    16             // sessions per NPU process
+#define HTP_MAX_TRACES      4096           // trace events per thread per batch
+#define HTP_FENCE_SLOT_SIZE 64             // bytes; one cache line each
+#define HTP_PAGE_SIZE       4096           // mapping granularity and guard page size
+#define HTP_VMEM_DEFAULT    3355443200ull  // VA window per session (GGML_HEXAGON_VMEM)
+#define HTP_NO_TENSOR       0xffff         // unused src/dst entry of an op
 
 // ---------------------------------------------------------------------------
 // Status codes: answers of control requests, batches and ops
@@ -77,14 +77,14 @@ enum htp_op_code {
     HTP_OP_INVALID = 0,
 
     // Control ops: no ggml counterpart.
-    HTP_OP_NOP,          // does nothing (tests, round-trip benchmarks)
-    HTP_OP_MDEV_GROUP,   // heads a batch of a multi-NPU group; params[0] = member index, src[0] = group fence slots
-    HTP_OP_FENCE,        // src[0] = fence slot; params[0] = seq; params[1] = 0 wait until seq reached, 1 signal seq
-    HTP_OP_CPY_FENCE,    // copy src[0] -> dst[0], then signal fence src[1] with params[0] = seq
-    HTP_OP_ALLREDUCE,    // in-place sum over n ranks (NPUs), one op per rank; layout below
+    HTP_OP_NOP,         // does nothing (tests, round-trip benchmarks)
+    HTP_OP_MDEV_GROUP,  // heads a batch of a multi-NPU group; params[0] = member index, src[0] = group fence slots
+    HTP_OP_FENCE,       // src[0] = fence slot; params[0] = seq; params[1] = 0 wait until seq reached, 1 signal seq
+    HTP_OP_CPY_FENCE,   // copy src[0] -> dst[0], then signal fence src[1] with params[0] = seq
+    HTP_OP_ALLREDUCE,   // in-place sum over n ranks (NPUs), one op per rank; layout below
 
     // ggml ops.
-    HTP_OP_CPY,          // dst[0] = src[0] converted to dst's type (CPY, CONT, DUP)
+    HTP_OP_CPY,  // dst[0] = src[0] converted to dst's type (CPY, CONT, DUP)
     HTP_OP_ADD,
     HTP_OP_SUB,
     HTP_OP_MUL,
@@ -104,8 +104,8 @@ enum htp_op_code {
     HTP_OP_MUL_MAT_ID,
     HTP_OP_GET_ROWS,
     HTP_OP_SET_ROWS,
-    HTP_OP_UNARY,        // params[0] = enum ggml_unary_op
-    HTP_OP_GLU,          // params[0] = enum ggml_glu_op, params[1] = swapped
+    HTP_OP_UNARY,  // params[0] = enum ggml_unary_op
+    HTP_OP_GLU,    // params[0] = enum ggml_glu_op, params[1] = swapped
     HTP_OP_FLASH_ATTN_EXT,
     HTP_OP_REPEAT,
     HTP_OP_ARGSORT,
@@ -164,7 +164,7 @@ enum htp_type {
     HTP_TYPE_I64    = 27,
     HTP_TYPE_BF16   = 30,
     HTP_TYPE_MXFP4  = 39,
-    HTP_TYPE_COUNT  = 40,   // one past the largest code the NPU knows
+    HTP_TYPE_COUNT  = 40,  // one past the largest code the NPU knows
 };
 
 // ---------------------------------------------------------------------------
@@ -268,15 +268,15 @@ struct htp_opbatch_req {
 };
 
 struct htp_opbatch_rsp {
-    uint64_t seq;        // echo of the request's seq
-    uint32_t status;     // enum htp_status of the batch (first failing op's status)
-    uint32_t n_bufs;     // echo of the request's counts (so the host can find prof[])
+    uint64_t seq;     // echo of the request's seq
+    uint32_t status;  // enum htp_status of the batch (first failing op's status)
+    uint32_t n_bufs;  // echo of the request's counts (so the host can find prof[])
     uint32_t n_tensors;
-    uint32_t n_ops;      // ops the batch held
-    uint32_t n_done;     // ops that ran (== n_ops on success; index of the failed op otherwise)
-    uint32_t n_traces;   // trace events written per thread
-    uint64_t usecs;      // wall time of the batch, validation included
-    uint64_t cycles;     // cycles of the batch
+    uint32_t n_ops;     // ops the batch held
+    uint32_t n_done;    // ops that ran (== n_ops on success; index of the failed op otherwise)
+    uint32_t n_traces;  // trace events written per thread
+    uint64_t usecs;     // wall time of the batch, validation included
+    uint64_t cycles;    // cycles of the batch
 };
 
 // ---------------------------------------------------------------------------
@@ -322,12 +322,12 @@ struct htp_hw_info {
 
 // State of a session's VA window.
 struct htp_vmem_info {
-    uint64_t size;         // window bytes
-    uint64_t used;         // bytes mapped inside it (guard pages included)
-    uint64_t largest_free; // largest free range
-    uint32_t n_holes;      // free ranges between mappings (not counting the tail)
-    uint32_t n_maps;       // buffers mapped in the window
-    uint32_t n_extended;   // buffers mapped outside it
+    uint64_t size;          // window bytes
+    uint64_t used;          // bytes mapped inside it (guard pages included)
+    uint64_t largest_free;  // largest free range
+    uint32_t n_holes;       // free ranges between mappings (not counting the tail)
+    uint32_t n_maps;        // buffers mapped in the window
+    uint32_t n_extended;    // buffers mapped outside it
     uint32_t pad;
 };
 
@@ -347,7 +347,10 @@ struct htp_ctl_req {
     uint32_t type;     // enum htp_ctl_type
     uint32_t session;  // session id from SESSION_OPEN (ignored by HELLO / SESSION_OPEN)
     union {
-        struct { uint32_t version; uint32_t pad; } hello;
+        struct {
+            uint32_t version;
+            uint32_t pad;
+        } hello;
         struct {
             uint32_t virt_idx;   // which virtual session of this NPU (HTP0:<v>)
             uint32_t n_threads;  // workers wanted (0 = all)
@@ -360,19 +363,29 @@ struct htp_ctl_req {
             uint64_t size;   // bytes to map (whole memfd, guard page included)
         } map;
         struct htp_queue_desc queue;
-        struct { uint32_t mode; uint32_t pad; } profiler;
+        struct {
+            uint32_t mode;
+            uint32_t pad;
+        } profiler;
         uint8_t raw[56];
     } u;
 };
 
 struct htp_ctl_rsp {
-    uint32_t type;     // echo of the request's type
-    uint32_t status;   // enum htp_status
+    uint32_t type;    // echo of the request's type
+    uint32_t status;  // enum htp_status
     union {
-        struct { uint32_t version; uint32_t pad; struct htp_hw_info hw; } hello;
-        struct { uint32_t session; uint32_t pad; } open;
+        struct {
+            uint32_t           version;
+            uint32_t           pad;
+            struct htp_hw_info hw;
+        } hello;
+        struct {
+            uint32_t session;
+            uint32_t pad;
+        } open;
         struct htp_vmem_info vmem;
-        uint8_t raw[80];
+        uint8_t              raw[80];
     } u;
 };
 
@@ -404,13 +417,13 @@ _Static_assert(sizeof(struct htp_ctl_rsp) == 88, "htp_ctl_rsp layout");
 // Bytes of one op-queue slot able to hold a batch of n_ops ops run by n_threads
 // workers with n_traces trace events each: the layout in the header comment.
 static inline uint64_t htp_slot_size(uint32_t n_ops, uint32_t n_threads, uint32_t n_traces) {
-    uint64_t n_tensors = (uint64_t) n_ops * 4 + HTP_OP_MAX_INPUTS + HTP_OP_MAX_OUTPUTS;
+    uint64_t n_tensors = (uint64_t)n_ops * 4 + HTP_OP_MAX_INPUTS + HTP_OP_MAX_OUTPUTS;
     if (n_tensors > HTP_OP_MAX_TENSORS) {
         n_tensors = HTP_OP_MAX_TENSORS;
     }
     return sizeof(struct htp_buf_desc) * HTP_OP_MAX_BUFS + sizeof(struct htp_tensor) * n_tensors +
            sizeof(struct htp_op_desc) * n_ops + sizeof(struct htp_prof_desc) * n_ops +
-           sizeof(struct htp_trace_desc) * (uint64_t) n_threads * n_traces;
+           sizeof(struct htp_trace_desc) * (uint64_t)n_threads * n_traces;
 }
 
 // Byte offsets of each table within a slot for a batch with these counts.
@@ -422,11 +435,11 @@ static inline struct htp_slot_layout htp_slot_layout(uint32_t n_bufs, uint32_t n
                                                      uint32_t n_threads, uint32_t n_traces) {
     struct htp_slot_layout l;
     l.bufs    = 0;
-    l.tensors = l.bufs + sizeof(struct htp_buf_desc) * (uint64_t) n_bufs;
-    l.ops     = l.tensors + sizeof(struct htp_tensor) * (uint64_t) n_tensors;
-    l.prof    = l.ops + sizeof(struct htp_op_desc) * (uint64_t) n_ops;
-    l.trace   = l.prof + sizeof(struct htp_prof_desc) * (uint64_t) n_ops;
-    l.end     = l.trace + sizeof(struct htp_trace_desc) * (uint64_t) n_threads * n_traces;
+    l.tensors = l.bufs + sizeof(struct htp_buf_desc) * (uint64_t)n_bufs;
+    l.ops     = l.tensors + sizeof(struct htp_tensor) * (uint64_t)n_tensors;
+    l.prof    = l.ops + sizeof(struct htp_op_desc) * (uint64_t)n_ops;
+    l.trace   = l.prof + sizeof(struct htp_prof_desc) * (uint64_t)n_ops;
+    l.end     = l.trace + sizeof(struct htp_trace_desc) * (uint64_t)n_threads * n_traces;
     return l;
 }
 

@@ -35,22 +35,22 @@
 #include <time.h>
 
 #if defined(__linux__)
-#    include <linux/futex.h>
-#    include <sys/syscall.h>
-#    include <unistd.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 #if defined(__x86_64__) || defined(__i386__)
-#    include <immintrin.h>
-#    define htp_cpu_relax() _mm_pause()
+#include <immintrin.h>
+#define htp_cpu_relax() _mm_pause()
 #else
-#    define htp_cpu_relax() ((void) 0)
+#define htp_cpu_relax() ((void)0)
 #endif
 
 #define HTP_RING_HDR_SIZE 128
 
 struct htp_ring {
-    _Atomic uint32_t head;               // written by the producer only
+    _Atomic uint32_t head;  // written by the producer only
     uint32_t         pad0[15];
     _Atomic uint32_t tail;               // written by the consumer only
     _Atomic uint32_t consumer_sleeping;  // written by the consumer, read by the producer
@@ -72,13 +72,13 @@ enum {
 };
 
 static inline size_t htp_ring_sizeof(uint32_t depth, uint32_t entry_size) {
-    return HTP_RING_HDR_SIZE + (size_t) depth * entry_size;
+    return HTP_RING_HDR_SIZE + (size_t)depth * entry_size;
 }
 
 // Initialise a ring in mem (htp_ring_sizeof bytes). Done by the host before the
 // queue starts; nobody else touches the ring yet, so relaxed stores suffice.
 static inline struct htp_ring * htp_ring_init(void * mem) {
-    struct htp_ring * r = (struct htp_ring *) mem;
+    struct htp_ring * r = (struct htp_ring *)mem;
     memset(mem, 0, HTP_RING_HDR_SIZE);
     atomic_store_explicit(&r->head, 0, memory_order_relaxed);
     atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
@@ -87,9 +87,9 @@ static inline struct htp_ring * htp_ring_init(void * mem) {
 
 static inline void htp_futex_wake(_Atomic uint32_t * addr) {
 #if defined(__linux__)
-    syscall(SYS_futex, (uint32_t *) addr, FUTEX_WAKE, 1, NULL, NULL, 0);
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE, 1, NULL, NULL, 0);
 #else
-    (void) addr;
+    (void)addr;
 #endif
 }
 
@@ -97,19 +97,19 @@ static inline void htp_futex_wake(_Atomic uint32_t * addr) {
 // callers loop.
 static inline void htp_futex_wait(_Atomic uint32_t * addr, uint32_t val, int64_t timeout_us) {
 #if defined(__linux__)
-    struct timespec ts = { (time_t) (timeout_us / 1000000), (long) (timeout_us % 1000000) * 1000 };
-    syscall(SYS_futex, (uint32_t *) addr, FUTEX_WAIT, val, &ts, NULL, 0);
+    struct timespec ts = {(time_t)(timeout_us / 1000000), (long)(timeout_us % 1000000) * 1000};
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT, val, &ts, NULL, 0);
 #else
-    (void) addr;
-    (void) val;
-    (void) timeout_us;
+    (void)addr;
+    (void)val;
+    (void)timeout_us;
 #endif
 }
 
 static inline int64_t htp_ring_now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 // --- producer side ---
@@ -125,7 +125,7 @@ static inline int htp_ring_push(struct htp_ring * r, uint32_t depth, uint32_t en
     if (head - tail >= depth) {
         return HTP_RING_FULL;
     }
-    memcpy(r->entries + (size_t) (head & (depth - 1)) * entry_size, pkt, entry_size);
+    memcpy(r->entries + (size_t)(head & (depth - 1)) * entry_size, pkt, entry_size);
     // Release: publishes the packet bytes written above together with head.
     atomic_store_explicit(&r->head, head + 1, memory_order_release);
     // Full fence between publishing head and reading consumer_sleeping (Dekker).
@@ -151,7 +151,7 @@ static inline int htp_ring_pop(struct htp_ring * r, uint32_t depth, uint32_t ent
     if (head - tail > depth) {
         return HTP_RING_CORRUPT;
     }
-    memcpy(pkt, r->entries + (size_t) (tail & (depth - 1)) * entry_size, entry_size);
+    memcpy(pkt, r->entries + (size_t)(tail & (depth - 1)) * entry_size, entry_size);
     // Release: we are done reading this entry; the producer may reuse it.
     atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
     atomic_thread_fence(memory_order_seq_cst);

@@ -16,17 +16,17 @@
 #include "vec.h"
 
 struct add_id_args {
-    const struct htp_tensor_view *src0;
-    const struct htp_tensor_view *src1;
-    const struct htp_tensor_view *ids;
-    const struct htp_tensor_view *dst;
-    struct htp_ew_plan            plan;
+    const struct htp_tensor_view * src0;
+    const struct htp_tensor_view * src1;
+    const struct htp_tensor_view * ids;
+    const struct htp_tensor_view * dst;
+    struct htp_ew_plan             plan;
     // Set by any worker that meets a bad id. Relaxed: nothing else is
     // published through it, and ctx->run returning orders it before the read.
     atomic_int bad_id;
 };
 
-int htp_op_add_id_check(const struct htp_op_ctx *ctx) {
+int htp_op_add_id_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *ids = ctx->src[2], *dst = ctx->dst[0];
     if (!src0 || !src1 || !ids || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) ||
         !htp_view_shape_ok(ids) || !htp_view_same_shape(src0, dst)) {
@@ -42,8 +42,8 @@ int htp_op_add_id_check(const struct htp_op_ctx *ctx) {
     return HTP_STATUS_OK;
 }
 
-static void add_id_job(void *arg, uint32_t ith, uint32_t nth) {
-    struct add_id_args           *a    = arg;
+static void add_id_job(void * arg, uint32_t ith, uint32_t nth) {
+    struct add_id_args *          a    = arg;
     const struct htp_tensor_view *src0 = a->src0, *src1 = a->src1, *ids = a->ids, *dst = a->dst;
     const int fast = htp_view_is_f32_packed(src0) && htp_view_is_f32_packed(src1) && htp_view_is_f32_packed(dst);
 
@@ -59,9 +59,9 @@ static void add_id_job(void *arg, uint32_t ith, uint32_t nth) {
             atomic_store_explicit(&a->bad_id, 1, memory_order_relaxed);
             continue;
         }
-        uint8_t       *d = htp_view_row(dst, i1, i2, i3);
-        const uint8_t *x = htp_view_row(src0, i1, i2, i3);
-        const uint8_t *y = src1->data + (int64_t)id * src1->nb[1];
+        uint8_t *       d = htp_view_row(dst, i1, i2, i3);
+        const uint8_t * x = htp_view_row(src0, i1, i2, i3);
+        const uint8_t * y = src1->data + (int64_t)id * src1->nb[1];
         if (fast) {
             htp_vec_binop_f32(HTP_VEC_ADD, c1 - c0, (float *)(void *)d + c0, (const float *)(const void *)x + c0,
                               (const float *)(const void *)y + c0);
@@ -78,7 +78,7 @@ static void add_id_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_add_id_run(struct htp_op_ctx *ctx) {
+int htp_op_add_id_run(struct htp_op_ctx * ctx) {
     struct add_id_args a = {ctx->src[0], ctx->src[1], ctx->src[2], ctx->dst[0], {0, 0, 1, 0}, 0};
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;

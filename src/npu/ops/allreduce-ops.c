@@ -29,8 +29,8 @@
 struct ar_args {
     uint8_t * data[AR_MAX_RANKS];  // each rank's tensor
     uint32_t  n_ranks;
-    uint32_t  type;                // HTP_TYPE_F32 or HTP_TYPE_F16
-    int64_t   lo, hi;              // this rank's elements
+    uint32_t  type;    // HTP_TYPE_F32 or HTP_TYPE_F16
+    int64_t   lo, hi;  // this rank's elements
 };
 
 static void ar_job(void * arg, uint32_t ith, uint32_t nth) {
@@ -43,24 +43,24 @@ static void ar_job(void * arg, uint32_t ith, uint32_t nth) {
     for (int64_t c = i0; c < i1; c += HTP_CHUNK) {
         const int64_t n = htp_min64(HTP_CHUNK, i1 - c);
         if (a->type == HTP_TYPE_F32) {
-            const float * s0 = (const float *) (const void *) a->data[0] + c;
+            const float * s0 = (const float *)(const void *)a->data[0] + c;
             for (int64_t i = 0; i < n; i++) {
                 acc[i] = s0[i];
             }
             for (uint32_t r = 1; r < a->n_ranks; r++) {
-                const float * s = (const float *) (const void *) a->data[r] + c;
+                const float * s = (const float *)(const void *)a->data[r] + c;
                 for (int64_t i = 0; i < n; i++) {
                     acc[i] += s[i];
                 }
             }
             for (uint32_t r = 0; r < a->n_ranks; r++) {
-                memcpy((float *) (void *) a->data[r] + c, acc, (size_t) n * sizeof(float));
+                memcpy((float *)(void *)a->data[r] + c, acc, (size_t)n * sizeof(float));
             }
         } else {
             float tmp[HTP_CHUNK];
-            htp_fp16_to_fp32_row((const uint16_t *) (const void *) a->data[0] + c, acc, n);
+            htp_fp16_to_fp32_row((const uint16_t *)(const void *)a->data[0] + c, acc, n);
             for (uint32_t r = 1; r < a->n_ranks; r++) {
-                htp_fp16_to_fp32_row((const uint16_t *) (const void *) a->data[r] + c, tmp, n);
+                htp_fp16_to_fp32_row((const uint16_t *)(const void *)a->data[r] + c, tmp, n);
                 for (int64_t i = 0; i < n; i++) {
                     acc[i] += tmp[i];
                 }
@@ -68,7 +68,7 @@ static void ar_job(void * arg, uint32_t ith, uint32_t nth) {
             uint16_t h[HTP_CHUNK];
             htp_fp32_to_fp16_row(acc, h, n);
             for (uint32_t r = 0; r < a->n_ranks; r++) {
-                memcpy((uint16_t *) (void *) a->data[r] + c, h, (size_t) n * sizeof(uint16_t));
+                memcpy((uint16_t *)(void *)a->data[r] + c, h, (size_t)n * sizeof(uint16_t));
             }
         }
     }
@@ -98,7 +98,7 @@ int htp_op_allreduce_check(const struct htp_op_ctx * ctx) {
     for (int32_t r = 0; r < n_ranks; r++) {
         const struct htp_tensor_view * t = ctx->src[r];
         if (t == NULL || t->type != own->type || htp_view_nelements(t) != htp_view_nelements(own) ||
-            !htp_view_shape_ok(t) || !is_packed(t, esize) || ((uintptr_t) t->data % (uintptr_t) esize) != 0) {
+            !htp_view_shape_ok(t) || !is_packed(t, esize) || ((uintptr_t)t->data % (uintptr_t)esize) != 0) {
             return HTP_STATUS_INVAL_PARAMS;
         }
         int rc = htp_op_fence_operand_check(ctx->src[n_ranks + r], 1);
@@ -130,16 +130,16 @@ static int wait_all(const struct htp_op_ctx * ctx, uint32_t n_ranks, uint32_t ra
 
 int htp_op_allreduce_run(struct htp_op_ctx * ctx) {
     const int32_t *                p         = ctx->desc->params;
-    const uint32_t                 seq_entry = (uint32_t) p[0];
-    const uint32_t                 seq_exit  = (uint32_t) p[1];
-    const uint32_t                 rank      = (uint32_t) p[2];
-    const uint32_t                 n_ranks   = (uint32_t) p[3];
+    const uint32_t                 seq_entry = (uint32_t)p[0];
+    const uint32_t                 seq_exit  = (uint32_t)p[1];
+    const uint32_t                 rank      = (uint32_t)p[2];
+    const uint32_t                 n_ranks   = (uint32_t)p[3];
     const struct htp_tensor_view * own_slot  = ctx->src[n_ranks + rank];
 
     htp_op_fence_signal(own_slot, seq_entry, HTP_STATUS_OK);
     int rc = wait_all(ctx, n_ranks, rank, seq_entry);
     if (rc == HTP_STATUS_OK) {
-        struct ar_args a = { .n_ranks = n_ranks, .type = ctx->src[0]->type };
+        struct ar_args a = {.n_ranks = n_ranks, .type = ctx->src[0]->type};
         for (uint32_t r = 0; r < n_ranks; r++) {
             a.data[r] = ctx->src[r]->data;
         }
@@ -163,7 +163,7 @@ int htp_op_allreduce_run(struct htp_op_ctx * ctx) {
         }
     }
     // Release at exit publishes our sums (the pool's join ordered the workers' stores before it).
-    htp_op_fence_signal(own_slot, seq_exit, (uint32_t) rc);
+    htp_op_fence_signal(own_slot, seq_exit, (uint32_t)rc);
     if (rc != HTP_STATUS_OK) {
         return rc;
     }

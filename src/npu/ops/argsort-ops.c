@@ -18,26 +18,26 @@
 #include "kernel-util.h"
 
 struct argsort_args {
-    const struct htp_tensor_view *src0;
-    const struct htp_tensor_view *dst;
-    int                           desc;  // descending order
+    const struct htp_tensor_view * src0;
+    const struct htp_tensor_view * dst;
+    int                            desc;  // descending order
 };
 
 // One row's values as the comparator sees them.
 struct argsort_row {
-    const uint8_t *x;    // element 0
-    int64_t        nb0;  // bytes between elements
-    int            desc;
+    const uint8_t * x;    // element 0
+    int64_t         nb0;  // bytes between elements
+    int             desc;
 };
 
-static inline float argsort_val(const struct argsort_row *r, int32_t i) {
+static inline float argsort_val(const struct argsort_row * r, int32_t i) {
     float v;
     memcpy(&v, r->x + (int64_t)i * r->nb0, sizeof v);
     return v;
 }
 
 // a sorts before b.
-static inline int argsort_before(const struct argsort_row *r, int32_t a, int32_t b) {
+static inline int argsort_before(const struct argsort_row * r, int32_t a, int32_t b) {
     const float va = argsort_val(r, a), vb = argsort_val(r, b);
     const int   na = isnan(va), nbn = isnan(vb);
     if (na || nbn) {
@@ -49,7 +49,7 @@ static inline int argsort_before(const struct argsort_row *r, int32_t a, int32_t
     return a < b;
 }
 
-static void argsort_insertion(const struct argsort_row *r, int32_t *idx, int64_t n) {
+static void argsort_insertion(const struct argsort_row * r, int32_t * idx, int64_t n) {
     for (int64_t i = 1; i < n; i++) {
         const int32_t v = idx[i];
         int64_t       j = i;
@@ -62,7 +62,7 @@ static void argsort_insertion(const struct argsort_row *r, int32_t *idx, int64_t
 }
 
 // Restore the max-heap (by "sorts later") below node i of heap idx[0, n).
-static void argsort_sift(const struct argsort_row *r, int32_t *idx, int64_t i, int64_t n) {
+static void argsort_sift(const struct argsort_row * r, int32_t * idx, int64_t i, int64_t n) {
     const int32_t v = idx[i];
     for (;;) {
         int64_t c = 2 * i + 1;
@@ -81,7 +81,7 @@ static void argsort_sift(const struct argsort_row *r, int32_t *idx, int64_t i, i
     idx[i] = v;
 }
 
-static void argsort_heap(const struct argsort_row *r, int32_t *idx, int64_t n) {
+static void argsort_heap(const struct argsort_row * r, int32_t * idx, int64_t n) {
     for (int64_t i = n / 2 - 1; i >= 0; i--) {
         argsort_sift(r, idx, i, n);
     }
@@ -93,7 +93,7 @@ static void argsort_heap(const struct argsort_row *r, int32_t *idx, int64_t n) {
     }
 }
 
-int htp_op_argsort_check(const struct htp_op_ctx *ctx) {
+int htp_op_argsort_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *dst = ctx->dst[0];
     if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_same_shape(src0, dst)) {
         return HTP_STATUS_INVAL_PARAMS;
@@ -115,8 +115,8 @@ int htp_op_argsort_check(const struct htp_op_ctx *ctx) {
     return HTP_STATUS_OK;
 }
 
-static void argsort_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct argsort_args    *a    = arg;
+static void argsort_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct argsort_args *   a    = arg;
     const struct htp_tensor_view *src0 = a->src0, *dst = a->dst;
     const int64_t                 ne0 = src0->ne[0];
 
@@ -126,7 +126,7 @@ static void argsort_job(void *arg, uint32_t ith, uint32_t nth) {
         int64_t i1, i2, i3;
         htp_row_index(dst->ne, ir, &i1, &i2, &i3);
         const struct argsort_row row = {htp_view_row(src0, i1, i2, i3), src0->nb[0], a->desc};
-        int32_t                 *idx = (int32_t *)(void *)htp_view_row(dst, i1, i2, i3);
+        int32_t *                idx = (int32_t *)(void *)htp_view_row(dst, i1, i2, i3);
         for (int64_t i = 0; i < ne0; i++) {
             idx[i] = (int32_t)i;
         }
@@ -138,7 +138,7 @@ static void argsort_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_argsort_run(struct htp_op_ctx *ctx) {
+int htp_op_argsort_run(struct htp_op_ctx * ctx) {
     struct argsort_args a = {ctx->src[0], ctx->dst[0], ctx->desc->params[0] == HTP_SORT_DESC};
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;

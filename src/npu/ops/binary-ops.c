@@ -12,14 +12,14 @@
 #include "vec.h"
 
 struct binary_args {
-    const struct htp_tensor_view *src0;
-    const struct htp_tensor_view *src1;
-    const struct htp_tensor_view *dst;
-    enum htp_vec_binop            op;
-    struct htp_ew_plan            plan;
+    const struct htp_tensor_view * src0;
+    const struct htp_tensor_view * src1;
+    const struct htp_tensor_view * dst;
+    enum htp_vec_binop             op;
+    struct htp_ew_plan             plan;
 };
 
-static int binary_opcode_to_op(uint32_t opcode, enum htp_vec_binop *op) {
+static int binary_opcode_to_op(uint32_t opcode, enum htp_vec_binop * op) {
     switch (opcode) {
         case HTP_OP_ADD:
             *op = HTP_VEC_ADD;
@@ -38,7 +38,7 @@ static int binary_opcode_to_op(uint32_t opcode, enum htp_vec_binop *op) {
     }
 }
 
-int htp_op_binary_check(const struct htp_op_ctx *ctx) {
+int htp_op_binary_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
     enum htp_vec_binop            op;
     if (!src0 || !src1 || !dst || !binary_opcode_to_op(ctx->desc->opcode, &op)) {
@@ -55,7 +55,7 @@ int htp_op_binary_check(const struct htp_op_ctx *ctx) {
 }
 
 // dst[c0, c1) of one row, everything F32 with packed rows: straight from the tensors.
-static void binary_row_f32(enum htp_vec_binop op, float *d, const float *x, const float *y, int64_t ne10, int64_t c0,
+static void binary_row_f32(enum htp_vec_binop op, float * d, const float * x, const float * y, int64_t ne10, int64_t c0,
                            int64_t c1) {
     if (ne10 == 1) {
         htp_vec_binop_scalar_f32(op, c1 - c0, d + c0, x + c0, y[0]);
@@ -70,7 +70,7 @@ static void binary_row_f32(enum htp_vec_binop op, float *d, const float *x, cons
 }
 
 // dst[c0, c1) of one row, any types and strides: chunk by chunk through fp32 buffers.
-static void binary_row_any(const struct binary_args *a, uint8_t *d, const uint8_t *x, const uint8_t *y, int64_t c0,
+static void binary_row_any(const struct binary_args * a, uint8_t * d, const uint8_t * x, const uint8_t * y, int64_t c0,
                            int64_t c1) {
     const struct htp_tensor_view *src0 = a->src0, *src1 = a->src1, *dst = a->dst;
     const int64_t                 ne10 = src1->ne[0];
@@ -88,8 +88,8 @@ static void binary_row_any(const struct binary_args *a, uint8_t *d, const uint8_
     }
 }
 
-static void binary_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct binary_args     *a    = arg;
+static void binary_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct binary_args *    a    = arg;
     const struct htp_tensor_view *src0 = a->src0, *src1 = a->src1, *dst = a->dst;
     const int fast = htp_view_is_f32_packed(src0) && htp_view_is_f32_packed(src1) && htp_view_is_f32_packed(dst);
 
@@ -99,9 +99,9 @@ static void binary_job(void *arg, uint32_t ith, uint32_t nth) {
         int64_t ir, c0, c1, i1, i2, i3;
         htp_ew_plan_item(&a->plan, it, &ir, &c0, &c1);
         htp_row_index(src0->ne, ir, &i1, &i2, &i3);
-        uint8_t       *d = htp_view_row(dst, i1, i2, i3);
-        const uint8_t *x = htp_view_row(src0, i1, i2, i3);
-        const uint8_t *y = htp_view_row(src1, i1 % src1->ne[1], i2 % src1->ne[2], i3 % src1->ne[3]);
+        uint8_t *       d = htp_view_row(dst, i1, i2, i3);
+        const uint8_t * x = htp_view_row(src0, i1, i2, i3);
+        const uint8_t * y = htp_view_row(src1, i1 % src1->ne[1], i2 % src1->ne[2], i3 % src1->ne[3]);
         if (fast) {
             binary_row_f32(a->op, (float *)(void *)d, (const float *)(const void *)x, (const float *)(const void *)y,
                            src1->ne[0], c0, c1);
@@ -111,7 +111,7 @@ static void binary_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_binary_run(struct htp_op_ctx *ctx) {
+int htp_op_binary_run(struct htp_op_ctx * ctx) {
     struct binary_args a = {ctx->src[0], ctx->src[1], ctx->dst[0], HTP_VEC_ADD, {0, 0, 1, 0}};
     if (!binary_opcode_to_op(ctx->desc->opcode, &a.op)) {
         return HTP_STATUS_INVAL_PARAMS;

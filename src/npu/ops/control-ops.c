@@ -29,18 +29,18 @@
 #define cpu_relax() ((void)0)
 #endif
 
-#define FENCE_SPIN_US 50      // busy-wait before sleeping on the futex
+#define FENCE_SPIN_US  50     // busy-wait before sleeping on the futex
 #define FENCE_SLICE_US 10000  // futex sleeps in slices, re-checking cancel and deadline
 
-static _Atomic uint64_t                      fence_timeout_ms = 30000;
-static _Thread_local const _Atomic uint32_t *cancel_flag;
+static _Atomic uint64_t                       fence_timeout_ms = 30000;
+static _Thread_local const _Atomic uint32_t * cancel_flag;
 
 void htp_ops_set_fence_timeout_ms(uint64_t ms) {
     // Relaxed: a configuration value, set once at start before any batch runs.
     atomic_store_explicit(&fence_timeout_ms, ms, memory_order_relaxed);
 }
 
-void htp_ops_set_cancel_flag(const _Atomic uint32_t *flag) {
+void htp_ops_set_cancel_flag(const _Atomic uint32_t * flag) {
     cancel_flag = flag;
 }
 
@@ -50,7 +50,7 @@ static uint64_t now_us(void) {
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-static void fence_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t us) {
+static void fence_futex_wait(_Atomic uint32_t * addr, uint32_t val, uint64_t us) {
 #if defined(__linux__)
     struct timespec ts = {(time_t)(us / 1000000u), (long)(us % 1000000u) * 1000};
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT, val, &ts, NULL, 0);
@@ -61,7 +61,7 @@ static void fence_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t us) 
 #endif
 }
 
-static void fence_futex_wake_all(_Atomic uint32_t *addr) {
+static void fence_futex_wake_all(_Atomic uint32_t * addr) {
 #if defined(__linux__)
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 #else
@@ -70,15 +70,15 @@ static void fence_futex_wake_all(_Atomic uint32_t *addr) {
 }
 
 // The words of a fence slot, as atomics (the slot lives in shared memory).
-static _Atomic uint32_t *slot_seq(const struct htp_tensor_view *v) {
+static _Atomic uint32_t * slot_seq(const struct htp_tensor_view * v) {
     return (_Atomic uint32_t *)(void *)(v->data + offsetof(struct htp_fence_slot, seq));
 }
 
-static _Atomic uint32_t *slot_status(const struct htp_tensor_view *v) {
+static _Atomic uint32_t * slot_status(const struct htp_tensor_view * v) {
     return (_Atomic uint32_t *)(void *)(v->data + offsetof(struct htp_fence_slot, status));
 }
 
-int htp_op_fence_operand_check(const struct htp_tensor_view *v, int64_t min_slots) {
+int htp_op_fence_operand_check(const struct htp_tensor_view * v, int64_t min_slots) {
     if (v == NULL || !(v->flags & HTP_TENSOR_FENCE) || v->type != HTP_TYPE_I8 || v->ne[0] != HTP_FENCE_SLOT_SIZE ||
         v->nb[0] != 1 || v->ne[2] != 1 || v->ne[3] != 1 || v->ne[1] < min_slots ||
         (v->ne[1] > 1 && v->nb[1] != HTP_FENCE_SLOT_SIZE) || ((uintptr_t)v->data % 4) != 0) {
@@ -87,7 +87,7 @@ int htp_op_fence_operand_check(const struct htp_tensor_view *v, int64_t min_slot
     return HTP_STATUS_OK;
 }
 
-void htp_op_fence_signal(const struct htp_tensor_view *v, uint32_t seq, uint32_t status) {
+void htp_op_fence_signal(const struct htp_tensor_view * v, uint32_t seq, uint32_t status) {
     // Relaxed: published by the release store of seq below.
     atomic_store_explicit(slot_status(v), status, memory_order_relaxed);
     // Release: makes status (and everything this batch wrote before, e.g. a
@@ -96,10 +96,10 @@ void htp_op_fence_signal(const struct htp_tensor_view *v, uint32_t seq, uint32_t
     fence_futex_wake_all(slot_seq(v));
 }
 
-int htp_op_fence_wait(const struct htp_tensor_view *v, uint32_t want) {
-    _Atomic uint32_t *seq     = slot_seq(v);
-    uint64_t          start   = now_us();
-    uint64_t          timeout = atomic_load_explicit(&fence_timeout_ms, memory_order_relaxed) * 1000u;
+int htp_op_fence_wait(const struct htp_tensor_view * v, uint32_t want) {
+    _Atomic uint32_t * seq     = slot_seq(v);
+    uint64_t           start   = now_us();
+    uint64_t           timeout = atomic_load_explicit(&fence_timeout_ms, memory_order_relaxed) * 1000u;
     for (;;) {
         // Acquire: pairs with the signaller's release; status and the data it
         // guards are visible once the seq we want is.
@@ -133,29 +133,29 @@ int htp_op_fence_wait(const struct htp_tensor_view *v, uint32_t want) {
 
 // --- NOP ---
 
-int htp_op_nop_check(const struct htp_op_ctx *ctx) {
+int htp_op_nop_check(const struct htp_op_ctx * ctx) {
     (void)ctx;
     return HTP_STATUS_OK;
 }
 
-int htp_op_nop_run(struct htp_op_ctx *ctx) {
+int htp_op_nop_run(struct htp_op_ctx * ctx) {
     (void)ctx;
     return HTP_STATUS_OK;
 }
 
 // --- FENCE: src[0] = fence slot; params[0] = seq; params[1] = 1 signal, 0 wait ---
 
-int htp_op_fence_check(const struct htp_op_ctx *ctx) {
-    const int32_t *p = ctx->desc->params;
+int htp_op_fence_check(const struct htp_op_ctx * ctx) {
+    const int32_t * p = ctx->desc->params;
     if (p[1] != 0 && p[1] != 1) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     return htp_op_fence_operand_check(ctx->src[0], 1);
 }
 
-int htp_op_fence_run(struct htp_op_ctx *ctx) {
-    const int32_t *p   = ctx->desc->params;
-    uint32_t       seq = (uint32_t)p[0];
+int htp_op_fence_run(struct htp_op_ctx * ctx) {
+    const int32_t * p   = ctx->desc->params;
+    uint32_t        seq = (uint32_t)p[0];
     if (p[1] == 1) {
         htp_op_fence_signal(ctx->src[0], seq, HTP_STATUS_OK);
         return HTP_STATUS_OK;
@@ -166,14 +166,14 @@ int htp_op_fence_run(struct htp_op_ctx *ctx) {
 // --- CPY_FENCE: dst[0] = src[0] (as CPY), then signal fence src[1] with params[0] ---
 
 // The CPY family sees src[0] and dst[0] only; hand it a context without the fence.
-static void cpy_ctx_of(const struct htp_op_ctx *ctx, struct htp_op_ctx *c) {
+static void cpy_ctx_of(const struct htp_op_ctx * ctx, struct htp_op_ctx * c) {
     *c = *ctx;
     for (int i = 1; i < HTP_OP_MAX_INPUTS; i++) {
         c->src[i] = NULL;
     }
 }
 
-int htp_op_cpy_fence_check(const struct htp_op_ctx *ctx) {
+int htp_op_cpy_fence_check(const struct htp_op_ctx * ctx) {
     int rc = htp_op_fence_operand_check(ctx->src[1], 1);
     if (rc != HTP_STATUS_OK) {
         return rc;
@@ -183,7 +183,7 @@ int htp_op_cpy_fence_check(const struct htp_op_ctx *ctx) {
     return htp_op_cpy_check(&c);
 }
 
-int htp_op_cpy_fence_run(struct htp_op_ctx *ctx) {
+int htp_op_cpy_fence_run(struct htp_op_ctx * ctx) {
     struct htp_op_ctx c;
     cpy_ctx_of(ctx, &c);
     int rc = htp_op_cpy_run(&c);
@@ -217,9 +217,9 @@ int htp_op_cpy_fence_run(struct htp_op_ctx *ctx) {
 // so the others leave their next barrier at once with that error instead of
 // timing out: an error of any member fails the batch on every member.
 
-int htp_op_mdev_group_check(const struct htp_op_ctx *ctx) {
-    const struct htp_tensor_view *f  = ctx->src[0];
-    int                           rc = htp_op_fence_operand_check(f, 1);
+int htp_op_mdev_group_check(const struct htp_op_ctx * ctx) {
+    const struct htp_tensor_view * f  = ctx->src[0];
+    int                            rc = htp_op_fence_operand_check(f, 1);
     if (rc != HTP_STATUS_OK) {
         return rc;
     }
@@ -230,13 +230,13 @@ int htp_op_mdev_group_check(const struct htp_op_ctx *ctx) {
 }
 
 // Outside a group execution (htp_group_*), MDEV_GROUP does nothing.
-int htp_op_mdev_group_run(struct htp_op_ctx *ctx) {
+int htp_op_mdev_group_run(struct htp_op_ctx * ctx) {
     (void)ctx;
     return HTP_STATUS_OK;
 }
 
 // Slot i of a run of fence slots, as a one-slot view.
-static struct htp_tensor_view slot_view(const struct htp_tensor_view *run, int64_t i) {
+static struct htp_tensor_view slot_view(const struct htp_tensor_view * run, int64_t i) {
     struct htp_tensor_view v = *run;
     v.data += i * HTP_FENCE_SLOT_SIZE;
     v.ne[1]  = 1;
@@ -244,7 +244,7 @@ static struct htp_tensor_view slot_view(const struct htp_tensor_view *run, int64
     return v;
 }
 
-int htp_group_begin(struct htp_group *g, const struct htp_op_ctx *ctx, uint32_t n_ops) {
+int htp_group_begin(struct htp_group * g, const struct htp_op_ctx * ctx, uint32_t n_ops) {
     int rc = htp_op_mdev_group_check(ctx);
     if (rc != HTP_STATUS_OK) {
         return rc;
@@ -261,7 +261,7 @@ int htp_group_begin(struct htp_group *g, const struct htp_op_ctx *ctx, uint32_t 
 }
 
 // Signal barrier k + 1 with status, then wait for every member to reach it.
-static int group_barrier(struct htp_group *g, uint32_t status) {
+static int group_barrier(struct htp_group * g, uint32_t status) {
     uint32_t               seq = g->base + ++g->k;
     struct htp_tensor_view own = slot_view(&g->slots, g->member);
     htp_op_fence_signal(&own, seq, status);
@@ -278,7 +278,7 @@ static int group_barrier(struct htp_group *g, uint32_t status) {
     return (int)status;
 }
 
-void htp_group_fail(struct htp_group *g, int status) {
+void htp_group_fail(struct htp_group * g, int status) {
     // Past every barrier this batch can hold, so no member waits on us again.
     struct htp_tensor_view own = slot_view(&g->slots, g->member);
     htp_op_fence_signal(&own, g->base + g->n_ops + 1, (uint32_t)(status ? status : HTP_STATUS_INTERNAL_ERR));
@@ -289,7 +289,7 @@ void htp_group_fail(struct htp_group *g, int status) {
 // (MUL_MAT: src0 holds the weights, every member needs all of it).
 enum split_kind { SPLIT_NONE, SPLIT_ROWS, SPLIT_MUL_MAT };
 
-static enum split_kind split_kind_of(const struct htp_op_ctx *ctx) {
+static enum split_kind split_kind_of(const struct htp_op_ctx * ctx) {
     switch (ctx->desc->opcode) {
         case HTP_OP_ADD:
         case HTP_OP_SUB:
@@ -313,19 +313,20 @@ static enum split_kind split_kind_of(const struct htp_op_ctx *ctx) {
     }
 }
 
-static void slice_view(struct htp_tensor_view *v, int d, int64_t lo, int64_t hi) {
+static void slice_view(struct htp_tensor_view * v, int d, int64_t lo, int64_t hi) {
     const uint64_t skip = (uint64_t)(lo * v->nb[d]);
     v->data += skip;
-    v->ne[d] = hi - lo;
+    v->ne[d]  = hi - lo;
     v->extent = v->extent > skip ? v->extent - skip : 0;  // still an upper bound
 }
 
 // Cut ctx's operands to member g->member's rows into views[] (and point ctx
 // at them). Returns 1 if the op is split (*empty = this member has no rows),
 // 0 if it cannot be split.
-static int group_slice(const struct htp_group *g, struct htp_op_ctx *ctx, struct htp_tensor_view *views, int *empty) {
-    enum split_kind kind = split_kind_of(ctx);
-    const struct htp_tensor_view *dst = ctx->dst[0];
+static int group_slice(const struct htp_group * g, struct htp_op_ctx * ctx, struct htp_tensor_view * views,
+                       int * empty) {
+    enum split_kind                kind = split_kind_of(ctx);
+    const struct htp_tensor_view * dst  = ctx->dst[0];
     if (kind == SPLIT_NONE || dst == NULL || ctx->dst[1] != NULL) {
         return 0;
     }
@@ -339,16 +340,16 @@ static int group_slice(const struct htp_group *g, struct htp_op_ctx *ctx, struct
     if (kind == SPLIT_MUL_MAT && d != 1) {
         return 0;  // batched matmuls broadcast src0 over dims 2, 3: keep it simple
     }
-    const int64_t                 rows = dst->ne[d];
-    const int64_t                 lo   = rows * g->member / g->count;
-    const int64_t                 hi   = rows * (g->member + 1) / g->count;
-    const struct htp_tensor_view *src[HTP_OP_MAX_INPUTS];
-    int                           n = 0;
+    const int64_t                  rows = dst->ne[d];
+    const int64_t                  lo   = rows * g->member / g->count;
+    const int64_t                  hi   = rows * (g->member + 1) / g->count;
+    const struct htp_tensor_view * src[HTP_OP_MAX_INPUTS];
+    int                            n = 0;
     // Decide every operand before touching ctx: an op found unsplittable
     // halfway runs whole, on member 0.
     for (int i = 0; i < HTP_OP_MAX_INPUTS; i++) {
-        const struct htp_tensor_view *s = ctx->src[i];
-        src[i]                          = s;
+        const struct htp_tensor_view * s = ctx->src[i];
+        src[i]                           = s;
         if (s == NULL) {
             continue;
         }
@@ -389,7 +390,7 @@ static int group_slice(const struct htp_group *g, struct htp_op_ctx *ctx, struct
     return 1;
 }
 
-int htp_group_run_op(struct htp_group *g, struct htp_op_ctx *ctx) {
+int htp_group_run_op(struct htp_group * g, struct htp_op_ctx * ctx) {
     struct htp_tensor_view views[HTP_OP_MAX_INPUTS + HTP_OP_MAX_OUTPUTS];
     int                    empty = 0;
     int                    rc    = HTP_STATUS_OK;

@@ -99,21 +99,21 @@ static inline uint16_t f32_to_bf16(float f) {
 // Row converters: n elements, src stride ss bytes, dst stride ds bytes.
 // ---------------------------------------------------------------------------
 
-typedef void (*cvt_fn)(const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds, int64_t n);
+typedef void (*cvt_fn)(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds, int64_t n);
 
-static float load_f32(const uint8_t *p) {
+static float load_f32(const uint8_t * p) {
     float f;
     memcpy(&f, p, 4);
     return f;
 }
 
-static uint16_t load_u16(const uint8_t *p) {
+static uint16_t load_u16(const uint8_t * p) {
     uint16_t h;
     memcpy(&h, p, 2);
     return h;
 }
 
-static void cvt_f32_f16(const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds, int64_t n) {
+static void cvt_f32_f16(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds, int64_t n) {
     int64_t i = 0;
 #if defined(__F16C__) && defined(__AVX__)
     if (ss == 4 && ds == 2) {
@@ -130,7 +130,7 @@ static void cvt_f32_f16(const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds, in
     }
 }
 
-static void cvt_f16_f32(const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds, int64_t n) {
+static void cvt_f16_f32(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds, int64_t n) {
     int64_t i = 0;
 #if defined(__F16C__) && defined(__AVX__)
     if (ss == 2 && ds == 4) {
@@ -146,28 +146,28 @@ static void cvt_f16_f32(const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds, in
     }
 }
 
-static void cvt_f32_bf16(const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds, int64_t n) {
+static void cvt_f32_bf16(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         uint16_t h = f32_to_bf16(load_f32(s + i * ss));
         memcpy(d + i * ds, &h, 2);
     }
 }
 
-static void cvt_bf16_f32(const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds, int64_t n) {
+static void cvt_bf16_f32(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         float f = bf16_to_f32(load_u16(s + i * ss));
         memcpy(d + i * ds, &f, 4);
     }
 }
 
-static void cvt_f16_bf16(const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds, int64_t n) {
+static void cvt_f16_bf16(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         uint16_t h = f32_to_bf16(f16_to_f32(load_u16(s + i * ss)));
         memcpy(d + i * ds, &h, 2);
     }
 }
 
-static void cvt_bf16_f16(const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds, int64_t n) {
+static void cvt_bf16_f16(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         uint16_t h = f32_to_f16(bf16_to_f32(load_u16(s + i * ss)));
         memcpy(d + i * ds, &h, 2);
@@ -175,15 +175,15 @@ static void cvt_bf16_f16(const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds, i
 }
 
 // Same type: unit-sized byte copies (unit = element, or block for block types).
-#define DEFINE_COPY(bytes)                                                                      \
-    static void copy_##bytes(const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds, int64_t n) { \
-        if (ss == (bytes) && ds == (bytes)) {                                                   \
-            memcpy(d, s, (size_t)n *(bytes));                                                   \
-            return;                                                                             \
-        }                                                                                       \
-        for (int64_t i = 0; i < n; i++) {                                                       \
-            memcpy(d + i * ds, s + i * ss, (bytes));                                            \
-        }                                                                                       \
+#define DEFINE_COPY(bytes)                                                                        \
+    static void copy_##bytes(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds, int64_t n) { \
+        if (ss == (bytes) && ds == (bytes)) {                                                     \
+            memcpy(d, s, (size_t)n *(bytes));                                                     \
+            return;                                                                               \
+        }                                                                                         \
+        for (int64_t i = 0; i < n; i++) {                                                         \
+            memcpy(d + i * ds, s + i * ss, (bytes));                                              \
+        }                                                                                         \
     }
 DEFINE_COPY(1)
 DEFINE_COPY(2)
@@ -195,17 +195,17 @@ DEFINE_COPY(8)
 // ---------------------------------------------------------------------------
 
 struct cpy_plan {
-    const struct htp_tensor_view *s;
-    const struct htp_tensor_view *d;
-    cvt_fn                        cvt;        // NULL: generic same-type copy of `unit` bytes
-    uint32_t                      unit;       // bytes per unit for the generic copy
-    int64_t                       s_ne0;      // units per src row
-    int64_t                       d_ne0;      // units per dst row
-    int64_t                       n_rows;     // src rows (ne1 * ne2 * ne3)
-    int64_t                       n_units;    // total units
-    int                           dense;      // both tensors contiguous: one flat range
-    int64_t                       s_unit_sz;  // bytes per unit when dense
-    int64_t                       d_unit_sz;
+    const struct htp_tensor_view * s;
+    const struct htp_tensor_view * d;
+    cvt_fn                         cvt;        // NULL: generic same-type copy of `unit` bytes
+    uint32_t                       unit;       // bytes per unit for the generic copy
+    int64_t                        s_ne0;      // units per src row
+    int64_t                        d_ne0;      // units per dst row
+    int64_t                        n_rows;     // src rows (ne1 * ne2 * ne3)
+    int64_t                        n_units;    // total units
+    int                            dense;      // both tensors contiguous: one flat range
+    int64_t                        s_unit_sz;  // bytes per unit when dense
+    int64_t                        d_unit_sz;
 };
 
 static cvt_fn pick_cvt(uint32_t st, uint32_t dt) {
@@ -239,18 +239,18 @@ static cvt_fn pick_copy(uint32_t bytes) {
     }
 }
 
-static void copy_generic(const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds, int64_t n, uint32_t unit) {
+static void copy_generic(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds, int64_t n, uint32_t unit) {
     for (int64_t i = 0; i < n; i++) {
         memcpy(d + i * ds, s + i * ss, unit);
     }
 }
 
-static int64_t nelements(const struct htp_tensor_view *t) {
+static int64_t nelements(const struct htp_tensor_view * t) {
     return t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
 }
 
 // Dense: units packed back to back in logical order.
-static int is_dense(const struct htp_tensor_view *t, int64_t unit_sz, int64_t ne0_units) {
+static int is_dense(const struct htp_tensor_view * t, int64_t unit_sz, int64_t ne0_units) {
     int64_t expect = unit_sz;
     if (t->nb[0] != expect) {
         return 0;
@@ -265,14 +265,14 @@ static int is_dense(const struct htp_tensor_view *t, int64_t unit_sz, int64_t ne
     return 1;
 }
 
-static int plan_cpy(const struct htp_op_ctx *ctx, struct cpy_plan *p) {
-    const struct htp_tensor_view *s = ctx->src[0];
-    const struct htp_tensor_view *d = ctx->dst[0];
+static int plan_cpy(const struct htp_op_ctx * ctx, struct cpy_plan * p) {
+    const struct htp_tensor_view * s = ctx->src[0];
+    const struct htp_tensor_view * d = ctx->dst[0];
     if (s == NULL || d == NULL) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    const struct htp_type_traits *ts = htp_type_traits(s->type);
-    const struct htp_type_traits *td = htp_type_traits(d->type);
+    const struct htp_type_traits * ts = htp_type_traits(s->type);
+    const struct htp_type_traits * td = htp_type_traits(d->type);
     if (ts == NULL || td == NULL) {
         return HTP_STATUS_INVAL_PARAMS;
     }
@@ -311,7 +311,7 @@ static int plan_cpy(const struct htp_op_ctx *ctx, struct cpy_plan *p) {
     return HTP_STATUS_OK;
 }
 
-static void run_units(const struct cpy_plan *p, const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds, int64_t n) {
+static void run_units(const struct cpy_plan * p, const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds, int64_t n) {
     if (p->cvt) {
         p->cvt(s, ss, d, ds, n);
     } else {
@@ -319,10 +319,10 @@ static void run_units(const struct cpy_plan *p, const uint8_t *s, int64_t ss, ui
     }
 }
 
-static void cpy_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct cpy_plan        *p = arg;
-    const struct htp_tensor_view *s = p->s;
-    const struct htp_tensor_view *d = p->d;
+static void cpy_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct cpy_plan *        p = arg;
+    const struct htp_tensor_view * s = p->s;
+    const struct htp_tensor_view * d = p->d;
 
     if (p->dense) {
         int64_t per = (p->n_units + nth - 1) / nth;
@@ -350,16 +350,16 @@ static void cpy_job(void *arg, uint32_t ith, uint32_t nth) {
     int64_t j3 = rest / d->ne[2];
 
     for (int64_t r = r0; r < r1; r++) {
-        int64_t        i1 = r % s->ne[1];
-        int64_t        i2 = (r / s->ne[1]) % s->ne[2];
-        int64_t        i3 = r / (s->ne[1] * s->ne[2]);
-        const uint8_t *sr = s->data + i1 * s->nb[1] + i2 * s->nb[2] + i3 * s->nb[3];
+        int64_t         i1 = r % s->ne[1];
+        int64_t         i2 = (r / s->ne[1]) % s->ne[2];
+        int64_t         i3 = r / (s->ne[1] * s->ne[2]);
+        const uint8_t * sr = s->data + i1 * s->nb[1] + i2 * s->nb[2] + i3 * s->nb[3];
         // Copy the row in runs that stay within one dst row.
         int64_t left = p->s_ne0;
         int64_t i0   = 0;
         while (left > 0) {
-            int64_t  run = p->d_ne0 - j0 < left ? p->d_ne0 - j0 : left;
-            uint8_t *dr  = d->data + j0 * d->nb[0] + j1 * d->nb[1] + j2 * d->nb[2] + j3 * d->nb[3];
+            int64_t   run = p->d_ne0 - j0 < left ? p->d_ne0 - j0 : left;
+            uint8_t * dr  = d->data + j0 * d->nb[0] + j1 * d->nb[1] + j2 * d->nb[2] + j3 * d->nb[3];
             run_units(p, sr + i0 * s->nb[0], s->nb[0], dr, d->nb[0], run);
             i0 += run;
             left -= run;
@@ -378,7 +378,7 @@ static void cpy_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_cpy_check(const struct htp_op_ctx *ctx) {
+int htp_op_cpy_check(const struct htp_op_ctx * ctx) {
     if (htp_quant_cpy_handles(ctx)) {
         return htp_op_cpy_q_check(ctx);  // float -> Q8_0 / Q4_0 (quant-ops.c)
     }
@@ -386,7 +386,7 @@ int htp_op_cpy_check(const struct htp_op_ctx *ctx) {
     return plan_cpy(ctx, &p);
 }
 
-int htp_op_cpy_run(struct htp_op_ctx *ctx) {
+int htp_op_cpy_run(struct htp_op_ctx * ctx) {
     if (htp_quant_cpy_handles(ctx)) {
         return htp_op_cpy_q_run(ctx);
     }

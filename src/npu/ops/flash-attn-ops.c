@@ -37,9 +37,9 @@
 #include "kernel-util.h"
 #include "vec.h"
 
-#define FA_ROWS 16    // query rows per work item
+#define FA_ROWS   16  // query rows per work item
 #define FA_KV_BLK 64  // K/V rows staged per block
-#define FA_PAD HTP_VF32_N
+#define FA_PAD    HTP_VF32_N
 
 struct fa_args {
     const struct htp_tensor_view *q, *k, *v, *mask, *sinks, *dst;
@@ -52,10 +52,10 @@ struct fa_args {
     int64_t                       tpb, n_tb;     // tokens per item; token blocks
     int64_t                       n_items;
     int64_t                       n_chunks, chunk;  // KV chunks per item and their length
-    uint8_t                      *scratch;
+    uint8_t *                     scratch;
     size_t                        slice;     // scratch bytes per worker
     uint32_t                      n_active;  // workers whose slice fits the scratch area
-    float                        *partials;  // n_items * n_chunks * FA_ROWS * (dvp + 2); NULL: no split
+    float *                       partials;  // n_items * n_chunks * FA_ROWS * (dvp + 2); NULL: no split
     _Atomic int64_t               next;      // next task (item * n_chunks + chunk) to take
 };
 
@@ -64,7 +64,7 @@ struct fa_item {
     int64_t i3, ik2, ik3, h0, nh, t0, nt;
 };
 
-static struct fa_item fa_item_of(const struct fa_args *a, int64_t item) {
+static struct fa_item fa_item_of(const struct fa_args * a, int64_t item) {
     struct fa_item it;
     const int64_t  tb = item % a->n_tb;
     const int64_t  hs = (item / a->n_tb) % a->n_hsub;
@@ -78,7 +78,7 @@ static struct fa_item fa_item_of(const struct fa_args *a, int64_t item) {
     return it;
 }
 
-static float fa_slope(const struct fa_args *a, int64_t h) {
+static float fa_slope(const struct fa_args * a, int64_t h) {
     if (a->max_bias <= 0.0f) {
         return 1.0f;
     }
@@ -97,14 +97,14 @@ static size_t fa_slice_bytes(int64_t dkp, int64_t dvp) {
     return (floats * sizeof(float) + HTP_VEC_BYTES - 1) / HTP_VEC_BYTES * HTP_VEC_BYTES;
 }
 
-static size_t fa_partials_bytes(const struct fa_args *a) {
+static size_t fa_partials_bytes(const struct fa_args * a) {
     return (size_t)a->n_items * a->n_chunks * FA_ROWS * (size_t)(a->dvp + 2) * sizeof(float);
 }
 
 // Cuts the op into items and chunks for n_threads workers and vtcm_size
 // bytes of scratch. Returns enum htp_status (VTCM_TOO_SMALL if one worker's
 // slice does not fit).
-static int fa_plan(struct fa_args *a, uint32_t n_threads, size_t vtcm_size) {
+static int fa_plan(struct fa_args * a, uint32_t n_threads, size_t vtcm_size) {
     a->dkp   = fa_pad(a->dk);
     a->dvp   = fa_pad(a->dv);
     a->slice = fa_slice_bytes(a->dkp, a->dvp);
@@ -150,7 +150,7 @@ static int fa_plan(struct fa_args *a, uint32_t n_threads, size_t vtcm_size) {
     return HTP_STATUS_OK;
 }
 
-static int fa_read(const struct htp_op_ctx *ctx, struct fa_args *a) {
+static int fa_read(const struct htp_op_ctx * ctx, struct fa_args * a) {
     const struct htp_tensor_view *q = ctx->src[0], *k = ctx->src[1], *v = ctx->src[2], *dst = ctx->dst[0];
     const struct htp_tensor_view *mask = ctx->src[3], *sinks = ctx->src[4];
     memset(a, 0, sizeof *a);
@@ -211,7 +211,7 @@ static int fa_read(const struct htp_op_ctx *ctx, struct fa_args *a) {
     return HTP_STATUS_OK;
 }
 
-int htp_op_flash_attn_ext_check(const struct htp_op_ctx *ctx) {
+int htp_op_flash_attn_ext_check(const struct htp_op_ctx * ctx) {
     struct fa_args a;
     const int      st = fa_read(ctx, &a);
     if (st != HTP_STATUS_OK) {
@@ -239,7 +239,7 @@ static inline float fa_hsum(htp_vr v) {
 }
 
 // Scores of one K row against up to 4 query rows: out[i] = q_i . kr (n a multiple of HTP_VR_N).
-static void fa_dot_rows(int64_t n, const float *kr, const float *q, int64_t qstride, int nq, float *out) {
+static void fa_dot_rows(int64_t n, const float * kr, const float * q, int64_t qstride, int nq, float * out) {
     htp_vr a0 = htp_vr_splat(0.0f), a1 = a0, a2 = a0, a3 = a0;
     if (nq == 4) {
         for (int64_t d = 0; d < n; d += HTP_VR_N) {
@@ -253,9 +253,9 @@ static void fa_dot_rows(int64_t n, const float *kr, const float *q, int64_t qstr
         return;
     }
     for (int i = 0; i < nq; i++) {
-        const float *qi = q + i * qstride;
-        htp_vr       s0 = htp_vr_splat(0.0f), s1 = s0;
-        int64_t      d = 0;
+        const float * qi = q + i * qstride;
+        htp_vr        s0 = htp_vr_splat(0.0f), s1 = s0;
+        int64_t       d = 0;
         for (; d + 2 * HTP_VR_N <= n; d += 2 * HTP_VR_N) {
             s0 = htp_vr_fma(htp_vr_load(qi + d), htp_vr_load(kr + d), s0);
             s1 = htp_vr_fma(htp_vr_load(qi + d + HTP_VR_N), htp_vr_load(kr + d + HTP_VR_N), s1);
@@ -268,18 +268,18 @@ static void fa_dot_rows(int64_t n, const float *kr, const float *q, int64_t qstr
 }
 
 // o[0, n) += sum_j p[j] * vt[j * n + ...] for j < nb (n a multiple of HTP_VR_N).
-static void fa_accum_v(int64_t n, float *o, const float *p, const float *vt, int64_t nb) {
+static void fa_accum_v(int64_t n, float * o, const float * p, const float * vt, int64_t nb) {
     int64_t d = 0;
     for (; d + 4 * HTP_VR_N <= n; d += 4 * HTP_VR_N) {
         htp_vr a0 = htp_vr_load(o + d), a1 = htp_vr_load(o + d + HTP_VR_N);
         htp_vr a2 = htp_vr_load(o + d + 2 * HTP_VR_N), a3 = htp_vr_load(o + d + 3 * HTP_VR_N);
         for (int64_t j = 0; j < nb; j++) {
-            const htp_vr pj = htp_vr_splat(p[j]);
-            const float *vr = vt + j * n + d;
-            a0              = htp_vr_fma(pj, htp_vr_load(vr), a0);
-            a1              = htp_vr_fma(pj, htp_vr_load(vr + HTP_VR_N), a1);
-            a2              = htp_vr_fma(pj, htp_vr_load(vr + 2 * HTP_VR_N), a2);
-            a3              = htp_vr_fma(pj, htp_vr_load(vr + 3 * HTP_VR_N), a3);
+            const htp_vr  pj = htp_vr_splat(p[j]);
+            const float * vr = vt + j * n + d;
+            a0               = htp_vr_fma(pj, htp_vr_load(vr), a0);
+            a1               = htp_vr_fma(pj, htp_vr_load(vr + HTP_VR_N), a1);
+            a2               = htp_vr_fma(pj, htp_vr_load(vr + 2 * HTP_VR_N), a2);
+            a3               = htp_vr_fma(pj, htp_vr_load(vr + 3 * HTP_VR_N), a3);
         }
         memcpy(o + d, &a0, sizeof a0);
         memcpy(o + d + HTP_VR_N, &a1, sizeof a1);
@@ -302,7 +302,7 @@ static inline htp_vf32 fa_tanh(htp_vf32 x) {
 }
 
 // s[j] = f(s[j]) + bias[j] for j < n: f scales and, with a softcap, squashes.
-static void fa_finish_scores(const struct fa_args *a, float *s, const float *bias, int64_t n) {
+static void fa_finish_scores(const struct fa_args * a, float * s, const float * bias, int64_t n) {
     const htp_vf32 vscale = htp_vf32_splat(a->scale), vcap = htp_vf32_splat(a->softcap);
     for (int64_t j = 0; j < n; j += HTP_VF32_N) {
         const int64_t m = htp_min64(HTP_VF32_N, n - j);
@@ -322,10 +322,10 @@ static void fa_finish_scores(const struct fa_args *a, float *s, const float *bia
 
 // n rows of a K or V view starting at KV row ic, converted to fp32 rows of
 // `pad` floats (the tail zeroed).
-static void fa_stage(float *dst, const struct htp_tensor_view *t, int64_t ic, int64_t i2, int64_t i3, int64_t n,
+static void fa_stage(float * dst, const struct htp_tensor_view * t, int64_t ic, int64_t i2, int64_t i3, int64_t n,
                      int64_t d, int64_t pad) {
     for (int64_t j = 0; j < n; j++) {
-        float *row = dst + j * pad;
+        float * row = dst + j * pad;
         htp_row_load_f32(row, htp_view_row(t, ic + j, i2, i3), t->nb[0], t->type, d);
         memset(row + d, 0, (size_t)(pad - d) * sizeof(float));
     }
@@ -333,21 +333,21 @@ static void fa_stage(float *dst, const struct htp_tensor_view *t, int64_t ic, in
 
 // One (item, chunk): accumulate KV rows [c0, c1) into the item's rows, then
 // either write the normalised result (no split) or leave the partial.
-static void fa_task(const struct fa_args *a, float *ws, int64_t item, int64_t chunk) {
+static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t chunk) {
     const struct fa_item it   = fa_item_of(a, item);
     const int64_t        rows = it.nh * it.nt, dkp = a->dkp, dvp = a->dvp;
-    float               *qs = ws;                        // [FA_ROWS][dkp]
-    float               *kt = qs + FA_ROWS * dkp;        // [FA_KV_BLK][dkp]
-    float               *vt = kt + FA_KV_BLK * dkp;      // [FA_KV_BLK][dvp]
-    float               *sc = vt + FA_KV_BLK * dvp;      // [FA_ROWS][FA_KV_BLK] scores, then weights
-    float               *bs = sc + FA_ROWS * FA_KV_BLK;  // [FA_ROWS][FA_KV_BLK] mask * slope
-    float               *o  = bs + FA_ROWS * FA_KV_BLK;  // [FA_ROWS][dvp]
+    float *              qs = ws;                        // [FA_ROWS][dkp]
+    float *              kt = qs + FA_ROWS * dkp;        // [FA_KV_BLK][dkp]
+    float *              vt = kt + FA_KV_BLK * dkp;      // [FA_KV_BLK][dvp]
+    float *              sc = vt + FA_KV_BLK * dvp;      // [FA_ROWS][FA_KV_BLK] scores, then weights
+    float *              bs = sc + FA_ROWS * FA_KV_BLK;  // [FA_ROWS][FA_KV_BLK] mask * slope
+    float *              o  = bs + FA_ROWS * FA_KV_BLK;  // [FA_ROWS][dvp]
     float                M[FA_ROWS], S[FA_ROWS], slope[FA_ROWS];
     int                  live[FA_ROWS];
 
     for (int64_t r = 0; r < rows; r++) {
         const int64_t h = it.h0 + r / it.nt, t = it.t0 + r % it.nt;
-        float        *qr = qs + r * dkp;
+        float *       qr = qs + r * dkp;
         htp_row_load_f32(qr, htp_view_row(a->q, t, h, it.i3), a->q->nb[0], a->q->type, a->dk);
         memset(qr + a->dk, 0, (size_t)(dkp - a->dk) * sizeof(float));
         memset(o + r * dvp, 0, (size_t)dvp * sizeof(float));
@@ -361,12 +361,12 @@ static void fa_task(const struct fa_args *a, float *ws, int64_t item, int64_t ch
         const int64_t nb  = htp_min64(FA_KV_BLK, c1 - ic);
         int           any = 0;
         for (int64_t r = 0; r < rows; r++) {
-            float *b = bs + r * FA_KV_BLK;
-            live[r]  = 1;
+            float * b = bs + r * FA_KV_BLK;
+            live[r]   = 1;
             if (a->mask) {
-                const struct htp_tensor_view *m = a->mask;
-                const int64_t                 h = it.h0 + r / it.nt, t = it.t0 + r % it.nt;
-                const uint8_t                *mr =
+                const struct htp_tensor_view * m = a->mask;
+                const int64_t                  h = it.h0 + r / it.nt, t = it.t0 + r % it.nt;
+                const uint8_t *                mr =
                     m->data + ic * m->nb[0] + t * m->nb[1] + (h % m->ne[2]) * m->nb[2] + (it.i3 % m->ne[3]) * m->nb[3];
                 htp_row_load_f32(b, mr, m->nb[0], m->type, nb);
                 if (slope[r] != 1.0f) {
@@ -401,7 +401,7 @@ static void fa_task(const struct fa_args *a, float *ws, int64_t item, int64_t ch
             if (!live[r]) {
                 continue;
             }
-            float *s = sc + r * FA_KV_BLK;
+            float * s = sc + r * FA_KV_BLK;
             fa_finish_scores(a, s, bs + r * FA_KV_BLK, nb);
             const float mb = htp_vec_max_f32(nb, s);
             if (mb == -INFINITY) {
@@ -429,18 +429,18 @@ static void fa_task(const struct fa_args *a, float *ws, int64_t item, int64_t ch
     }
 
     if (a->partials) {
-        float *p = a->partials + (item * a->n_chunks + chunk) * FA_ROWS * (dvp + 2);
+        float * p = a->partials + (item * a->n_chunks + chunk) * FA_ROWS * (dvp + 2);
         for (int64_t r = 0; r < rows; r++) {
-            float *pr = p + r * (dvp + 2);
-            pr[0]     = M[r];
-            pr[1]     = S[r];
+            float * pr = p + r * (dvp + 2);
+            pr[0]      = M[r];
+            pr[1]      = S[r];
             memcpy(pr + 2, o + r * dvp, (size_t)dvp * sizeof(float));
         }
         return;
     }
     for (int64_t r = 0; r < rows; r++) {
         const int64_t h = it.h0 + r / it.nt, t = it.t0 + r % it.nt;
-        float        *orow = o + r * dvp;
+        float *       orow = o + r * dvp;
         float         s    = S[r];
         if (a->sinks) {
             float sink;
@@ -458,13 +458,13 @@ static void fa_task(const struct fa_args *a, float *ws, int64_t item, int64_t ch
     }
 }
 
-static void fa_job(void *arg, uint32_t ith, uint32_t nth) {
-    struct fa_args *a = arg;
+static void fa_job(void * arg, uint32_t ith, uint32_t nth) {
+    struct fa_args * a = arg;
     (void)nth;
     if (ith >= a->n_active) {
         return;  // no scratch slice for this worker
     }
-    float        *ws      = (float *)(void *)(a->scratch + (size_t)ith * a->slice);
+    float *       ws      = (float *)(void *)(a->scratch + (size_t)ith * a->slice);
     const int64_t n_tasks = a->n_items * a->n_chunks;
     for (;;) {
         // Relaxed: the counter only hands out task numbers; the pool's join
@@ -478,14 +478,14 @@ static void fa_job(void *arg, uint32_t ith, uint32_t nth) {
 }
 
 // Second pass of a split: each output row merges its chunks' partials.
-static void fa_merge_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct fa_args *a   = arg;
-    const int64_t         dvp = a->dvp;
+static void fa_merge_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct fa_args * a   = arg;
+    const int64_t          dvp = a->dvp;
     (void)nth;
     if (ith >= a->n_active) {
         return;
     }
-    float  *acc = (float *)(void *)(a->scratch + (size_t)ith * a->slice);  // dvp floats of the worker's slice
+    float * acc = (float *)(void *)(a->scratch + (size_t)ith * a->slice);  // dvp floats of the worker's slice
     int64_t r0, r1;
     htp_split(a->n_items * FA_ROWS, ith, a->n_active, &r0, &r1);
     for (int64_t ir = r0; ir < r1; ir++) {
@@ -498,7 +498,7 @@ static void fa_merge_job(void *arg, uint32_t ith, uint32_t nth) {
         float         M = -INFINITY, S = 0.0f;
         memset(acc, 0, (size_t)dvp * sizeof(float));
         for (int64_t c = 0; c < a->n_chunks; c++) {
-            const float *p = a->partials + ((item * a->n_chunks + c) * FA_ROWS + r) * (dvp + 2);
+            const float * p = a->partials + ((item * a->n_chunks + c) * FA_ROWS + r) * (dvp + 2);
             if (p[1] == 0.0f) {
                 continue;  // nothing live in this chunk
             }
@@ -527,7 +527,7 @@ static void fa_merge_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_flash_attn_ext_run(struct htp_op_ctx *ctx) {
+int htp_op_flash_attn_ext_run(struct htp_op_ctx * ctx) {
     struct fa_args a;
     int            st = fa_read(ctx, &a);
     if (st == HTP_STATUS_OK) {

@@ -99,7 +99,7 @@ static inline uint16_t htp_fp32_to_bf16(float f) {
 }
 
 // Rows: n values from src to dst (no overlap).
-static inline void htp_fp16_to_fp32_row(const uint16_t *src, float *dst, int64_t n) {
+static inline void htp_fp16_to_fp32_row(const uint16_t * src, float * dst, int64_t n) {
     int64_t i = 0;
 #if defined(__AVX512F__)
     for (; i + 16 <= n; i += 16) {
@@ -116,7 +116,7 @@ static inline void htp_fp16_to_fp32_row(const uint16_t *src, float *dst, int64_t
     }
 }
 
-static inline void htp_fp32_to_fp16_row(const float *src, uint16_t *dst, int64_t n) {
+static inline void htp_fp32_to_fp16_row(const float * src, uint16_t * dst, int64_t n) {
     int64_t i = 0;
 #if defined(__AVX512F__)
     for (; i + 16 <= n; i += 16) {

@@ -18,24 +18,24 @@
 
 // A validated tensor: its bytes lie inside a mapped buffer of this session.
 struct htp_tensor_view {
-    uint8_t * data;      // element 0, in the NPU's address space
+    uint8_t * data;  // element 0, in the NPU's address space
     int64_t   ne[HTP_OP_MAX_DIMS];
     int64_t   nb[HTP_OP_MAX_DIMS];
-    uint32_t  type;      // enum htp_type
-    uint32_t  flags;     // HTP_TENSOR_*
-    uint64_t  extent;    // bytes from data to one past the last byte the tensor spans
+    uint32_t  type;    // enum htp_type
+    uint32_t  flags;   // HTP_TENSOR_*
+    uint64_t  extent;  // bytes from data to one past the last byte the tensor spans
 };
 
 // One slice of work: worker ith of nth.
 typedef void (*htp_job_fn)(void * arg, uint32_t ith, uint32_t nth);
 
 struct htp_op_ctx {
-    const struct htp_op_desc *     desc;                      // private copy of the op descriptor
+    const struct htp_op_desc *     desc;                     // private copy of the op descriptor
     const struct htp_tensor_view * src[HTP_OP_MAX_INPUTS];   // NULL where desc->src is HTP_NO_TENSOR
     const struct htp_tensor_view * dst[HTP_OP_MAX_OUTPUTS];  // NULL where desc->dst is HTP_NO_TENSOR
 
-    uint32_t n_threads;  // workers available to this op
-    uint8_t * vtcm;      // per-session scratch ("VTCM"); kernels stage tiles here
+    uint32_t  n_threads;  // workers available to this op
+    uint8_t * vtcm;       // per-session scratch ("VTCM"); kernels stage tiles here
     size_t    vtcm_size;
 
     // Run job(arg, ith, n_threads) for ith = 0 .. n_threads-1 across the

@@ -21,12 +21,12 @@ struct im2col_args {
     int64_t                       KW, KH, IC, IW, IH, OW, OH, N;
 };
 
-static int im2col_read(const struct htp_op_ctx *ctx, struct im2col_args *a) {
+static int im2col_read(const struct htp_op_ctx * ctx, struct im2col_args * a) {
     const struct htp_tensor_view *ker = ctx->src[0], *src = ctx->src[1], *dst = ctx->dst[0];
     if (!ker || !src || !dst || !htp_view_shape_ok(ker) || !htp_view_shape_ok(src) || !htp_view_shape_ok(dst)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    const int32_t *p = ctx->desc->params;
+    const int32_t * p = ctx->desc->params;
     a->src = src, a->dst = dst;
     a->s0 = p[0], a->s1 = p[1], a->p0 = p[2], a->p1 = p[3], a->d0 = p[4], a->d1 = p[5];
     a->is_2d = p[6] == 1;
@@ -62,32 +62,32 @@ static int im2col_read(const struct htp_op_ctx *ctx, struct im2col_args *a) {
     return HTP_STATUS_OK;
 }
 
-int htp_op_im2col_check(const struct htp_op_ctx *ctx) {
+int htp_op_im2col_check(const struct htp_op_ctx * ctx) {
     struct im2col_args a;
     return im2col_read(ctx, &a);
 }
 
 // Bytes of image row (ih, ic, n).
-static const uint8_t *im2col_src_row(const struct im2col_args *a, int64_t ih, int64_t ic, int64_t n) {
-    const struct htp_tensor_view *s = a->src;
+static const uint8_t * im2col_src_row(const struct im2col_args * a, int64_t ih, int64_t ic, int64_t n) {
+    const struct htp_tensor_view * s = a->src;
     return a->is_2d ? s->data + ih * s->nb[1] + ic * s->nb[2] + n * s->nb[3] : s->data + ic * s->nb[1] + n * s->nb[2];
 }
 
-static void im2col_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct im2col_args     *a   = arg;
+static void im2col_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct im2col_args *    a   = arg;
     const struct htp_tensor_view *dst = a->dst, *src = a->src;
     const int64_t                 kk = a->KH * a->KW;
     int64_t                       r0, r1;
     htp_split(a->N * a->OH * a->OW, ith, nth, &r0, &r1);
     for (int64_t r = r0; r < r1; r++) {
         const int64_t ow = r % a->OW, oh = (r / a->OW) % a->OH, n = r / (a->OW * a->OH);
-        uint8_t      *y = a->is_2d ? dst->data + ow * dst->nb[1] + oh * dst->nb[2] + n * dst->nb[3]
+        uint8_t *     y = a->is_2d ? dst->data + ow * dst->nb[1] + oh * dst->nb[2] + n * dst->nb[3]
                                    : dst->data + ow * dst->nb[1] + n * dst->nb[2];
         for (int64_t ic = 0; ic < a->IC; ic++) {
             for (int64_t kh = 0; kh < a->KH; kh++) {
-                const int64_t  ih  = oh * a->s1 + kh * a->d1 - a->p1;
-                const int      row = a->is_2d ? (ih >= 0 && ih < a->IH) : 1;
-                const uint8_t *xr  = row ? im2col_src_row(a, a->is_2d ? ih : 0, ic, n) : NULL;
+                const int64_t   ih  = oh * a->s1 + kh * a->d1 - a->p1;
+                const int       row = a->is_2d ? (ih >= 0 && ih < a->IH) : 1;
+                const uint8_t * xr  = row ? im2col_src_row(a, a->is_2d ? ih : 0, ic, n) : NULL;
                 for (int64_t kw = 0; kw < a->KW; kw++) {
                     const int64_t iw = ow * a->s0 + kw * a->d0 - a->p0;
                     const int64_t o  = ic * kk + kh * a->KW + kw;
@@ -115,7 +115,7 @@ static void im2col_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_im2col_run(struct htp_op_ctx *ctx) {
+int htp_op_im2col_run(struct htp_op_ctx * ctx) {
     struct im2col_args a;
     const int          st = im2col_read(ctx, &a);
     if (st != HTP_STATUS_OK) {

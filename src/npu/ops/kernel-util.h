@@ -22,7 +22,7 @@
 // or gathering strided data (3 such buffers stay under 8 KiB).
 #define HTP_CHUNK 512
 
-static inline float htp_param_f32(const struct htp_op_desc* desc, int i) {
+static inline float htp_param_f32(const struct htp_op_desc * desc, int i) {
     float f;
     memcpy(&f, &desc->params[i], sizeof f);
     return f;
@@ -37,28 +37,28 @@ static inline int64_t htp_max64(int64_t a, int64_t b) {
 }
 
 // Worker ith's share [*i0, *i1) of n items, in contiguous blocks.
-static inline void htp_split(int64_t n, uint32_t ith, uint32_t nth, int64_t* i0, int64_t* i1) {
+static inline void htp_split(int64_t n, uint32_t ith, uint32_t nth, int64_t * i0, int64_t * i1) {
     const int64_t per = (n + nth - 1) / nth;
     *i0               = htp_min64(n, per * ith);
     *i1               = htp_min64(n, *i0 + per);
 }
 
-static inline int64_t htp_view_nrows(const struct htp_tensor_view* v) {
+static inline int64_t htp_view_nrows(const struct htp_tensor_view * v) {
     return v->ne[1] * v->ne[2] * v->ne[3];
 }
 
-static inline int64_t htp_view_nelements(const struct htp_tensor_view* v) {
+static inline int64_t htp_view_nelements(const struct htp_tensor_view * v) {
     return v->ne[0] * v->ne[1] * v->ne[2] * v->ne[3];
 }
 
-static inline int htp_view_same_shape(const struct htp_tensor_view* a, const struct htp_tensor_view* b) {
+static inline int htp_view_same_shape(const struct htp_tensor_view * a, const struct htp_tensor_view * b) {
     return a->ne[0] == b->ne[0] && a->ne[1] == b->ne[1] && a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3];
 }
 
 // Every ne in [0, 2^31) and at most 2^48 elements in all, so no product of
 // ne's that a kernel forms can overflow. (The core checks extents, but a view
 // with zero strides may span few bytes and still claim huge ne's.)
-static inline int htp_view_shape_ok(const struct htp_tensor_view* v) {
+static inline int htp_view_shape_ok(const struct htp_tensor_view * v) {
     int64_t n = 1;
     for (int i = 0; i < HTP_OP_MAX_DIMS; i++) {
         if (v->ne[i] < 0 || v->ne[i] >= ((int64_t)1 << 31)) {
@@ -74,7 +74,7 @@ static inline int htp_view_shape_ok(const struct htp_tensor_view* v) {
 
 // small can be tiled to fill big (each ne of big a multiple of small's, small
 // not empty unless big is); ggml_can_repeat(small, big).
-static inline int htp_view_can_repeat(const struct htp_tensor_view* small, const struct htp_tensor_view* big) {
+static inline int htp_view_can_repeat(const struct htp_tensor_view * small, const struct htp_tensor_view * big) {
     if (htp_view_nelements(big) == 0) {
         return 1;
     }
@@ -95,24 +95,24 @@ static inline int64_t htp_float_type_size(uint32_t type) {
 }
 
 // Elements of dim 0 are packed (nb[0] equals the element size).
-static inline int htp_view_rows_packed(const struct htp_tensor_view* v) {
+static inline int htp_view_rows_packed(const struct htp_tensor_view * v) {
     return v->nb[0] == htp_float_type_size(v->type);
 }
 
 // F32 with packed rows, element 0 and every row 4-byte aligned: rows can be
 // used as float arrays in place.
-static inline int htp_view_is_f32_packed(const struct htp_tensor_view* v) {
+static inline int htp_view_is_f32_packed(const struct htp_tensor_view * v) {
     return v->type == HTP_TYPE_F32 && v->nb[0] == 4 && ((uintptr_t)v->data & 3) == 0 && v->nb[1] % 4 == 0 &&
            v->nb[2] % 4 == 0 && v->nb[3] % 4 == 0;
 }
 
 // Row (i1, i2, i3) of a view.
-static inline uint8_t* htp_view_row(const struct htp_tensor_view* v, int64_t i1, int64_t i2, int64_t i3) {
+static inline uint8_t * htp_view_row(const struct htp_tensor_view * v, int64_t i1, int64_t i2, int64_t i3) {
     return v->data + i1 * v->nb[1] + i2 * v->nb[2] + i3 * v->nb[3];
 }
 
 // Flat row index -> (i1, i2, i3) for a view of shape ne.
-static inline void htp_row_index(const int64_t* ne, int64_t ir, int64_t* i1, int64_t* i2, int64_t* i3) {
+static inline void htp_row_index(const int64_t * ne, int64_t ir, int64_t * i1, int64_t * i2, int64_t * i3) {
     *i1 = ir % ne[1];
     *i2 = (ir / ne[1]) % ne[2];
     *i3 = ir / (ne[1] * ne[2]);
@@ -139,12 +139,13 @@ static inline struct htp_ew_plan htp_ew_plan_make(int64_t nrows, int64_t ncols, 
     return p;
 }
 
-static inline int64_t htp_ew_plan_items(const struct htp_ew_plan* p) {
+static inline int64_t htp_ew_plan_items(const struct htp_ew_plan * p) {
     return p->nrows * p->nsplit;
 }
 
 // Item -> row and column range [*c0, *c1).
-static inline void htp_ew_plan_item(const struct htp_ew_plan* p, int64_t item, int64_t* row, int64_t* c0, int64_t* c1) {
+static inline void htp_ew_plan_item(const struct htp_ew_plan * p, int64_t item, int64_t * row, int64_t * c0,
+                                    int64_t * c1) {
     *row = item / p->nsplit;
     *c0  = (item % p->nsplit) * p->seg;
     *c1  = htp_min64(p->ncols, *c0 + p->seg);

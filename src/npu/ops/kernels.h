@@ -43,113 +43,113 @@
 #define HTP_GLU_SWIGLU       2   // GGML_GLU_OP_SWIGLU
 #define HTP_GLU_SWIGLU_OAI   3   // GGML_GLU_OP_SWIGLU_OAI
 // enum ggml_tri_type (TRI params[0]) and enum ggml_sort_order (ARGSORT params[0]).
-#define HTP_TRI_UPPER_DIAG   0
-#define HTP_TRI_UPPER        1
-#define HTP_TRI_LOWER_DIAG   2
-#define HTP_TRI_LOWER        3
-#define HTP_SORT_ASC         0
-#define HTP_SORT_DESC        1
+#define HTP_TRI_UPPER_DIAG 0
+#define HTP_TRI_UPPER      1
+#define HTP_TRI_LOWER_DIAG 2
+#define HTP_TRI_LOWER      3
+#define HTP_SORT_ASC       0
+#define HTP_SORT_DESC      1
 
-int htp_op_binary_check(const struct htp_op_ctx* ctx);
-int htp_op_binary_run(struct htp_op_ctx* ctx);
+int htp_op_binary_check(const struct htp_op_ctx * ctx);
+int htp_op_binary_run(struct htp_op_ctx * ctx);
 
-int htp_op_scale_check(const struct htp_op_ctx* ctx);
-int htp_op_scale_run(struct htp_op_ctx* ctx);
+int htp_op_scale_check(const struct htp_op_ctx * ctx);
+int htp_op_scale_run(struct htp_op_ctx * ctx);
 
-int htp_op_unary_check(const struct htp_op_ctx* ctx);
-int htp_op_unary_run(struct htp_op_ctx* ctx);
+int htp_op_unary_check(const struct htp_op_ctx * ctx);
+int htp_op_unary_run(struct htp_op_ctx * ctx);
 
-int htp_op_glu_check(const struct htp_op_ctx* ctx);
-int htp_op_glu_run(struct htp_op_ctx* ctx);
+int htp_op_glu_check(const struct htp_op_ctx * ctx);
+int htp_op_glu_run(struct htp_op_ctx * ctx);
 
-int htp_op_norm_check(const struct htp_op_ctx* ctx);
-int htp_op_norm_run(struct htp_op_ctx* ctx);
+int htp_op_norm_check(const struct htp_op_ctx * ctx);
+int htp_op_norm_run(struct htp_op_ctx * ctx);
 
-int htp_op_add_id_check(const struct htp_op_ctx* ctx);
-int htp_op_add_id_run(struct htp_op_ctx* ctx);
+int htp_op_add_id_check(const struct htp_op_ctx * ctx);
+int htp_op_add_id_run(struct htp_op_ctx * ctx);
 
-int htp_op_sum_rows_check(const struct htp_op_ctx* ctx);
-int htp_op_sum_rows_run(struct htp_op_ctx* ctx);
+int htp_op_sum_rows_check(const struct htp_op_ctx * ctx);
+int htp_op_sum_rows_run(struct htp_op_ctx * ctx);
 
-int htp_op_cumsum_check(const struct htp_op_ctx* ctx);
-int htp_op_cumsum_run(struct htp_op_ctx* ctx);
+int htp_op_cumsum_check(const struct htp_op_ctx * ctx);
+int htp_op_cumsum_run(struct htp_op_ctx * ctx);
 
-int htp_op_argsort_check(const struct htp_op_ctx* ctx);
-int htp_op_argsort_run(struct htp_op_ctx* ctx);
+int htp_op_argsort_check(const struct htp_op_ctx * ctx);
+int htp_op_argsort_run(struct htp_op_ctx * ctx);
 
-int htp_op_shape_check(const struct htp_op_ctx* ctx);
-int htp_op_shape_run(struct htp_op_ctx* ctx);
+int htp_op_shape_check(const struct htp_op_ctx * ctx);
+int htp_op_shape_run(struct htp_op_ctx * ctx);
 
-int htp_op_softmax_check(const struct htp_op_ctx* ctx);
-int htp_op_softmax_run(struct htp_op_ctx* ctx);
+int htp_op_softmax_check(const struct htp_op_ctx * ctx);
+int htp_op_softmax_run(struct htp_op_ctx * ctx);
 
-int htp_op_rope_check(const struct htp_op_ctx* ctx);
-int htp_op_rope_run(struct htp_op_ctx* ctx);
+int htp_op_rope_check(const struct htp_op_ctx * ctx);
+int htp_op_rope_run(struct htp_op_ctx * ctx);
 
-int htp_op_mul_mat_check(const struct htp_op_ctx* ctx);
-int htp_op_mul_mat_run(struct htp_op_ctx* ctx);
+int htp_op_mul_mat_check(const struct htp_op_ctx * ctx);
+int htp_op_mul_mat_run(struct htp_op_ctx * ctx);
 
 // MUL_MAT_ID (qmatmul-ops.c, all weight types; see quant.h).
-int htp_op_mul_mat_id_check(const struct htp_op_ctx* ctx);
-int htp_op_mul_mat_id_run(struct htp_op_ctx* ctx);
+int htp_op_mul_mat_id_check(const struct htp_op_ctx * ctx);
+int htp_op_mul_mat_id_run(struct htp_op_ctx * ctx);
 
-int htp_op_get_rows_check(const struct htp_op_ctx* ctx);
-int htp_op_get_rows_run(struct htp_op_ctx* ctx);
+int htp_op_get_rows_check(const struct htp_op_ctx * ctx);
+int htp_op_get_rows_run(struct htp_op_ctx * ctx);
 
-int htp_op_set_rows_check(const struct htp_op_ctx* ctx);
-int htp_op_set_rows_run(struct htp_op_ctx* ctx);
+int htp_op_set_rows_check(const struct htp_op_ctx * ctx);
+int htp_op_set_rows_run(struct htp_op_ctx * ctx);
 
-int htp_op_flash_attn_ext_check(const struct htp_op_ctx* ctx);
-int htp_op_flash_attn_ext_run(struct htp_op_ctx* ctx);
+int htp_op_flash_attn_ext_check(const struct htp_op_ctx * ctx);
+int htp_op_flash_attn_ext_run(struct htp_op_ctx * ctx);
 
-int htp_op_ssm_conv_check(const struct htp_op_ctx* ctx);
-int htp_op_ssm_conv_run(struct htp_op_ctx* ctx);
+int htp_op_ssm_conv_check(const struct htp_op_ctx * ctx);
+int htp_op_ssm_conv_run(struct htp_op_ctx * ctx);
 
-int htp_op_gated_delta_net_check(const struct htp_op_ctx* ctx);
-int htp_op_gated_delta_net_run(struct htp_op_ctx* ctx);
+int htp_op_gated_delta_net_check(const struct htp_op_ctx * ctx);
+int htp_op_gated_delta_net_run(struct htp_op_ctx * ctx);
 
-int htp_op_solve_tri_check(const struct htp_op_ctx* ctx);
-int htp_op_solve_tri_run(struct htp_op_ctx* ctx);
+int htp_op_solve_tri_check(const struct htp_op_ctx * ctx);
+int htp_op_solve_tri_run(struct htp_op_ctx * ctx);
 
-int htp_op_im2col_check(const struct htp_op_ctx* ctx);
-int htp_op_im2col_run(struct htp_op_ctx* ctx);
+int htp_op_im2col_check(const struct htp_op_ctx * ctx);
+int htp_op_im2col_run(struct htp_op_ctx * ctx);
 
 // Rows spliced into the dispatch table of ops.c, indexed by op code:
 //   [HTP_OP_X] = { "X", check_fn, run_fn },
-#define HTP_KERNEL_TABLE_ROWS                                                     \
-    [HTP_OP_ADD]      = {"ADD", htp_op_binary_check, htp_op_binary_run},          \
-    [HTP_OP_SUB]      = {"SUB", htp_op_binary_check, htp_op_binary_run},          \
-    [HTP_OP_MUL]      = {"MUL", htp_op_binary_check, htp_op_binary_run},          \
-    [HTP_OP_DIV]      = {"DIV", htp_op_binary_check, htp_op_binary_run},          \
-    [HTP_OP_SCALE]    = {"SCALE", htp_op_scale_check, htp_op_scale_run},          \
-    [HTP_OP_UNARY]    = {"UNARY", htp_op_unary_check, htp_op_unary_run},          \
-    [HTP_OP_GLU]      = {"GLU", htp_op_glu_check, htp_op_glu_run},                \
-    [HTP_OP_RMS_NORM] = {"RMS_NORM", htp_op_norm_check, htp_op_norm_run}, \
-    [HTP_OP_NORM]     = {"NORM", htp_op_norm_check, htp_op_norm_run}, \
-    [HTP_OP_L2_NORM]  = {"L2_NORM", htp_op_norm_check, htp_op_norm_run}, \
-    [HTP_OP_CLAMP]    = {"CLAMP", htp_op_unary_check, htp_op_unary_run}, \
-    [HTP_OP_SQR]      = {"SQR", htp_op_unary_check, htp_op_unary_run}, \
-    [HTP_OP_SQRT]     = {"SQRT", htp_op_unary_check, htp_op_unary_run}, \
-    [HTP_OP_ADD_ID]   = {"ADD_ID", htp_op_add_id_check, htp_op_add_id_run}, \
-    [HTP_OP_SUM_ROWS] = {"SUM_ROWS", htp_op_sum_rows_check, htp_op_sum_rows_run}, \
-    [HTP_OP_CUMSUM]   = {"CUMSUM", htp_op_cumsum_check, htp_op_cumsum_run}, \
-    [HTP_OP_ARGSORT]  = {"ARGSORT", htp_op_argsort_check, htp_op_argsort_run}, \
-    [HTP_OP_REPEAT]   = {"REPEAT", htp_op_shape_check, htp_op_shape_run}, \
-    [HTP_OP_CONCAT]   = {"CONCAT", htp_op_shape_check, htp_op_shape_run}, \
-    [HTP_OP_PAD]      = {"PAD", htp_op_shape_check, htp_op_shape_run}, \
-    [HTP_OP_DIAG]     = {"DIAG", htp_op_shape_check, htp_op_shape_run}, \
-    [HTP_OP_TRI]      = {"TRI", htp_op_shape_check, htp_op_shape_run}, \
-    [HTP_OP_FILL]     = {"FILL", htp_op_shape_check, htp_op_shape_run}, \
-    [HTP_OP_SOFT_MAX] = {"SOFT_MAX", htp_op_softmax_check, htp_op_softmax_run},   \
-    [HTP_OP_ROPE]     = {"ROPE", htp_op_rope_check, htp_op_rope_run},             \
-    [HTP_OP_MUL_MAT]  = {"MUL_MAT", htp_op_mul_mat_check, htp_op_mul_mat_run},    \
-    [HTP_OP_MUL_MAT_ID] = {"MUL_MAT_ID", htp_op_mul_mat_id_check, htp_op_mul_mat_id_run}, \
-    [HTP_OP_GET_ROWS] = {"GET_ROWS", htp_op_get_rows_check, htp_op_get_rows_run}, \
-    [HTP_OP_SET_ROWS] = {"SET_ROWS", htp_op_set_rows_check, htp_op_set_rows_run}, \
-    [HTP_OP_FLASH_ATTN_EXT] = {"FLASH_ATTN_EXT", htp_op_flash_attn_ext_check, htp_op_flash_attn_ext_run}, \
-    [HTP_OP_SSM_CONV] = {"SSM_CONV", htp_op_ssm_conv_check, htp_op_ssm_conv_run}, \
+#define HTP_KERNEL_TABLE_ROWS                                                                                 \
+    [HTP_OP_ADD]             = {"ADD", htp_op_binary_check, htp_op_binary_run},                               \
+    [HTP_OP_SUB]             = {"SUB", htp_op_binary_check, htp_op_binary_run},                               \
+    [HTP_OP_MUL]             = {"MUL", htp_op_binary_check, htp_op_binary_run},                               \
+    [HTP_OP_DIV]             = {"DIV", htp_op_binary_check, htp_op_binary_run},                               \
+    [HTP_OP_SCALE]           = {"SCALE", htp_op_scale_check, htp_op_scale_run},                               \
+    [HTP_OP_UNARY]           = {"UNARY", htp_op_unary_check, htp_op_unary_run},                               \
+    [HTP_OP_GLU]             = {"GLU", htp_op_glu_check, htp_op_glu_run},                                     \
+    [HTP_OP_RMS_NORM]        = {"RMS_NORM", htp_op_norm_check, htp_op_norm_run},                              \
+    [HTP_OP_NORM]            = {"NORM", htp_op_norm_check, htp_op_norm_run},                                  \
+    [HTP_OP_L2_NORM]         = {"L2_NORM", htp_op_norm_check, htp_op_norm_run},                               \
+    [HTP_OP_CLAMP]           = {"CLAMP", htp_op_unary_check, htp_op_unary_run},                               \
+    [HTP_OP_SQR]             = {"SQR", htp_op_unary_check, htp_op_unary_run},                                 \
+    [HTP_OP_SQRT]            = {"SQRT", htp_op_unary_check, htp_op_unary_run},                                \
+    [HTP_OP_ADD_ID]          = {"ADD_ID", htp_op_add_id_check, htp_op_add_id_run},                            \
+    [HTP_OP_SUM_ROWS]        = {"SUM_ROWS", htp_op_sum_rows_check, htp_op_sum_rows_run},                      \
+    [HTP_OP_CUMSUM]          = {"CUMSUM", htp_op_cumsum_check, htp_op_cumsum_run},                            \
+    [HTP_OP_ARGSORT]         = {"ARGSORT", htp_op_argsort_check, htp_op_argsort_run},                         \
+    [HTP_OP_REPEAT]          = {"REPEAT", htp_op_shape_check, htp_op_shape_run},                              \
+    [HTP_OP_CONCAT]          = {"CONCAT", htp_op_shape_check, htp_op_shape_run},                              \
+    [HTP_OP_PAD]             = {"PAD", htp_op_shape_check, htp_op_shape_run},                                 \
+    [HTP_OP_DIAG]            = {"DIAG", htp_op_shape_check, htp_op_shape_run},                                \
+    [HTP_OP_TRI]             = {"TRI", htp_op_shape_check, htp_op_shape_run},                                 \
+    [HTP_OP_FILL]            = {"FILL", htp_op_shape_check, htp_op_shape_run},                                \
+    [HTP_OP_SOFT_MAX]        = {"SOFT_MAX", htp_op_softmax_check, htp_op_softmax_run},                        \
+    [HTP_OP_ROPE]            = {"ROPE", htp_op_rope_check, htp_op_rope_run},                                  \
+    [HTP_OP_MUL_MAT]         = {"MUL_MAT", htp_op_mul_mat_check, htp_op_mul_mat_run},                         \
+    [HTP_OP_MUL_MAT_ID]      = {"MUL_MAT_ID", htp_op_mul_mat_id_check, htp_op_mul_mat_id_run},                \
+    [HTP_OP_GET_ROWS]        = {"GET_ROWS", htp_op_get_rows_check, htp_op_get_rows_run},                      \
+    [HTP_OP_SET_ROWS]        = {"SET_ROWS", htp_op_set_rows_check, htp_op_set_rows_run},                      \
+    [HTP_OP_FLASH_ATTN_EXT]  = {"FLASH_ATTN_EXT", htp_op_flash_attn_ext_check, htp_op_flash_attn_ext_run},    \
+    [HTP_OP_SSM_CONV]        = {"SSM_CONV", htp_op_ssm_conv_check, htp_op_ssm_conv_run},                      \
     [HTP_OP_GATED_DELTA_NET] = {"GATED_DELTA_NET", htp_op_gated_delta_net_check, htp_op_gated_delta_net_run}, \
-    [HTP_OP_SOLVE_TRI] = {"SOLVE_TRI", htp_op_solve_tri_check, htp_op_solve_tri_run}, \
-    [HTP_OP_IM2COL] = {"IM2COL", htp_op_im2col_check, htp_op_im2col_run},
+    [HTP_OP_SOLVE_TRI]       = {"SOLVE_TRI", htp_op_solve_tri_check, htp_op_solve_tri_run},                   \
+    [HTP_OP_IM2COL]          = {"IM2COL", htp_op_im2col_check, htp_op_im2col_run},
 
 #endif  // HTP_KERNELS_H

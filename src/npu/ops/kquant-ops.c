@@ -55,19 +55,19 @@ static int kq_weights_check(const struct htp_tensor_view * w) {
 // ---------------------------------------------------------------------------
 
 struct kq_mm {
-    const struct htp_tensor_view *src0, *src1, *dst, *ids;
-    const struct htp_tile_format *f;
-    int                           tiled;
-    int64_t                       nsb;     // super-blocks per row
-    size_t                        gbytes;  // bytes of a row group (tiled, and as packed into scratch)
-    int64_t                       ngroup;  // row groups per matrix
-    int64_t                       r2, r3;  // MUL_MAT broadcast ratios
-    int64_t                       ncols;   // columns in all
-    const int32_t *               order;   // MUL_MAT_ID: column j -> e * T + t, sorted by expert
-    uint8_t *                     pack;    // plain weights: n_threads x gbytes
-    struct htp_q8k_block *        act;     // chunk x nsb blocks
-    int64_t                       j0, j1;  // the chunk of columns being computed
-    atomic_int                    bad_id;  // an expert id out of range was met (relaxed: read after run)
+    const struct htp_tensor_view * src0, *src1, *dst, *ids;
+    const struct htp_tile_format * f;
+    int                            tiled;
+    int64_t                        nsb;     // super-blocks per row
+    size_t                         gbytes;  // bytes of a row group (tiled, and as packed into scratch)
+    int64_t                        ngroup;  // row groups per matrix
+    int64_t                        r2, r3;  // MUL_MAT broadcast ratios
+    int64_t                        ncols;   // columns in all
+    const int32_t *                order;   // MUL_MAT_ID: column j -> e * T + t, sorted by expert
+    uint8_t *                      pack;    // plain weights: n_threads x gbytes
+    struct htp_q8k_block *         act;     // chunk x nsb blocks
+    int64_t                        j0, j1;  // the chunk of columns being computed
+    atomic_int                     bad_id;  // an expert id out of range was met (relaxed: read after run)
 };
 
 // Column j: weight matrix, src1 row and dst row (NULL w: bad expert id).
@@ -111,12 +111,12 @@ static void kq_quantize_job(void * arg, uint32_t ith, uint32_t nth) {
 static const uint8_t * kq_group(const struct kq_mm * a, const uint8_t * w, int64_t g, uint8_t * pack,
                                 const uint8_t ** cached_w, int64_t * cached_g) {
     if (a->tiled) {
-        return w + (size_t) g * a->gbytes;
+        return w + (size_t)g * a->gbytes;
     }
     if (*cached_w != w || *cached_g != g) {
         const int64_t M = a->src0->ne[1];
-        const int     n = (int) htp_min64(HTP_KQ_R, M - g * HTP_KQ_R);
-        htp_tiled_pack_group(a->f, w + g * HTP_KQ_R * a->src0->nb[1], (size_t) a->src0->nb[1], n, a->nsb, pack);
+        const int     n = (int)htp_min64(HTP_KQ_R, M - g * HTP_KQ_R);
+        htp_tiled_pack_group(a->f, w + g * HTP_KQ_R * a->src0->nb[1], (size_t)a->src0->nb[1], n, a->nsb, pack);
         *cached_w = w;
         *cached_g = g;
     }
@@ -129,7 +129,7 @@ static void kq_dot_job(void * arg, uint32_t ith, uint32_t nth) {
     const int64_t   nch  = a->j1 - a->j0;
     const int64_t   cb   = a->tiled ? KQ_CB : nch;  // plain: one column block, so each group is packed once
     const int64_t   n_rb = (a->ngroup + KQ_RB - 1) / KQ_RB, n_cb = (nch + cb - 1) / cb;
-    uint8_t *       pack = a->pack ? a->pack + (size_t) ith * a->gbytes : NULL;
+    uint8_t *       pack     = a->pack ? a->pack + (size_t)ith * a->gbytes : NULL;
     const uint8_t * cached_w = NULL;
     int64_t         cached_g = -1;
 
@@ -181,19 +181,19 @@ static int64_t kq_mm_plan(const struct htp_op_ctx * ctx, const struct htp_tensor
                           size_t * fixed) {
     const struct htp_tile_format * f      = htp_tile_format(w->type);
     const size_t                   gbytes = htp_tiled_group_bytes(f, w->ne[0]);
-    size_t                         head   = with_ids ? ((size_t) ncols * sizeof(int32_t) + 127) / 128 * 128 : 0;
+    size_t                         head   = with_ids ? ((size_t)ncols * sizeof(int32_t) + 127) / 128 * 128 : 0;
     if (!(w->flags & HTP_TENSOR_TILED)) {
-        head += (size_t) ctx->n_threads * gbytes;
+        head += (size_t)ctx->n_threads * gbytes;
     }
     *fixed             = head;
-    const size_t col_b = (size_t) (w->ne[0] / HTP_KQ_QK) * sizeof(struct htp_q8k_block);
+    const size_t col_b = (size_t)(w->ne[0] / HTP_KQ_QK) * sizeof(struct htp_q8k_block);
     if (col_b == 0) {
         return head <= ctx->vtcm_size ? ncols : 0;  // K = 0: nothing to quantize
     }
     if (head + col_b > ctx->vtcm_size) {
         return 0;
     }
-    const int64_t fit = (int64_t) ((ctx->vtcm_size - head) / col_b);
+    const int64_t fit = (int64_t)((ctx->vtcm_size - head) / col_b);
     return htp_min64(fit, ncols);
 }
 
@@ -203,14 +203,14 @@ static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
     if (chunk < 1) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
-    a->f      = htp_tile_format(a->src0->type);
-    a->tiled  = (a->src0->flags & HTP_TENSOR_TILED) != 0;
-    a->nsb    = a->src0->ne[0] / HTP_KQ_QK;
-    a->gbytes = htp_tiled_group_bytes(a->f, a->src0->ne[0]);
-    a->ngroup = htp_tiled_ngroups(a->src0->ne[1]);
-    uint8_t * p = ctx->vtcm + (a->ids ? ((size_t) a->ncols * sizeof(int32_t) + 127) / 128 * 128 : 0);
+    a->f        = htp_tile_format(a->src0->type);
+    a->tiled    = (a->src0->flags & HTP_TENSOR_TILED) != 0;
+    a->nsb      = a->src0->ne[0] / HTP_KQ_QK;
+    a->gbytes   = htp_tiled_group_bytes(a->f, a->src0->ne[0]);
+    a->ngroup   = htp_tiled_ngroups(a->src0->ne[1]);
+    uint8_t * p = ctx->vtcm + (a->ids ? ((size_t)a->ncols * sizeof(int32_t) + 127) / 128 * 128 : 0);
     a->pack     = a->tiled ? NULL : p;
-    a->act      = (struct htp_q8k_block *) (void *) (ctx->vtcm + fixed);
+    a->act      = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
     for (a->j0 = 0; a->j0 < a->ncols; a->j0 = a->j1) {
         a->j1 = htp_min64(a->ncols, a->j0 + chunk);
         ctx->run(ctx->pool, kq_quantize_job, a);
@@ -251,7 +251,7 @@ int htp_kq_mul_mat_check(const struct htp_op_ctx * ctx) {
 }
 
 int htp_kq_mul_mat_run(struct htp_op_ctx * ctx) {
-    struct kq_mm a = { 0 };
+    struct kq_mm a = {0};
     a.src0         = ctx->src[0];
     a.src1         = ctx->src[1];
     a.dst          = ctx->dst[0];
@@ -298,7 +298,7 @@ int htp_kq_mul_mat_id_check(const struct htp_op_ctx * ctx) {
 }
 
 int htp_kq_mul_mat_id_run(struct htp_op_ctx * ctx) {
-    struct kq_mm a = { 0 };
+    struct kq_mm a = {0};
     a.src0         = ctx->src[0];
     a.src1         = ctx->src[1];
     a.ids          = ctx->src[2];
@@ -307,7 +307,7 @@ int htp_kq_mul_mat_id_run(struct htp_op_ctx * ctx) {
         return HTP_STATUS_OK;
     }
     const int64_t n_used = a.ids->ne[0], T = a.ids->ne[1], n_as = a.src0->ne[2];
-    a.ncols              = n_used * T;
+    a.ncols = n_used * T;
     size_t fixed;
     if (kq_mm_plan(ctx, a.src0, a.ncols, 1, &fixed) < 1) {
         return HTP_STATUS_VTCM_TOO_SMALL;
@@ -315,9 +315,9 @@ int htp_kq_mul_mat_id_run(struct htp_op_ctx * ctx) {
     // Columns sorted by expert: two passes of a counting sort over the ids
     // (bad ids go last; kq_col reports them). Buckets live on the stack for
     // up to 1024 experts, else the order stays unsorted.
-    int32_t * order = (int32_t *) (void *) ctx->vtcm;
+    int32_t * order = (int32_t *)(void *)ctx->vtcm;
     int64_t   start[1025];
-    const int sort  = n_as <= 1024;
+    const int sort = n_as <= 1024;
     if (sort) {
         memset(start, 0, sizeof start);
     }
@@ -327,7 +327,7 @@ int htp_kq_mul_mat_id_run(struct htp_op_ctx * ctx) {
         if (sort) {
             start[id >= 0 && id < n_as ? id : n_as]++;
         }
-        order[j] = (int32_t) j;
+        order[j] = (int32_t)j;
     }
     if (sort) {
         int64_t pos = 0;
@@ -339,7 +339,7 @@ int htp_kq_mul_mat_id_run(struct htp_op_ctx * ctx) {
         for (int64_t j = 0; j < a.ncols; j++) {
             int32_t id;
             memcpy(&id, a.ids->data + (j % n_used) * a.ids->nb[0] + (j / n_used) * a.ids->nb[1], sizeof id);
-            order[start[id >= 0 && id < n_as ? id : n_as]++] = (int32_t) j;
+            order[start[id >= 0 && id < n_as ? id : n_as]++] = (int32_t)j;
         }
     }
     a.order = order;
@@ -377,8 +377,8 @@ struct kq_rows {
 static void kq_get_rows_job(void * arg, uint32_t ith, uint32_t nth) {
     struct kq_rows *               a   = arg;
     const struct htp_tensor_view * src = a->src, *idx = a->idx, *dst = a->dst;
-    const struct htp_tile_format * f   = htp_tile_format(src->type);
-    const int64_t                  nsb = src->ne[0] / HTP_KQ_QK;
+    const struct htp_tile_format * f      = htp_tile_format(src->type);
+    const int64_t                  nsb    = src->ne[0] / HTP_KQ_QK;
     const int                      tiled  = (src->flags & HTP_TENSOR_TILED) != 0;
     const size_t                   gbytes = htp_tiled_group_bytes(f, src->ne[0]);
     float                          buf[HTP_KQ_QK];
@@ -399,7 +399,7 @@ static void kq_get_rows_job(void * arg, uint32_t ith, uint32_t nth) {
         for (int64_t b = 0; b < nsb; b++) {  // one super-block at a time through buf
             if (tiled) {
                 // Row r of its group, super-block b only: a group of one tile.
-                const uint8_t * grp = m + (size_t) (r / HTP_KQ_R) * gbytes;
+                const uint8_t * grp = m + (size_t)(r / HTP_KQ_R) * gbytes;
                 const uint8_t * q   = htp_tiled_q(f, grp, b);
                 const uint8_t * s   = htp_tiled_s(f, grp, nsb, b);
                 uint8_t         blk[256];
@@ -414,7 +414,7 @@ static void kq_get_rows_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_kq_get_rows_run(struct htp_op_ctx * ctx) {
-    struct kq_rows a = { ctx->src[0], ctx->src[1], ctx->dst[0], 0 };
+    struct kq_rows a = {ctx->src[0], ctx->src[1], ctx->dst[0], 0};
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }

@@ -59,16 +59,16 @@ static void kq_scales_decode(const uint8_t * p, uint8_t sc[8], uint8_t mn[8]) {
     for (int j = 0; j < 4; j++) {
         sc[j]     = p[j] & 63;
         mn[j]     = p[j + 4] & 63;
-        sc[j + 4] = (uint8_t) ((p[j + 8] & 15) | ((p[j] >> 6) << 4));
-        mn[j + 4] = (uint8_t) ((p[j + 8] >> 4) | ((p[j + 4] >> 6) << 4));
+        sc[j + 4] = (uint8_t)((p[j + 8] & 15) | ((p[j] >> 6) << 4));
+        mn[j + 4] = (uint8_t)((p[j + 8] >> 4) | ((p[j + 4] >> 6) << 4));
     }
 }
 
 static void kq_scales_encode(uint8_t * p, const uint8_t sc[8], const uint8_t mn[8]) {
     for (int j = 0; j < 4; j++) {
-        p[j]     = (uint8_t) ((sc[j] & 63) | ((sc[j + 4] >> 4) << 6));
-        p[j + 4] = (uint8_t) ((mn[j] & 63) | ((mn[j + 4] >> 4) << 6));
-        p[j + 8] = (uint8_t) ((sc[j + 4] & 15) | ((mn[j + 4] & 15) << 4));
+        p[j]     = (uint8_t)((sc[j] & 63) | ((sc[j + 4] >> 4) << 6));
+        p[j + 4] = (uint8_t)((mn[j] & 63) | ((mn[j + 4] >> 4) << 6));
+        p[j + 8] = (uint8_t)((sc[j + 4] & 15) | ((mn[j + 4] & 15) << 4));
     }
 }
 
@@ -88,7 +88,7 @@ static void kq_decode_kmin(int q5, const uint8_t * b, struct kq_sb * x) {
         if (q5) {
             v |= ((qh[l] >> (2 * i + h)) & 1) << 4;
         }
-        x->q[e] = (uint8_t) v;
+        x->q[e] = (uint8_t)v;
     }
 }
 
@@ -104,9 +104,9 @@ static void kq_encode_kmin(int q5, uint8_t * b, const struct kq_sb * x) {
     }
     for (int e = 0; e < HTP_KQ_QK; e++) {
         const int i = e / 64, h = (e % 64) / 32, l = e % 32;
-        qs[32 * i + l] |= (uint8_t) ((x->q[e] & 15) << (4 * h));
+        qs[32 * i + l] |= (uint8_t)((x->q[e] & 15) << (4 * h));
         if (q5) {
-            qh[l] |= (uint8_t) (((x->q[e] >> 4) & 1) << (2 * i + h));
+            qh[l] |= (uint8_t)(((x->q[e] >> 4) & 1) << (2 * i + h));
         }
     }
 }
@@ -125,7 +125,7 @@ static void kq_decode_q6(const uint8_t * b, struct kq_sb * x) {
         const int n = e / 128, k = (e % 128) / 32, l = e % 32;
         const int lo = (ql[64 * n + 32 * (k % 2) + l] >> (4 * (k / 2))) & 15;
         const int hi = (qh[32 * n + l] >> (2 * k)) & 3;
-        x->q[e]      = (uint8_t) (lo | (hi << 4));
+        x->q[e]      = (uint8_t)(lo | (hi << 4));
     }
 }
 
@@ -137,8 +137,8 @@ static void kq_encode_q6(uint8_t * b, const struct kq_sb * x) {
     kq_wr16(b + 208, x->d);
     for (int e = 0; e < HTP_KQ_QK; e++) {
         const int n = e / 128, k = (e % 128) / 32, l = e % 32;
-        ql[64 * n + 32 * (k % 2) + l] |= (uint8_t) ((x->q[e] & 15) << (4 * (k / 2)));
-        qh[32 * n + l] |= (uint8_t) (((x->q[e] >> 4) & 3) << (2 * k));
+        ql[64 * n + 32 * (k % 2) + l] |= (uint8_t)((x->q[e] & 15) << (4 * (k / 2)));
+        qh[32 * n + l] |= (uint8_t)(((x->q[e] >> 4) & 3) << (2 * k));
     }
 }
 
@@ -147,7 +147,7 @@ static void kq_encode_q6(uint8_t * b, const struct kq_sb * x) {
 // ---------------------------------------------------------------------------
 
 static void kq_mask_set(uint8_t m[8], int bit, int v) {
-    m[bit / 8] = (uint8_t) ((m[bit / 8] & ~(1u << (bit % 8))) | ((unsigned) (v & 1) << (bit % 8)));
+    m[bit / 8] = (uint8_t)((m[bit / 8] & ~(1u << (bit % 8))) | ((unsigned)(v & 1) << (bit % 8)));
 }
 
 static int kq_mask_get(const uint8_t m[8], int bit) {
@@ -156,19 +156,19 @@ static int kq_mask_get(const uint8_t m[8], int bit) {
 
 // Row r of a Q4_K / Q5_K tile (q5 selects the high-bit masks).
 static void kq_tile_put_kmin(int q5, uint8_t * qp, uint8_t * sp, int r, const struct kq_sb * x) {
-    struct htp_q5k_q * q = (struct htp_q5k_q *) (void *) qp;  // Q4_K's part is the prefix qs
-    struct htp_kmin_s * s = (struct htp_kmin_s *) (void *) sp;
+    struct htp_q5k_q *  q = (struct htp_q5k_q *)(void *)qp;  // Q4_K's part is the prefix qs
+    struct htp_kmin_s * s = (struct htp_kmin_s *)(void *)sp;
     for (int e = 0; e < HTP_KQ_QK; e++) {
         const int j = e / 32, c = (e % 32) / 8, u = e % 8;
         uint8_t * byte = &q->qs[j][c][4 * r + u % 4];
         const int sh   = 4 * (u / 4);
-        *byte          = (uint8_t) ((*byte & ~(15u << sh)) | ((unsigned) (x->q[e] & 15) << sh));
+        *byte          = (uint8_t)((*byte & ~(15u << sh)) | ((unsigned)(x->q[e] & 15) << sh));
         if (q5) {
             kq_mask_set(q->qh[j][c][u / 4], 4 * r + u % 4, x->q[e] >> 4);
         }
     }
     for (int j = 0; j < 8; j++) {
-        s->sc[j][r]             = x->sc[j];
+        s->sc[j][r]            = x->sc[j];
         s->mn[j / 2][r][j % 2] = x->mn[j];
     }
     kq_wr16(s->d[r], x->d);
@@ -176,15 +176,15 @@ static void kq_tile_put_kmin(int q5, uint8_t * qp, uint8_t * sp, int r, const st
 }
 
 static void kq_tile_get_kmin(int q5, const uint8_t * qp, const uint8_t * sp, int r, struct kq_sb * x) {
-    const struct htp_q5k_q *  q = (const struct htp_q5k_q *) (const void *) qp;
-    const struct htp_kmin_s * s = (const struct htp_kmin_s *) (const void *) sp;
+    const struct htp_q5k_q *  q = (const struct htp_q5k_q *)(const void *)qp;
+    const struct htp_kmin_s * s = (const struct htp_kmin_s *)(const void *)sp;
     for (int e = 0; e < HTP_KQ_QK; e++) {
         const int j = e / 32, c = (e % 32) / 8, u = e % 8;
         int       v = (q->qs[j][c][4 * r + u % 4] >> (4 * (u / 4))) & 15;
         if (q5) {
             v |= kq_mask_get(q->qh[j][c][u / 4], 4 * r + u % 4) << 4;
         }
-        x->q[e] = (uint8_t) v;
+        x->q[e] = (uint8_t)v;
     }
     for (int j = 0; j < 8; j++) {
         x->sc[j] = s->sc[j][r];
@@ -195,34 +195,34 @@ static void kq_tile_get_kmin(int q5, const uint8_t * qp, const uint8_t * sp, int
 }
 
 static void kq_tile_put_q6(uint8_t * qp, uint8_t * sp, int r, const struct kq_sb * x) {
-    struct htp_q6k_q * q = (struct htp_q6k_q *) (void *) qp;
-    struct htp_q6k_s * s = (struct htp_q6k_s *) (void *) sp;
+    struct htp_q6k_q * q = (struct htp_q6k_q *)(void *)qp;
+    struct htp_q6k_s * s = (struct htp_q6k_s *)(void *)sp;
     for (int e = 0; e < HTP_KQ_QK; e++) {
         const int s16 = e / 16, c = (e % 16) / 8, u = e % 8;
         uint8_t * byte = &q->ql[s16][c][4 * r + u % 4];
         const int sh   = 4 * (u / 4);
-        *byte          = (uint8_t) ((*byte & ~(15u << sh)) | ((unsigned) (x->q[e] & 15) << sh));
+        *byte          = (uint8_t)((*byte & ~(15u << sh)) | ((unsigned)(x->q[e] & 15) << sh));
         kq_mask_set(q->qh[s16][c][2 * (u / 4) + 0], 4 * r + u % 4, x->q[e] >> 4);
         kq_mask_set(q->qh[s16][c][2 * (u / 4) + 1], 4 * r + u % 4, x->q[e] >> 5);
     }
     for (int i = 0; i < 16; i++) {
-        s->sc[i][r] = (int8_t) x->sc[i];
+        s->sc[i][r] = (int8_t)x->sc[i];
     }
     kq_wr16(s->d[r], x->d);
 }
 
 static void kq_tile_get_q6(const uint8_t * qp, const uint8_t * sp, int r, struct kq_sb * x) {
-    const struct htp_q6k_q * q = (const struct htp_q6k_q *) (const void *) qp;
-    const struct htp_q6k_s * s = (const struct htp_q6k_s *) (const void *) sp;
+    const struct htp_q6k_q * q = (const struct htp_q6k_q *)(const void *)qp;
+    const struct htp_q6k_s * s = (const struct htp_q6k_s *)(const void *)sp;
     for (int e = 0; e < HTP_KQ_QK; e++) {
         const int s16 = e / 16, c = (e % 16) / 8, u = e % 8;
-        int       v   = (q->ql[s16][c][4 * r + u % 4] >> (4 * (u / 4))) & 15;
+        int       v = (q->ql[s16][c][4 * r + u % 4] >> (4 * (u / 4))) & 15;
         v |= kq_mask_get(q->qh[s16][c][2 * (u / 4) + 0], 4 * r + u % 4) << 4;
         v |= kq_mask_get(q->qh[s16][c][2 * (u / 4) + 1], 4 * r + u % 4) << 5;
-        x->q[e] = (uint8_t) v;
+        x->q[e] = (uint8_t)v;
     }
     for (int i = 0; i < 16; i++) {
-        x->sc[i] = (uint8_t) s->sc[i][r];
+        x->sc[i] = (uint8_t)s->sc[i][r];
     }
     x->d    = kq_rd16(s->d[r]);
     x->dmin = 0;
@@ -288,9 +288,9 @@ int htp_kq_type_ok(uint32_t type) {
 }
 
 static size_t kq_q_bytes(uint32_t type) {
-    return type == HTP_TYPE_Q6_K ? sizeof(struct htp_q6k_q) :
-           type == HTP_TYPE_Q5_K ? sizeof(struct htp_q5k_q) :
-                                   sizeof(struct htp_q4k_q);
+    return type == HTP_TYPE_Q6_K   ? sizeof(struct htp_q6k_q)
+           : type == HTP_TYPE_Q5_K ? sizeof(struct htp_q5k_q)
+                                   : sizeof(struct htp_q4k_q);
 }
 
 static size_t kq_s_bytes(uint32_t type) {
@@ -305,15 +305,15 @@ static void kq_dequant_sb(uint32_t type, float * y, const struct kq_sb * x) {
     const float d = htp_fp16_to_fp32(x->d);
     if (type == HTP_TYPE_Q6_K) {
         for (int e = 0; e < HTP_KQ_QK; e++) {
-            y[e] = d * (float) (int8_t) x->sc[e / 16] * (float) ((int) x->q[e] - 32);
+            y[e] = d * (float)(int8_t)x->sc[e / 16] * (float)((int)x->q[e] - 32);
         }
         return;
     }
     const float dmin = htp_fp16_to_fp32(x->dmin);
     for (int j = 0; j < 8; j++) {
-        const float dj = d * (float) x->sc[j], mj = dmin * (float) x->mn[j];
+        const float dj = d * (float)x->sc[j], mj = dmin * (float)x->mn[j];
         for (int l = 0; l < 32; l++) {
-            y[32 * j + l] = dj * (float) x->q[32 * j + l] - mj;
+            y[32 * j + l] = dj * (float)x->q[32 * j + l] - mj;
         }
     }
 }
@@ -321,8 +321,8 @@ static void kq_dequant_sb(uint32_t type, float * y, const struct kq_sb * x) {
 void htp_kq_dequant_tiled_row(uint32_t type, float * y, const uint8_t * group, int r, int64_t nsb) {
     const size_t qb = kq_q_bytes(type), sb = kq_s_bytes(type);
     for (int64_t b = 0; b < nsb; b++) {
-        const uint8_t * q = group + (size_t) b * qb;
-        const uint8_t * s = group + (size_t) nsb * qb + (size_t) b * sb;
+        const uint8_t * q = group + (size_t)b * qb;
+        const uint8_t * s = group + (size_t)nsb * qb + (size_t)b * sb;
         struct kq_sb    x;
         if (type == HTP_TYPE_Q6_K) {
             kq_tile_get_q6(q, s, r, &x);
@@ -338,9 +338,9 @@ void htp_kq_dequant_row(uint32_t type, float * y, const uint8_t * row, int64_t n
     for (int64_t b = 0; b < nsb; b++) {
         struct kq_sb x;
         if (type == HTP_TYPE_Q6_K) {
-            kq_decode_q6(row + (size_t) b * bs, &x);
+            kq_decode_q6(row + (size_t)b * bs, &x);
         } else {
-            kq_decode_kmin(type == HTP_TYPE_Q5_K, row + (size_t) b * bs, &x);
+            kq_decode_kmin(type == HTP_TYPE_Q5_K, row + (size_t)b * bs, &x);
         }
         kq_dequant_sb(type, y + b * HTP_KQ_QK, &x);
     }
@@ -352,7 +352,7 @@ void htp_kq_dequant_row(uint32_t type, float * y, const uint8_t * row, int64_t n
 
 void htp_kq_quantize_q8k(struct htp_q8k_block * y, const float * x, int64_t k) {
     for (int64_t b = 0; b < k / HTP_KQ_QK; b++, x += HTP_KQ_QK) {
-        struct htp_q8k_block * o = &y[b];
+        struct htp_q8k_block * o    = &y[b];
         float                  amax = 0.0f;
         for (int i = 0; i < HTP_KQ_QK; i++) {
             const float a = fabsf(x[i]);
@@ -380,18 +380,18 @@ void htp_kq_quantize_q8k(struct htp_q8k_block * y, const float * x, int64_t k) {
             const float t = iscale * x[i] + 12582912.0f;
             int32_t     v;
             memcpy(&v, &t, 4);
-            v          = (v & 0x007fffff) - 0x00400000;
-            o->qs[i]   = (int8_t) (v < 127 ? v : 127);
+            v        = (v & 0x007fffff) - 0x00400000;
+            o->qs[i] = (int8_t)(v < 127 ? v : 127);
         }
         for (int g = 0; g < 16; g++) {
             int s = 0;
             for (int i = 0; i < 16; i++) {
                 s += o->qs[16 * g + i];
             }
-            o->bsum16[g] = (int16_t) s;
+            o->bsum16[g] = (int16_t)s;
         }
         for (int g = 0; g < 8; g++) {
-            o->bsum32[g] = (int16_t) (o->bsum16[2 * g] + o->bsum16[2 * g + 1]);
+            o->bsum32[g] = (int16_t)(o->bsum16[2 * g] + o->bsum16[2 * g + 1]);
         }
         o->d = 1.0f / iscale;
     }
@@ -411,8 +411,8 @@ void htp_kq_dot_group_ref(uint32_t type, float out[4][HTP_KQ_R], const uint8_t *
         }
     }
     for (int64_t b = 0; b < nsb; b++) {
-        const uint8_t * q = group + (size_t) b * qb;
-        const uint8_t * s = group + (size_t) nsb * qb + (size_t) b * sb;
+        const uint8_t * q = group + (size_t)b * qb;
+        const uint8_t * s = group + (size_t)nsb * qb + (size_t)b * sb;
         for (int r = 0; r < HTP_KQ_R; r++) {
             struct kq_sb x;
             if (q6) {
@@ -422,7 +422,7 @@ void htp_kq_dot_group_ref(uint32_t type, float out[4][HTP_KQ_R], const uint8_t *
             }
             const float d = htp_fp16_to_fp32(x.d), dmin = htp_fp16_to_fp32(x.dmin);
             for (int c = 0; c < nc; c++) {
-                const struct htp_q8k_block * y = &a[c][b];
+                const struct htp_q8k_block * y    = &a[c][b];
                 int32_t                      isum = 0, msum = 0;
                 if (q6) {
                     for (int g = 0; g < 16; g++) {
@@ -430,7 +430,7 @@ void htp_kq_dot_group_ref(uint32_t type, float out[4][HTP_KQ_R], const uint8_t *
                         for (int i = 0; i < 16; i++) {
                             t += x.q[16 * g + i] * y->qs[16 * g + i];
                         }
-                        isum += (int8_t) x.sc[g] * (t - 32 * y->bsum16[g]);
+                        isum += (int8_t)x.sc[g] * (t - 32 * y->bsum16[g]);
                     }
                 } else {
                     for (int j = 0; j < 8; j++) {
@@ -442,7 +442,7 @@ void htp_kq_dot_group_ref(uint32_t type, float out[4][HTP_KQ_R], const uint8_t *
                         msum += x.mn[j] * y->bsum32[j];
                     }
                 }
-                out[c][r] += d * y->d * (float) isum - dmin * y->d * (float) msum;
+                out[c][r] += d * y->d * (float)isum - dmin * y->d * (float)msum;
             }
         }
     }
@@ -468,10 +468,10 @@ static inline __mmask64 kq_mask(const uint8_t * p) {
 }
 
 static inline __attribute__((always_inline)) void kq_dot_kmin_avx512(int q5, int nc, float out[4][HTP_KQ_R],
-                                                                      const uint8_t * group, int64_t nsb,
-                                                                      const struct htp_q8k_block * const * a) {
+                                                                     const uint8_t * group, int64_t nsb,
+                                                                     const struct htp_q8k_block * const * a) {
     const size_t    qb    = q5 ? sizeof(struct htp_q5k_q) : sizeof(struct htp_q4k_q);
-    const uint8_t * sbase = group + (size_t) nsb * qb;
+    const uint8_t * sbase = group + (size_t)nsb * qb;
     const __m512i   m4    = _mm512_set1_epi8(15);
     const __m512i   b16   = _mm512_set1_epi8(16);
     __m512          acc[4];
@@ -479,9 +479,9 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_avx512(int q5, int
         acc[i] = _mm512_setzero_ps();
     }
     for (int64_t b = 0; b < nsb; b++) {
-        const struct htp_q5k_q *  q = (const struct htp_q5k_q *) (const void *) (group + (size_t) b * qb);
+        const struct htp_q5k_q *  q = (const struct htp_q5k_q *)(const void *)(group + (size_t)b * qb);
         const struct htp_kmin_s * s =
-            (const struct htp_kmin_s *) (const void *) (sbase + (size_t) b * sizeof(struct htp_kmin_s));
+            (const struct htp_kmin_s *)(const void *)(sbase + (size_t)b * sizeof(struct htp_kmin_s));
         __m512i isum[4], msum[4];
         for (int i = 0; i < 4; i++) {
             isum[i] = _mm512_setzero_si512();
@@ -507,21 +507,21 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_avx512(int q5, int
                     dh[i]            = _mm512_dpbusd_epi32(dh[i], hi, kq_bcast4(y + 4));
                 }
             }
-            const __m512i sc = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *) (const void *) s->sc[j]));
+            const __m512i sc = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)s->sc[j]));
             for (int i = 0; i < nc; i++) {
                 isum[i] = _mm512_add_epi32(isum[i], _mm512_mullo_epi32(_mm512_add_epi32(dl[i], dh[i]), sc));
             }
         }
         for (int p = 0; p < 4; p++) {  // mins: pairs (m_2p, m_2p+1) x (bsum32_2p, bsum32_2p+1)
-            const __m512i m16 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *) (const void *) s->mn[p]));
+            const __m512i m16 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)s->mn[p]));
             for (int i = 0; i < nc; i++) {
                 int32_t pair;
                 memcpy(&pair, &a[i][b].bsum32[2 * p], 4);
                 msum[i] = _mm512_dpwssd_epi32(msum[i], m16, _mm512_set1_epi32(pair));
             }
         }
-        const __m512 d    = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (const void *) s->d));
-        const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (const void *) s->dmin));
+        const __m512 d    = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)s->d));
+        const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)s->dmin));
         for (int i = 0; i < nc; i++) {
             const __m512 da = _mm512_set1_ps(a[i][b].d);
             acc[i]          = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[i]), _mm512_mul_ps(d, da), acc[i]);
@@ -534,9 +534,9 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_avx512(int q5, int
 }
 
 static inline __attribute__((always_inline)) void kq_dot_q6_avx512(int nc, float out[4][HTP_KQ_R],
-                                                                    const uint8_t * group, int64_t nsb,
-                                                                    const struct htp_q8k_block * const * a) {
-    const uint8_t * sbase = group + (size_t) nsb * sizeof(struct htp_q6k_q);
+                                                                   const uint8_t * group, int64_t nsb,
+                                                                   const struct htp_q8k_block * const * a) {
+    const uint8_t * sbase = group + (size_t)nsb * sizeof(struct htp_q6k_q);
     const __m512i   m4    = _mm512_set1_epi8(15);
     const __m512i   b16 = _mm512_set1_epi8(16), b32 = _mm512_set1_epi8(32);
     __m512          acc[4];
@@ -545,9 +545,9 @@ static inline __attribute__((always_inline)) void kq_dot_q6_avx512(int nc, float
     }
     for (int64_t b = 0; b < nsb; b++) {
         const struct htp_q6k_q * q =
-            (const struct htp_q6k_q *) (const void *) (group + (size_t) b * sizeof(struct htp_q6k_q));
+            (const struct htp_q6k_q *)(const void *)(group + (size_t)b * sizeof(struct htp_q6k_q));
         const struct htp_q6k_s * s =
-            (const struct htp_q6k_s *) (const void *) (sbase + (size_t) b * sizeof(struct htp_q6k_s));
+            (const struct htp_q6k_s *)(const void *)(sbase + (size_t)b * sizeof(struct htp_q6k_s));
         __m512i isum[4];
         for (int i = 0; i < 4; i++) {
             isum[i] = _mm512_setzero_si512();
@@ -572,14 +572,14 @@ static inline __attribute__((always_inline)) void kq_dot_q6_avx512(int nc, float
                     dh[i]            = _mm512_dpbusd_epi32(dh[i], hi, kq_bcast4(y + 4));
                 }
             }
-            const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *) (const void *) s->sc[g]));
+            const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)s->sc[g]));
             for (int i = 0; i < nc; i++) {
                 const __m512i off = _mm512_set1_epi32(32 * a[i][b].bsum16[g]);
                 const __m512i t   = _mm512_sub_epi32(_mm512_add_epi32(dl[i], dh[i]), off);
                 isum[i]           = _mm512_add_epi32(isum[i], _mm512_mullo_epi32(t, sc));
             }
         }
-        const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (const void *) s->d));
+        const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)s->d));
         for (int i = 0; i < nc; i++) {
             acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[i]), _mm512_mul_ps(d, _mm512_set1_ps(a[i][b].d)), acc[i]);
         }
@@ -590,18 +590,18 @@ static inline __attribute__((always_inline)) void kq_dot_q6_avx512(int nc, float
 }
 
 // One straight-line instance per (type, column count).
-#define KQ_INST(nc)                                                                                                \
-    static void kq_q4_##nc(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb,                                 \
-                           const struct htp_q8k_block * const * a) {                                               \
-        kq_dot_kmin_avx512(0, nc, out, g, nsb, a);                                                                 \
-    }                                                                                                              \
-    static void kq_q5_##nc(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb,                                 \
-                           const struct htp_q8k_block * const * a) {                                               \
-        kq_dot_kmin_avx512(1, nc, out, g, nsb, a);                                                                 \
-    }                                                                                                              \
-    static void kq_q6_##nc(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb,                                 \
-                           const struct htp_q8k_block * const * a) {                                               \
-        kq_dot_q6_avx512(nc, out, g, nsb, a);                                                                      \
+#define KQ_INST(nc)                                                                \
+    static void kq_q4_##nc(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb, \
+                           const struct htp_q8k_block * const * a) {               \
+        kq_dot_kmin_avx512(0, nc, out, g, nsb, a);                                 \
+    }                                                                              \
+    static void kq_q5_##nc(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb, \
+                           const struct htp_q8k_block * const * a) {               \
+        kq_dot_kmin_avx512(1, nc, out, g, nsb, a);                                 \
+    }                                                                              \
+    static void kq_q6_##nc(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb, \
+                           const struct htp_q8k_block * const * a) {               \
+        kq_dot_q6_avx512(nc, out, g, nsb, a);                                      \
     }
 KQ_INST(1)
 KQ_INST(2)
@@ -609,13 +609,14 @@ KQ_INST(3)
 KQ_INST(4)
 #undef KQ_INST
 
-typedef void (*kq_dot_fn)(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb, const struct htp_q8k_block * const * a);
+typedef void (*kq_dot_fn)(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb,
+                          const struct htp_q8k_block * const * a);
 
 void htp_kq_dot_group(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * group, int64_t nsb,
                       const struct htp_q8k_block * const * a, int nc) {
-    static const kq_dot_fn q4[4] = { kq_q4_1, kq_q4_2, kq_q4_3, kq_q4_4 };
-    static const kq_dot_fn q5[4] = { kq_q5_1, kq_q5_2, kq_q5_3, kq_q5_4 };
-    static const kq_dot_fn q6[4] = { kq_q6_1, kq_q6_2, kq_q6_3, kq_q6_4 };
+    static const kq_dot_fn q4[4] = {kq_q4_1, kq_q4_2, kq_q4_3, kq_q4_4};
+    static const kq_dot_fn q5[4] = {kq_q5_1, kq_q5_2, kq_q5_3, kq_q5_4};
+    static const kq_dot_fn q6[4] = {kq_q6_1, kq_q6_2, kq_q6_3, kq_q6_4};
     const kq_dot_fn *      t     = type == HTP_TYPE_Q6_K ? q6 : type == HTP_TYPE_Q5_K ? q5 : q4;
     t[nc - 1](out, group, nsb, a);
 }

@@ -37,26 +37,26 @@
 #endif
 
 struct mm_args {
-    const struct htp_tensor_view *src0;
-    const struct htp_tensor_view *src1;
-    const struct htp_tensor_view *dst;
-    int64_t                       r2, r3;      // broadcast ratios ne12/ne02, ne13/ne03
-    int64_t                       ncols;       // N * ne12 * ne13
-    int64_t                       cb;          // columns per tile
-    int64_t                       n_rb, n_cb;  // tiles along rows, along columns
-    int                           stage;       // 1: convert src1 columns into scratch first
-    uint8_t                      *scratch;
-    size_t                        slice;  // scratch bytes per worker
+    const struct htp_tensor_view * src0;
+    const struct htp_tensor_view * src1;
+    const struct htp_tensor_view * dst;
+    int64_t                        r2, r3;      // broadcast ratios ne12/ne02, ne13/ne03
+    int64_t                        ncols;       // N * ne12 * ne13
+    int64_t                        cb;          // columns per tile
+    int64_t                        n_rb, n_cb;  // tiles along rows, along columns
+    int                            stage;       // 1: convert src1 columns into scratch first
+    uint8_t *                      scratch;
+    size_t                         slice;  // scratch bytes per worker
 };
 
 // src1 needs staging unless its rows can be read in place as float arrays.
-static int mm_needs_staging(const struct htp_tensor_view *src1) {
+static int mm_needs_staging(const struct htp_tensor_view * src1) {
     return !htp_view_is_f32_packed(src1);
 }
 
 // Columns per tile given the scratch available (0: staging cannot fit).
-static int64_t mm_cols_per_tile(const struct htp_tensor_view *src1, uint32_t n_threads, size_t vtcm_size,
-                                size_t *slice) {
+static int64_t mm_cols_per_tile(const struct htp_tensor_view * src1, uint32_t n_threads, size_t vtcm_size,
+                                size_t * slice) {
     const int64_t K = src1->ne[0];
     if (!mm_needs_staging(src1)) {
         *slice = 0;
@@ -71,7 +71,7 @@ static int64_t mm_cols_per_tile(const struct htp_tensor_view *src1, uint32_t n_t
     return cb;
 }
 
-int htp_op_mul_mat_check(const struct htp_op_ctx *ctx) {
+int htp_op_mul_mat_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
     if (!src0 || !src1 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) || !htp_view_shape_ok(dst)) {
         return HTP_STATUS_INVAL_PARAMS;
@@ -108,16 +108,17 @@ int htp_op_mul_mat_check(const struct htp_op_ctx *ctx) {
 // of K elements; out[r][c] receives the dot products. Always inlined into the
 // switch below so that each (nr, nc) becomes straight-line code with its
 // accumulators in registers.
-static inline __attribute__((always_inline)) htp_vr mm_load_w(int f16, const uint8_t *w, int64_t k, int64_t n) {
+static inline __attribute__((always_inline)) htp_vr mm_load_w(int f16, const uint8_t * w, int64_t k, int64_t n) {
     if (f16) {
         return n >= HTP_VR_N ? htp_vr_load_f16(w + 2 * k) : htp_vr_load_f16_n(w + 2 * k, n);
     }
-    const float *wf = (const float *)(const void *)w + k;
+    const float * wf = (const float *)(const void *)w + k;
     return n >= HTP_VR_N ? htp_vr_load(wf) : htp_vr_load_n(wf, n);
 }
 
-static inline __attribute__((always_inline)) void mm_micro(int nr, int nc, int f16, int64_t K, const uint8_t *const *w,
-                                                           const float *const *y, float out[2][4]) {
+static inline __attribute__((always_inline)) void mm_micro(int nr, int nc, int f16, int64_t K,
+                                                           const uint8_t * const * w, const float * const * y,
+                                                           float out[2][4]) {
     // Register-width accumulators (see vec.h), all in registers. With one or
     // two columns, a second set takes every other vector of K so that four
     // FMA chains stay in flight.
@@ -170,8 +171,8 @@ static inline __attribute__((always_inline)) void mm_micro(int nr, int nc, int f
 // f16): 2 rows 18 GB/s, 4 rows 25, 4 rows + prefetch 2 KiB ahead 29-34,
 // 8 rows 24 (too many streams). Prefetches are non-temporal: decode reads
 // each weight once.
-static inline __attribute__((always_inline)) void mm_micro_dec(int f16, int64_t K, const uint8_t *const *w,
-                                                               const float *y, float out[MM_DEC_ROWS]) {
+static inline __attribute__((always_inline)) void mm_micro_dec(int f16, int64_t K, const uint8_t * const * w,
+                                                               const float * y, float out[MM_DEC_ROWS]) {
     const int64_t esz = f16 ? 2 : 4;
     htp_vr        acc[MM_DEC_ROWS];
     for (int r = 0; r < MM_DEC_ROWS; r++) {
@@ -199,7 +200,7 @@ static inline __attribute__((always_inline)) void mm_micro_dec(int f16, int64_t 
     }
 }
 
-static void mm_dispatch_dec(int f16, int64_t K, const uint8_t *const *w, const float *y, float out[MM_DEC_ROWS]) {
+static void mm_dispatch_dec(int f16, int64_t K, const uint8_t * const * w, const float * y, float out[MM_DEC_ROWS]) {
     if (f16) {
         mm_micro_dec(1, K, w, y, out);
     } else {
@@ -208,7 +209,7 @@ static void mm_dispatch_dec(int f16, int64_t K, const uint8_t *const *w, const f
 }
 
 // Picks the straight-line micro-kernel for (nr, nc) and the weight type.
-static void mm_dispatch(int nr, int nc, int f16, int64_t K, const uint8_t *const *w, const float *const *y,
+static void mm_dispatch(int nr, int nc, int f16, int64_t K, const uint8_t * const * w, const float * const * y,
                         float out[2][4]) {
     const int shape = nr * 8 + nc;
     if (f16) {
@@ -269,16 +270,16 @@ static void mm_dispatch(int nr, int nc, int f16, int64_t K, const uint8_t *const
 }
 
 // Column j -> (n, i2, i3) of src1 / dst.
-static void mm_col_index(const struct mm_args *a, int64_t j, int64_t *n, int64_t *i2, int64_t *i3) {
+static void mm_col_index(const struct mm_args * a, int64_t j, int64_t * n, int64_t * i2, int64_t * i3) {
     htp_row_index(a->src1->ne, j, n, i2, i3);
 }
 
-static void mm_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct mm_args         *a    = arg;
+static void mm_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct mm_args *        a    = arg;
     const struct htp_tensor_view *src0 = a->src0, *src1 = a->src1, *dst = a->dst;
     const int64_t                 K = src0->ne[0], M = src0->ne[1];
     const int                     f16        = src0->type == HTP_TYPE_F16;
-    uint8_t                      *stage      = a->scratch + a->slice * ith;
+    uint8_t *                     stage      = a->scratch + a->slice * ith;
     const size_t                  col_stride = a->cb > 0 ? a->slice / (size_t)a->cb : 0;  // bytes per staged column
 
     int64_t t0, t1;
@@ -301,9 +302,9 @@ static void mm_job(void *arg, uint32_t ith, uint32_t nth) {
 
         // Columns in groups of up to 4 that share a batch (and so weight rows).
         for (int64_t j = j0; j < j1;) {
-            int64_t      n, i2, i3;
-            const float *y[4];
-            uint8_t     *d[4];
+            int64_t       n, i2, i3;
+            const float * y[4];
+            uint8_t *     d[4];
             mm_col_index(a, j, &n, &i2, &i3);
             int nc = 0;
             for (; nc < 4 && j + nc < j1; nc++) {
@@ -316,12 +317,12 @@ static void mm_job(void *arg, uint32_t ith, uint32_t nth) {
                                  : (const float *)(const void *)htp_view_row(src1, cn, c2, c3);
                 d[nc] = htp_view_row(dst, cn, c2, c3);
             }
-            const uint8_t *wbase = src0->data + (i2 / a->r2) * src0->nb[2] + (i3 / a->r3) * src0->nb[3];
-            int64_t        m     = m0;
+            const uint8_t * wbase = src0->data + (i2 / a->r2) * src0->nb[2] + (i3 / a->r3) * src0->nb[3];
+            int64_t         m     = m0;
             if (nc == 1) {
                 for (; m + MM_DEC_ROWS <= m1; m += MM_DEC_ROWS) {
-                    const uint8_t *w[MM_DEC_ROWS];
-                    float          out[MM_DEC_ROWS];
+                    const uint8_t * w[MM_DEC_ROWS];
+                    float           out[MM_DEC_ROWS];
                     for (int r = 0; r < MM_DEC_ROWS; r++) {
                         w[r] = wbase + (m + r) * src0->nb[1];
                     }
@@ -332,9 +333,9 @@ static void mm_job(void *arg, uint32_t ith, uint32_t nth) {
                 }
             }
             for (; m < m1; m += 2) {
-                const int      nr   = m + 1 < m1 ? 2 : 1;
-                const uint8_t *w[2] = {wbase + m * src0->nb[1], wbase + (m + nr - 1) * src0->nb[1]};
-                float          out[2][4];
+                const int       nr   = m + 1 < m1 ? 2 : 1;
+                const uint8_t * w[2] = {wbase + m * src0->nb[1], wbase + (m + nr - 1) * src0->nb[1]};
+                float           out[2][4];
                 mm_dispatch(nr, nc, f16, K, w, y, out);
                 for (int r = 0; r < nr; r++) {
                     for (int c = 0; c < nc; c++) {
@@ -347,7 +348,7 @@ static void mm_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_mul_mat_run(struct htp_op_ctx *ctx) {
+int htp_op_mul_mat_run(struct htp_op_ctx * ctx) {
     struct mm_args a = {0};
     a.src0           = ctx->src[0];
     a.src1           = ctx->src[1];

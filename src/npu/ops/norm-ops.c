@@ -21,13 +21,13 @@
 enum norm_kind { NORM_RMS, NORM_MEAN, NORM_L2 };
 
 struct norm_args {
-    const struct htp_tensor_view *src0;
-    const struct htp_tensor_view *dst;
-    enum norm_kind                kind;
-    float                         eps;
+    const struct htp_tensor_view * src0;
+    const struct htp_tensor_view * dst;
+    enum norm_kind                 kind;
+    float                          eps;
 };
 
-static int norm_kind_of(uint32_t opcode, enum norm_kind *kind) {
+static int norm_kind_of(uint32_t opcode, enum norm_kind * kind) {
     switch (opcode) {
         case HTP_OP_RMS_NORM:
             *kind = NORM_RMS;
@@ -43,7 +43,7 @@ static int norm_kind_of(uint32_t opcode, enum norm_kind *kind) {
     }
 }
 
-int htp_op_norm_check(const struct htp_op_ctx *ctx) {
+int htp_op_norm_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *dst = ctx->dst[0];
     enum norm_kind                kind;
     if (!norm_kind_of(ctx->desc->opcode, &kind)) {
@@ -63,7 +63,7 @@ int htp_op_norm_check(const struct htp_op_ctx *ctx) {
 }
 
 // sum (x[i] - m)^2.
-static float norm_sumsq_centered(int64_t n, const float *x, float m) {
+static float norm_sumsq_centered(int64_t n, const float * x, float m) {
     const htp_vr vm = htp_vr_splat(m);
     htp_vr       s0 = htp_vr_splat(0.0f), s1 = s0;
     int64_t      i = 0;
@@ -86,13 +86,13 @@ static float norm_sumsq_centered(int64_t n, const float *x, float m) {
 
 // The row's (shift, scale): y = (x - shift) * scale, from the row's sum and
 // sum of squares about the mean (NORM) or about zero (RMS, L2).
-static void norm_coeffs(const struct norm_args *a, int64_t ne0, float sum, float sumsq, float *shift, float *scale) {
+static void norm_coeffs(const struct norm_args * a, int64_t ne0, float sum, float sumsq, float * shift, float * scale) {
     *shift = a->kind == NORM_MEAN ? sum / (float)ne0 : 0.0f;
     *scale = a->kind == NORM_L2 ? 1.0f / fmaxf(sqrtf(sumsq), a->eps) : 1.0f / sqrtf(sumsq / (float)ne0 + a->eps);
 }
 
-static void norm_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct norm_args       *a    = arg;
+static void norm_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct norm_args *      a    = arg;
     const struct htp_tensor_view *src0 = a->src0, *dst = a->dst;
     const int64_t                 ne0  = src0->ne[0];
     const int                     fast = htp_view_is_f32_packed(src0) && htp_view_is_f32_packed(dst);
@@ -103,14 +103,14 @@ static void norm_job(void *arg, uint32_t ith, uint32_t nth) {
     for (int64_t ir = r0; ir < r1; ir++) {
         int64_t i1, i2, i3;
         htp_row_index(src0->ne, ir, &i1, &i2, &i3);
-        const uint8_t *x = htp_view_row(src0, i1, i2, i3);
-        uint8_t       *y = htp_view_row(dst, i1, i2, i3);
-        float          shift, scale;
+        const uint8_t * x = htp_view_row(src0, i1, i2, i3);
+        uint8_t *       y = htp_view_row(dst, i1, i2, i3);
+        float           shift, scale;
         if (fast) {
-            const float *xf  = (const float *)(const void *)x;
-            float       *yf  = (float *)(void *)y;
-            const float  sum = mean ? htp_vec_sum_f32(ne0, xf) : 0.0f;
-            const float  ssq = norm_sumsq_centered(ne0, xf, mean ? sum / (float)ne0 : 0.0f);
+            const float * xf  = (const float *)(const void *)x;
+            float *       yf  = (float *)(void *)y;
+            const float   sum = mean ? htp_vec_sum_f32(ne0, xf) : 0.0f;
+            const float   ssq = norm_sumsq_centered(ne0, xf, mean ? sum / (float)ne0 : 0.0f);
             norm_coeffs(a, ne0, sum, ssq, &shift, &scale);
             // (x - shift) * scale = x * scale + (-shift * scale) would round
             // twice differently; subtract first, as ggml does.
@@ -149,7 +149,7 @@ static void norm_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_norm_run(struct htp_op_ctx *ctx) {
+int htp_op_norm_run(struct htp_op_ctx * ctx) {
     struct norm_args a = {ctx->src[0], ctx->dst[0], NORM_RMS, htp_param_f32(ctx->desc, 0)};
     if (!norm_kind_of(ctx->desc->opcode, &a.kind)) {
         return HTP_STATUS_INVAL_PARAMS;

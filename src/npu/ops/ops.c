@@ -17,7 +17,7 @@ static const struct htp_op_row op_table[HTP_OP_COUNT] = {
     HTP_KERNEL_TABLE_ROWS};
 
 // Names of every op code, supported here or not (logs and profiles).
-static const char* const op_names[HTP_OP_COUNT] = {
+static const char * const op_names[HTP_OP_COUNT] = {
     [HTP_OP_INVALID]         = "INVALID",
     [HTP_OP_NOP]             = "NOP",
     [HTP_OP_MDEV_GROUP]      = "MDEV_GROUP",
@@ -61,24 +61,24 @@ static const char* const op_names[HTP_OP_COUNT] = {
     [HTP_OP_IM2COL]          = "IM2COL",
 };
 
-static const struct htp_op_row* row_of(uint32_t opcode) {
+static const struct htp_op_row * row_of(uint32_t opcode) {
     if (opcode >= HTP_OP_COUNT || op_table[opcode].check == NULL || op_table[opcode].run == NULL) {
         return NULL;
     }
     return &op_table[opcode];
 }
 
-int htp_ops_check(const struct htp_op_ctx* ctx) {
-    const struct htp_op_row* row = row_of(ctx->desc->opcode);
+int htp_ops_check(const struct htp_op_ctx * ctx) {
+    const struct htp_op_row * row = row_of(ctx->desc->opcode);
     return row ? row->check(ctx) : HTP_STATUS_NO_SUPPORT;
 }
 
-int htp_ops_run(struct htp_op_ctx* ctx) {
-    const struct htp_op_row* row = row_of(ctx->desc->opcode);
+int htp_ops_run(struct htp_op_ctx * ctx) {
+    const struct htp_op_row * row = row_of(ctx->desc->opcode);
     return row ? row->run(ctx) : HTP_STATUS_NO_SUPPORT;
 }
 
-const char* htp_op_name(uint32_t opcode) {
+const char * htp_op_name(uint32_t opcode) {
     if (opcode >= HTP_OP_COUNT) {
         return "?";
     }

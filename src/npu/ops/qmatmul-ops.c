@@ -80,7 +80,7 @@ int htp_qmm_handles(uint32_t src0_type) {
 
 // Bytes of one quantized activation column: q[K], d[K/32] f32, sum[K/32] i32.
 static size_t qmm_act_stride(int64_t K, int quant) {
-    const size_t raw = quant ? (size_t) K + (size_t) (K / 32) * 8 : (size_t) K * 4;
+    const size_t raw = quant ? (size_t)K + (size_t)(K / 32) * 8 : (size_t)K * 4;
     return (raw + 63) / 64 * 64;
 }
 
@@ -101,8 +101,8 @@ static void qmm_quantize_blocks(const float * x, int64_t nb, int8_t * q, float *
         const float id = db != 0.0f ? 1.0f / db : 0.0f;
         int32_t     s  = 0;
         for (int j = 0; j < 32; j++) {
-            const int32_t v = (int32_t) __builtin_nearbyintf(xb[j] * id);  // ties to even, as ggml-cpu's SIMD
-            q[32 * b + j]   = (int8_t) v;
+            const int32_t v = (int32_t)__builtin_nearbyintf(xb[j] * id);  // ties to even, as ggml-cpu's SIMD
+            q[32 * b + j]   = (int8_t)v;
             s += v;
         }
         d[b]    = db;
@@ -120,19 +120,19 @@ static void qmm_act_job(void * arg, uint32_t ith, uint32_t nth) {
         int64_t i1, i2, i3;
         htp_row_index(src1->ne, a->act_row0 + i, &i1, &i2, &i3);
         const uint8_t * row = htp_view_row(src1, i1, i2, i3);
-        uint8_t *       out = a->acts + (size_t) i * a->act_stride;
+        uint8_t *       out = a->acts + (size_t)i * a->act_stride;
         if (!a->f) {
-            htp_row_load_f32((float *) (void *) out, row, src1->nb[0], src1->type, a->K);
+            htp_row_load_f32((float *)(void *)out, row, src1->nb[0], src1->type, a->K);
             continue;
         }
-        int8_t *  q    = (int8_t *) out;
-        float *   d    = (float *) (void *) (out + a->K);
-        int32_t * sums = (int32_t *) (void *) (out + a->K + (a->K / 32) * 4);
+        int8_t *  q    = (int8_t *)out;
+        float *   d    = (float *)(void *)(out + a->K);
+        int32_t * sums = (int32_t *)(void *)(out + a->K + (a->K / 32) * 4);
         for (int64_t c = 0; c < a->K; c += HTP_CHUNK) {  // chunks of whole blocks
             const int64_t k = htp_min64(HTP_CHUNK, a->K - c);
             const float * x = buf;
             if (htp_view_is_f32_packed(src1)) {
-                x = (const float *) (const void *) (row + c * 4);
+                x = (const float *)(const void *)(row + c * 4);
             } else {
                 htp_row_load_f32(buf, row + c * src1->nb[0], src1->nb[0], src1->type, k);
             }
@@ -159,16 +159,16 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
     const uint32_t qbytes = q8 ? 512 : 256;
     const uint32_t sbytes = type == HTP_TYPE_Q4_1 ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
     const int      off    = qmm_offset(type);
-    const uint8_t *qb = group, *sb = group + (size_t) nblk * qbytes;
+    const uint8_t *qb = group, *sb = group + (size_t)nblk * qbytes;
 
     __m512i lut = _mm512_setzero_si512();
     if (type == HTP_TYPE_IQ4_NL || type == HTP_TYPE_MXFP4) {
         const int8_t * tab = type == HTP_TYPE_IQ4_NL ? htp_iq4nl_values : htp_mxfp4_values;
         uint8_t        t8[16];
         for (int i = 0; i < 16; i++) {
-            t8[i] = (uint8_t) (tab[i] + 128);  // u8 form: value + 128
+            t8[i] = (uint8_t)(tab[i] + 128);  // u8 form: value + 128
         }
-        lut = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *) t8));
+        lut = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)t8));
     }
     const __m512i m4 = _mm512_set1_epi8(0x0f);
 
@@ -176,16 +176,16 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
     for (int c = 0; c < nc; c++) {
         acc[c] = _mm512_setzero_ps();
     }
-    const size_t dof = (size_t) K, sof = (size_t) K + (size_t) (K / 32) * 4;
+    const size_t dof = (size_t)K, sof = (size_t)K + (size_t)(K / 32) * 4;
     for (int64_t kb = 0; kb < nblk; kb++) {
         __m512i w[8];
         if (q8) {
             for (int v = 0; v < 8; v++) {
-                w[v] = _mm512_loadu_si512((const void *) (qb + kb * 512 + 64 * v));
+                w[v] = _mm512_loadu_si512((const void *)(qb + kb * 512 + 64 * v));
             }
         } else {
             for (int v = 0; v < 4; v++) {
-                const __m512i raw = _mm512_loadu_si512((const void *) (qb + kb * 256 + 64 * v));
+                const __m512i raw = _mm512_loadu_si512((const void *)(qb + kb * 256 + 64 * v));
                 w[v]              = _mm512_and_si512(raw, m4);
                 w[v + 4]          = _mm512_and_si512(_mm512_srli_epi16(raw, 4), m4);
                 if (type == HTP_TYPE_IQ4_NL || type == HTP_TYPE_MXFP4) {
@@ -196,15 +196,15 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
         }
         __m512 ds, ms = _mm512_setzero_ps();
         if (type == HTP_TYPE_MXFP4) {
-            const __m512i   e    = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *) (sb + kb * sbytes)));
+            const __m512i   e    = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(sb + kb * sbytes)));
             const __mmask16 lo   = _mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(2));
             const __m512i   norm = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(1)), 23);
             const __m512i   sub  = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), e);
             ds                   = _mm512_castsi512_ps(_mm512_mask_blend_epi32(lo, norm, sub));
         } else {
-            ds = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (sb + kb * sbytes)));
+            ds = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sb + kb * sbytes)));
             if (type == HTP_TYPE_Q4_1) {
-                ms = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (sb + kb * sbytes + 32)));
+                ms = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sb + kb * sbytes + 32)));
             }
         }
         for (int c = 0; c < nc; c++) {
@@ -222,7 +222,7 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
             }
             acc[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(ia), _mm512_mul_ps(ds, _mm512_set1_ps(ad)), acc[c]);
             if (type == HTP_TYPE_Q4_1) {
-                acc[c] = _mm512_fmadd_ps(ms, _mm512_set1_ps(ad * (float) is), acc[c]);
+                acc[c] = _mm512_fmadd_ps(ms, _mm512_set1_ps(ad * (float)is), acc[c]);
             }
         }
     }
@@ -249,8 +249,8 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
     const uint32_t qbytes = q8 ? 512 : 256;
     const uint32_t sbytes = type == HTP_TYPE_Q4_1 ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
     const int      off    = qmm_offset(type);
-    const uint8_t *qb = group, *sb = group + (size_t) nblk * qbytes;
-    const size_t   dof = (size_t) K, sof = (size_t) K + (size_t) (K / 32) * 4;
+    const uint8_t *qb = group, *sb = group + (size_t)nblk * qbytes;
+    const size_t   dof = (size_t)K, sof = (size_t)K + (size_t)(K / 32) * 4;
     for (int c = 0; c < nc; c++) {
         for (int r = 0; r < HTP_TILE_ROWS; r++) {
             out[c][r] = 0.0f;
@@ -268,9 +268,9 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
                         const uint8_t b = qb[kb * 256 + 64 * (g & 3) + 4 * r + j];
                         u               = g < 4 ? (b & 15) : (b >> 4);
                         if (type == HTP_TYPE_IQ4_NL) {
-                            u = (uint8_t) (htp_iq4nl_values[u] + 128);
+                            u = (uint8_t)(htp_iq4nl_values[u] + 128);
                         } else if (type == HTP_TYPE_MXFP4) {
-                            u = (uint8_t) (htp_mxfp4_values[u] + 128);
+                            u = (uint8_t)(htp_mxfp4_values[u] + 128);
                         }
                     }
                     w[4 * g + j] = u;
@@ -280,18 +280,18 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
             const float ms = type == HTP_TYPE_Q4_1 ? qmm_scale(type, sb + kb * sbytes + 32, r) : 0.0f;
             for (int c = 0; c < nc; c++) {
                 const uint8_t * a  = cols[c].act;
-                const int8_t *  aq = (const int8_t *) a + kb * 32;
+                const int8_t *  aq = (const int8_t *)a + kb * 32;
                 float           ad;
                 int32_t         is;
                 memcpy(&ad, a + dof + kb * 4, 4);
                 memcpy(&is, a + sof + kb * 4, 4);
                 int32_t ia = -off * is;
                 for (int k = 0; k < 32; k++) {
-                    ia += (int32_t) w[k] * aq[k];
+                    ia += (int32_t)w[k] * aq[k];
                 }
-                out[c][r] = __builtin_fmaf((float) ia, ds * ad, out[c][r]);
+                out[c][r] = __builtin_fmaf((float)ia, ds * ad, out[c][r]);
                 if (type == HTP_TYPE_Q4_1) {
-                    out[c][r] = __builtin_fmaf(ms, ad * (float) is, out[c][r]);
+                    out[c][r] = __builtin_fmaf(ms, ad * (float)is, out[c][r]);
                 }
             }
         }
@@ -303,15 +303,16 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
 typedef void (*qmm_tile_fn)(const uint8_t * group, int64_t nblk, int64_t K, const struct qmm_col * cols,
                             float out[QMM_NC][HTP_TILE_ROWS]);
 
-#define QMM_FN(T, NC)                                                                                         \
+#define QMM_FN(T, NC)                                                                                       \
     static void qmm_##T##_##NC(const uint8_t * group, int64_t nblk, int64_t K, const struct qmm_col * cols, \
                                float out[QMM_NC][HTP_TILE_ROWS]) {                                          \
         qmm_tile(HTP_TYPE_##T, NC, group, nblk, K, cols, out);                                              \
     }
-#define QMM_FNS(T)                                                                                      \
-    QMM_FN(T, 1) QMM_FN(T, 2) QMM_FN(T, 3) QMM_FN(T, 4) QMM_FN(T, 5) QMM_FN(T, 6) QMM_FN(T, 7) QMM_FN(T, 8) \
-        static const qmm_tile_fn qmm_fns_##T[QMM_NC] = { qmm_##T##_1, qmm_##T##_2, qmm_##T##_3, qmm_##T##_4,   \
-                                                         qmm_##T##_5, qmm_##T##_6, qmm_##T##_7, qmm_##T##_8 };
+#define QMM_FNS(T)                                                                \
+    QMM_FN(T, 1)                                                                  \
+    QMM_FN(T, 2) QMM_FN(T, 3) QMM_FN(T, 4) QMM_FN(T, 5) QMM_FN(T, 6) QMM_FN(T, 7) \
+        QMM_FN(T, 8) static const qmm_tile_fn qmm_fns_##T[QMM_NC] = {             \
+            qmm_##T##_1, qmm_##T##_2, qmm_##T##_3, qmm_##T##_4, qmm_##T##_5, qmm_##T##_6, qmm_##T##_7, qmm_##T##_8};
 
 QMM_FNS(Q4_0)
 QMM_FNS(Q4_1)
@@ -321,12 +322,18 @@ QMM_FNS(MXFP4)
 
 static const qmm_tile_fn * qmm_fns(uint32_t type) {
     switch (type) {
-        case HTP_TYPE_Q4_0:   return qmm_fns_Q4_0;
-        case HTP_TYPE_Q4_1:   return qmm_fns_Q4_1;
-        case HTP_TYPE_Q8_0:   return qmm_fns_Q8_0;
-        case HTP_TYPE_IQ4_NL: return qmm_fns_IQ4_NL;
-        case HTP_TYPE_MXFP4:  return qmm_fns_MXFP4;
-        default:              return NULL;
+        case HTP_TYPE_Q4_0:
+            return qmm_fns_Q4_0;
+        case HTP_TYPE_Q4_1:
+            return qmm_fns_Q4_1;
+        case HTP_TYPE_Q8_0:
+            return qmm_fns_Q8_0;
+        case HTP_TYPE_IQ4_NL:
+            return qmm_fns_IQ4_NL;
+        case HTP_TYPE_MXFP4:
+            return qmm_fns_MXFP4;
+        default:
+            return NULL;
     }
 }
 
@@ -336,11 +343,11 @@ static const qmm_tile_fn * qmm_fns(uint32_t type) {
 
 static void qmm_write(const struct qmm_args * a, const struct qmm_col * cols, int nc, int64_t m0,
                       float out[QMM_NC][HTP_TILE_ROWS]) {
-    const int nr = (int) htp_min64(HTP_TILE_ROWS, a->M - m0);
+    const int nr = (int)htp_min64(HTP_TILE_ROWS, a->M - m0);
     for (int c = 0; c < nc; c++) {
         uint8_t * d = cols[c].dst + m0 * a->dst_nb0;
         if (a->dst_nb0 == 4) {
-            memcpy(d, out[c], (size_t) nr * 4);
+            memcpy(d, out[c], (size_t)nr * 4);
         } else {
             for (int r = 0; r < nr; r++) {
                 memcpy(d + r * a->dst_nb0, &out[c][r], 4);
@@ -350,9 +357,9 @@ static void qmm_write(const struct qmm_args * a, const struct qmm_col * cols, in
 }
 
 static void qmm_job(void * arg, uint32_t ith, uint32_t nth) {
-    const struct qmm_args * a     = arg;
-    uint8_t *               slice = a->slices + (size_t) ith * a->slice_bytes;
-    const qmm_tile_fn *     fns   = a->f ? qmm_fns(a->f->type) : NULL;
+    const struct qmm_args * a        = arg;
+    uint8_t *               slice    = a->slices + (size_t)ith * a->slice_bytes;
+    const qmm_tile_fn *     fns      = a->f ? qmm_fns(a->f->type) : NULL;
     const uint8_t *         packed_w = NULL;  // (slice, group) packed into slice
     int64_t                 packed_g = -1;
 
@@ -372,11 +379,11 @@ static void qmm_job(void * arg, uint32_t ith, uint32_t nth) {
             if (fns) {
                 const uint8_t * group;
                 if (a->tiled) {
-                    group = cols[0].w + (size_t) g * a->gb;
+                    group = cols[0].w + (size_t)g * a->gb;
                 } else {
                     if (packed_w != cols[0].w || packed_g != g) {
-                        htp_tiled_pack_group(a->f, cols[0].w + m0 * a->src0->nb[1], (size_t) a->src0->nb[1],
-                                             (int) htp_min64(HTP_TILE_ROWS, a->M - m0), a->nblk, slice);
+                        htp_tiled_pack_group(a->f, cols[0].w + m0 * a->src0->nb[1], (size_t)a->src0->nb[1],
+                                             (int)htp_min64(HTP_TILE_ROWS, a->M - m0), a->nblk, slice);
                         packed_w = cols[0].w;
                         packed_g = g;
                     }
@@ -384,13 +391,12 @@ static void qmm_job(void * arg, uint32_t ith, uint32_t nth) {
                 }
                 fns[nc - 1](group, a->nblk, a->K, cols, out);
             } else {
-                float *   wrow = (float *) (void *) slice;
-                const int nr   = (int) htp_min64(HTP_TILE_ROWS, a->M - m0);
+                float *   wrow = (float *)(void *)slice;
+                const int nr   = (int)htp_min64(HTP_TILE_ROWS, a->M - m0);
                 for (int r = 0; r < nr; r++) {
-                    htp_row_load_f32(wrow, cols[0].w + (m0 + r) * a->src0->nb[1], a->src0->nb[0], a->src0->type,
-                                     a->K);
+                    htp_row_load_f32(wrow, cols[0].w + (m0 + r) * a->src0->nb[1], a->src0->nb[0], a->src0->type, a->K);
                     for (int j = 0; j < nc; j++) {
-                        out[j][r] = htp_vec_dot_f32(a->K, wrow, (const float *) (const void *) cols[j].act);
+                        out[j][r] = htp_vec_dot_f32(a->K, wrow, (const float *)(const void *)cols[j].act);
                     }
                 }
             }
@@ -412,7 +418,7 @@ static int qmm_check_weights(const struct htp_tensor_view * src0, const struct h
         if (src0->flags & HTP_TENSOR_TILED) {
             return htp_quant_tiled_view_ok(src0) ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
         }
-        return src0->nb[0] == (int64_t) (*f)->blck_bytes ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
+        return src0->nb[0] == (int64_t)(*f)->blck_bytes ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
     }
     if (htp_type_is_float(src0->type) && !(src0->flags & HTP_TENSOR_TILED)) {
         return HTP_STATUS_OK;
@@ -422,14 +428,14 @@ static int qmm_check_weights(const struct htp_tensor_view * src0, const struct h
 
 // Scratch per worker, and the largest column count a chunk can hold.
 static int64_t qmm_plan(struct qmm_args * a, const struct htp_op_ctx * ctx) {
-    a->act_stride  = qmm_act_stride(a->K, a->f != NULL);
-    a->slice_bytes = a->f ? (a->tiled ? 0 : (size_t) a->gb) : (size_t) a->K * 4;
-    a->slice_bytes = (a->slice_bytes + 63) / 64 * 64;
+    a->act_stride      = qmm_act_stride(a->K, a->f != NULL);
+    a->slice_bytes     = a->f ? (a->tiled ? 0 : (size_t)a->gb) : (size_t)a->K * 4;
+    a->slice_bytes     = (a->slice_bytes + 63) / 64 * 64;
     const size_t fixed = a->slice_bytes * ctx->n_threads + 64;
     if (ctx->vtcm_size <= fixed) {
         return 0;
     }
-    return (int64_t) ((ctx->vtcm_size - fixed) / (a->act_stride + sizeof(struct qmm_col)));
+    return (int64_t)((ctx->vtcm_size - fixed) / (a->act_stride + sizeof(struct qmm_col)));
 }
 
 static void qmm_init(struct qmm_args * a, const struct htp_op_ctx * ctx, const struct htp_tile_format * f) {
@@ -447,12 +453,12 @@ static void qmm_init(struct qmm_args * a, const struct htp_op_ctx * ctx, const s
 
 // Lay out a chunk's scratch: acts, then cols, then worker slices.
 static void qmm_chunk_layout(struct qmm_args * a, const struct htp_op_ctx * ctx, int64_t max_cols) {
-    uint8_t * p = (uint8_t *) (((uintptr_t) ctx->vtcm + 63) & ~(uintptr_t) 63);
+    uint8_t * p = (uint8_t *)(((uintptr_t)ctx->vtcm + 63) & ~(uintptr_t)63);
     a->acts     = p;
-    p += (size_t) max_cols * a->act_stride;
-    a->cols = (struct qmm_col *) (void *) p;
-    p += (size_t) max_cols * sizeof(struct qmm_col);
-    a->slices = (uint8_t *) (((uintptr_t) p + 63) & ~(uintptr_t) 63);
+    p += (size_t)max_cols * a->act_stride;
+    a->cols = (struct qmm_col *)(void *)p;
+    p += (size_t)max_cols * sizeof(struct qmm_col);
+    a->slices = (uint8_t *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
 }
 
 static void qmm_run_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
@@ -507,7 +513,7 @@ int htp_op_mul_mat_q_run(struct htp_op_ctx * ctx) {
         for (int64_t j = 0; j < a.ncols; j++) {
             int64_t n, i2, i3;
             htp_row_index(src1->ne, j0 + j, &n, &i2, &i3);
-            a.cols[j].act = a.acts + (size_t) j * a.act_stride;
+            a.cols[j].act = a.acts + (size_t)j * a.act_stride;
             a.cols[j].dst = htp_view_row(dst, n, i2, i3);
             a.cols[j].w   = src0->data + (i2 / r2) * src0->nb[2] + (i3 / r3) * src0->nb[3];
         }
@@ -600,7 +606,7 @@ int htp_op_mul_mat_id_run(struct htp_op_ctx * ctx) {
                         continue;
                     }
                     struct qmm_col * c = &a.cols[a.ncols++];
-                    c->act             = a.acts + (size_t) ((t - t0) * ne11 + s % ne11) * a.act_stride;
+                    c->act             = a.acts + (size_t)((t - t0) * ne11 + s % ne11) * a.act_stride;
                     c->dst             = htp_view_row(dst, s, t, 0);
                     c->w               = src0->data + e * src0->nb[2];
                 }

@@ -13,12 +13,12 @@
 #include "tiled.h"
 #include "vec.h"
 
-const int8_t htp_iq4nl_values[16] = { -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113 };
-const int8_t htp_mxfp4_values[16] = { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 };
+const int8_t htp_iq4nl_values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+const int8_t htp_mxfp4_values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
 
 float htp_e8m0_to_fp32_half(uint8_t e) {
     // 0.5 * 2^(e - 127): a normal float for e >= 2, a subnormal below.
-    const uint32_t bits = e < 2 ? 0x00200000u << e : (uint32_t) (e - 1) << 23;
+    const uint32_t bits = e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23;
     return htp_bits_f32(bits);
 }
 
@@ -43,39 +43,39 @@ static void dequant_block(uint32_t type, const uint8_t * b, float * y) {
         case HTP_TYPE_Q8_0: {
             const float d = htp_fp16_to_fp32(rd16(b));
             for (int j = 0; j < 32; j++) {
-                y[j] = d * (float) (int8_t) b[2 + j];
+                y[j] = d * (float)(int8_t)b[2 + j];
             }
             break;
         }
         case HTP_TYPE_Q4_0: {
             const float d = htp_fp16_to_fp32(rd16(b));
             for (int j = 0; j < 16; j++) {
-                y[j]      = d * (float) ((b[2 + j] & 15) - 8);
-                y[j + 16] = d * (float) ((b[2 + j] >> 4) - 8);
+                y[j]      = d * (float)((b[2 + j] & 15) - 8);
+                y[j + 16] = d * (float)((b[2 + j] >> 4) - 8);
             }
             break;
         }
         case HTP_TYPE_Q4_1: {
             const float d = htp_fp16_to_fp32(rd16(b)), m = htp_fp16_to_fp32(rd16(b + 2));
             for (int j = 0; j < 16; j++) {
-                y[j]      = d * (float) (b[4 + j] & 15) + m;
-                y[j + 16] = d * (float) (b[4 + j] >> 4) + m;
+                y[j]      = d * (float)(b[4 + j] & 15) + m;
+                y[j + 16] = d * (float)(b[4 + j] >> 4) + m;
             }
             break;
         }
         case HTP_TYPE_IQ4_NL: {
             const float d = htp_fp16_to_fp32(rd16(b));
             for (int j = 0; j < 16; j++) {
-                y[j]      = d * (float) htp_iq4nl_values[b[2 + j] & 15];
-                y[j + 16] = d * (float) htp_iq4nl_values[b[2 + j] >> 4];
+                y[j]      = d * (float)htp_iq4nl_values[b[2 + j] & 15];
+                y[j + 16] = d * (float)htp_iq4nl_values[b[2 + j] >> 4];
             }
             break;
         }
         case HTP_TYPE_MXFP4: {
             const float d = htp_e8m0_to_fp32_half(b[0]);
             for (int j = 0; j < 16; j++) {
-                y[j]      = d * (float) htp_mxfp4_values[b[1 + j] & 15];
-                y[j + 16] = d * (float) htp_mxfp4_values[b[1 + j] >> 4];
+                y[j]      = d * (float)htp_mxfp4_values[b[1 + j] & 15];
+                y[j + 16] = d * (float)htp_mxfp4_values[b[1 + j] >> 4];
             }
             break;
         }
@@ -99,13 +99,13 @@ int htp_quant_tiled_view_ok(const struct htp_tensor_view * v) {
 
 void htp_quant_dequant_tiled_row(const struct htp_tensor_view * v, int64_t i1, int64_t i2, int64_t i3, int64_t k0,
                                  int64_t n, float * y) {
-    const struct htp_tile_format * f     = htp_tile_format(v->type);
-    const int64_t                  nblk  = v->ne[0] / f->blck_size;
-    const uint8_t *                group = v->data + i3 * v->nb[3] + i2 * v->nb[2] +
-                            (i1 / HTP_TILE_ROWS) * (int64_t) htp_tiled_group_bytes(f, v->ne[0]);
+    const struct htp_tile_format * f    = htp_tile_format(v->type);
+    const int64_t                  nblk = v->ne[0] / f->blck_size;
+    const uint8_t *                group =
+        v->data + i3 * v->nb[3] + i2 * v->nb[2] + (i1 / HTP_TILE_ROWS) * (int64_t)htp_tiled_group_bytes(f, v->ne[0]);
     uint8_t block[64];
     for (int64_t kb = k0 / f->blck_size; kb < (k0 + n) / f->blck_size; kb++) {
-        htp_tiled_unpack_block(f, group, nblk, (int) (i1 % HTP_TILE_ROWS), kb, block);
+        htp_tiled_unpack_block(f, group, nblk, (int)(i1 % HTP_TILE_ROWS), kb, block);
         dequant_block(v->type, block, y + kb * f->blck_size - k0);
     }
 }
@@ -122,7 +122,7 @@ void htp_quant_quantize_row(uint32_t type, const float * x, uint8_t * y, int64_t
             const uint16_t h  = htp_fp32_to_fp16(d);
             memcpy(y, &h, 2);
             for (int j = 0; j < 32; j++) {
-                y[2 + j] = (uint8_t) (int8_t) roundf(x[j] * id);
+                y[2 + j] = (uint8_t)(int8_t)roundf(x[j] * id);
             }
             y += 34;
         } else {  // Q4_0: the value of largest magnitude maps to -8
@@ -138,9 +138,9 @@ void htp_quant_quantize_row(uint32_t type, const float * x, uint8_t * y, int64_t
             const uint16_t h  = htp_fp32_to_fp16(d);
             memcpy(y, &h, 2);
             for (int j = 0; j < 16; j++) {
-                const int8_t q0 = (int8_t) (x[j] * id + 8.5f), q1 = (int8_t) (x[j + 16] * id + 8.5f);
-                const uint8_t u0 = (uint8_t) (q0 < 15 ? q0 : 15), u1 = (uint8_t) (q1 < 15 ? q1 : 15);
-                y[2 + j]         = (uint8_t) (u0 | (u1 << 4));
+                const int8_t  q0 = (int8_t)(x[j] * id + 8.5f), q1 = (int8_t)(x[j + 16] * id + 8.5f);
+                const uint8_t u0 = (uint8_t)(q0 < 15 ? q0 : 15), u1 = (uint8_t)(q1 < 15 ? q1 : 15);
+                y[2 + j] = (uint8_t)(u0 | (u1 << 4));
             }
             y += 18;
         }
@@ -164,7 +164,7 @@ int htp_op_cpy_q_check(const struct htp_op_ctx * ctx) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     if (!htp_type_is_float(src->type) || !htp_view_same_shape(src, dst) || dst->ne[0] % 32 != 0 ||
-        dst->nb[0] != (int64_t) htp_type_traits(dst->type)->type_size || (dst->flags & HTP_TENSOR_TILED)) {
+        dst->nb[0] != (int64_t)htp_type_traits(dst->type)->type_size || (dst->flags & HTP_TENSOR_TILED)) {
         return HTP_STATUS_NO_SUPPORT;
     }
     return HTP_STATUS_OK;
@@ -194,7 +194,7 @@ static void cpyq_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_cpy_q_run(struct htp_op_ctx * ctx) {
-    struct cpyq_args a = { ctx->src[0], ctx->dst[0] };
+    struct cpyq_args a = {ctx->src[0], ctx->dst[0]};
     if (htp_view_nelements(a.src) == 0) {
         return HTP_STATUS_OK;
     }

@@ -13,11 +13,11 @@
 #include "vec.h"
 
 struct reduce_args {
-    const struct htp_tensor_view *src0;
-    const struct htp_tensor_view *dst;
+    const struct htp_tensor_view * src0;
+    const struct htp_tensor_view * dst;
 };
 
-static int reduce_check_types(const struct htp_tensor_view *src0, const struct htp_tensor_view *dst) {
+static int reduce_check_types(const struct htp_tensor_view * src0, const struct htp_tensor_view * dst) {
     return htp_type_is_float(src0->type) && htp_type_is_float(dst->type) ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
 }
 
@@ -25,7 +25,7 @@ static int reduce_check_types(const struct htp_tensor_view *src0, const struct h
 // SUM_ROWS
 // ---------------------------------------------------------------------------
 
-int htp_op_sum_rows_check(const struct htp_op_ctx *ctx) {
+int htp_op_sum_rows_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *dst = ctx->dst[0];
     if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(dst)) {
         return HTP_STATUS_INVAL_PARAMS;
@@ -36,8 +36,8 @@ int htp_op_sum_rows_check(const struct htp_op_ctx *ctx) {
     return reduce_check_types(src0, dst);
 }
 
-static void sum_rows_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct reduce_args     *a    = arg;
+static void sum_rows_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct reduce_args *    a    = arg;
     const struct htp_tensor_view *src0 = a->src0, *dst = a->dst;
     const int64_t                 ne0 = src0->ne[0];
     const int fast = src0->type == HTP_TYPE_F32 && htp_view_rows_packed(src0) && ((uintptr_t)src0->data & 3) == 0 &&
@@ -48,8 +48,8 @@ static void sum_rows_job(void *arg, uint32_t ith, uint32_t nth) {
     for (int64_t ir = r0; ir < r1; ir++) {
         int64_t i1, i2, i3;
         htp_row_index(dst->ne, ir, &i1, &i2, &i3);
-        const uint8_t *x   = htp_view_row(src0, i1, i2, i3);
-        float          sum = 0.0f;
+        const uint8_t * x   = htp_view_row(src0, i1, i2, i3);
+        float           sum = 0.0f;
         if (fast) {
             sum = htp_vec_sum_f32(ne0, (const float *)(const void *)x);
         } else {
@@ -64,7 +64,7 @@ static void sum_rows_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_sum_rows_run(struct htp_op_ctx *ctx) {
+int htp_op_sum_rows_run(struct htp_op_ctx * ctx) {
     struct reduce_args a = {ctx->src[0], ctx->dst[0]};
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
@@ -77,7 +77,7 @@ int htp_op_sum_rows_run(struct htp_op_ctx *ctx) {
 // CUMSUM
 // ---------------------------------------------------------------------------
 
-int htp_op_cumsum_check(const struct htp_op_ctx *ctx) {
+int htp_op_cumsum_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *dst = ctx->dst[0];
     if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_same_shape(src0, dst)) {
         return HTP_STATUS_INVAL_PARAMS;
@@ -86,7 +86,7 @@ int htp_op_cumsum_check(const struct htp_op_ctx *ctx) {
 }
 
 // y[i] = carry + x[0] + ... + x[i] for one chunk; returns the new carry.
-static float cumsum_chunk(int64_t n, float *y, const float *x, float carry) {
+static float cumsum_chunk(int64_t n, float * y, const float * x, float carry) {
     for (int64_t i = 0; i < n; i++) {
         carry += x[i];
         y[i] = carry;
@@ -94,8 +94,8 @@ static float cumsum_chunk(int64_t n, float *y, const float *x, float carry) {
     return carry;
 }
 
-static void cumsum_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct reduce_args     *a    = arg;
+static void cumsum_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct reduce_args *    a    = arg;
     const struct htp_tensor_view *src0 = a->src0, *dst = a->dst;
     const int64_t                 ne0  = src0->ne[0];
     const int                     fast = htp_view_is_f32_packed(src0) && htp_view_is_f32_packed(dst);
@@ -105,8 +105,8 @@ static void cumsum_job(void *arg, uint32_t ith, uint32_t nth) {
     for (int64_t ir = r0; ir < r1; ir++) {
         int64_t i1, i2, i3;
         htp_row_index(dst->ne, ir, &i1, &i2, &i3);
-        const uint8_t *x = htp_view_row(src0, i1, i2, i3);
-        uint8_t       *y = htp_view_row(dst, i1, i2, i3);
+        const uint8_t * x = htp_view_row(src0, i1, i2, i3);
+        uint8_t *       y = htp_view_row(dst, i1, i2, i3);
         if (fast) {
             cumsum_chunk(ne0, (float *)(void *)y, (const float *)(const void *)x, 0.0f);
             continue;
@@ -122,7 +122,7 @@ static void cumsum_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_cumsum_run(struct htp_op_ctx *ctx) {
+int htp_op_cumsum_run(struct htp_op_ctx * ctx) {
     struct reduce_args a = {ctx->src[0], ctx->dst[0]};
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;

@@ -33,24 +33,24 @@
 #include "vec.h"
 
 #define ROPE_MODE_NORMAL 0
-#define ROPE_MODE_NEOX 2
-#define ROPE_MODE_MROPE 8  // bit shared by every multi-section mode
+#define ROPE_MODE_NEOX   2
+#define ROPE_MODE_MROPE  8  // bit shared by every multi-section mode
 #define ROPE_MODE_VISION 24
 #define ROPE_MODE_IMROPE 40
 
 struct rope_args {
-    const struct htp_tensor_view *src0;
-    const struct htp_tensor_view *pos;
-    const struct htp_tensor_view *ff;  // NULL: no frequency factors
-    const struct htp_tensor_view *dst;
-    int32_t                       n_dims;
-    int32_t                       mode;
-    int32_t                       n_pairs;  // rotated pairs per row
-    int32_t                       sections[4];
-    float                         freq_scale, ext_factor, attn_factor;
-    float                         theta_scale;
-    float                         corr_lo, corr_hi;  // YaRN correction range, in pairs
-    uint8_t                      *scratch;           // n_dims floats per worker
+    const struct htp_tensor_view * src0;
+    const struct htp_tensor_view * pos;
+    const struct htp_tensor_view * ff;  // NULL: no frequency factors
+    const struct htp_tensor_view * dst;
+    int32_t                        n_dims;
+    int32_t                        mode;
+    int32_t                        n_pairs;  // rotated pairs per row
+    int32_t                        sections[4];
+    float                          freq_scale, ext_factor, attn_factor;
+    float                          theta_scale;
+    float                          corr_lo, corr_hi;  // YaRN correction range, in pairs
+    uint8_t *                      scratch;           // n_dims floats per worker
 };
 
 struct rope_params {
@@ -59,7 +59,7 @@ struct rope_params {
     int32_t sections[4];
 };
 
-static struct rope_params rope_params_read(const struct htp_op_desc *desc) {
+static struct rope_params rope_params_read(const struct htp_op_desc * desc) {
     struct rope_params p;
     p.n_dims      = desc->params[1];
     p.mode        = desc->params[2];
@@ -80,7 +80,7 @@ static int rope_is_multi(int32_t mode) {
     return mode == ROPE_MODE_MROPE || mode == ROPE_MODE_IMROPE || mode == ROPE_MODE_VISION;
 }
 
-static int32_t rope_pairs(const struct rope_params *p) {
+static int32_t rope_pairs(const struct rope_params * p) {
     return p->mode == ROPE_MODE_VISION ? p->n_dims : p->n_dims / 2;
 }
 
@@ -88,7 +88,7 @@ static size_t rope_scratch_size(int32_t n_pairs, uint32_t n_threads) {
     return (size_t)n_pairs * 2 * sizeof(float) * n_threads;
 }
 
-int htp_op_rope_check(const struct htp_op_ctx *ctx) {
+int htp_op_rope_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *pos = ctx->src[1], *ff = ctx->src[2], *dst = ctx->dst[0];
     if (!src0 || !pos || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(pos) ||
         !htp_view_same_shape(src0, dst)) {
@@ -148,8 +148,8 @@ static float rope_corr_dim(int32_t n_dims, int32_t n_ctx_orig, float n_rot, floa
 
 // Section of pair k in a multi-section mode: which position stream (0 t,
 // 1 h, 2 w, 3 e) its angle starts from.
-static int rope_section(const struct rope_args *a, int32_t sector) {
-    const int32_t *sec = a->sections;
+static int rope_section(const struct rope_args * a, int32_t sector) {
+    const int32_t * sec = a->sections;
     if (a->mode == ROPE_MODE_IMROPE) {
         if (sector % 3 == 1 && sector < 3 * sec[1]) {
             return 1;
@@ -176,15 +176,15 @@ static int rope_section(const struct rope_args *a, int32_t sector) {
 
 // cos/sin of every pair's angle: c[k], s[k] for k < n_pairs. p holds the
 // token's positions (p[0] only, or the four streams of a multi-section mode).
-static void rope_table(const struct rope_args *a, const float *p, float *c, float *s) {
+static void rope_table(const struct rope_args * a, const float * p, float * c, float * s) {
     const int32_t half   = a->n_pairs;
     float         mscale = a->attn_factor;
     if (a->ext_factor != 0.0f) {
         mscale *= 1.0f + 0.1f * logf(1.0f / a->freq_scale);
     }
-    const int      multi = rope_is_multi(a->mode);
-    const int32_t *sec   = a->sections;
-    const int32_t  sdims = sec[0] + sec[1] + sec[2] + sec[3];
+    const int       multi = rope_is_multi(a->mode);
+    const int32_t * sec   = a->sections;
+    const int32_t   sdims = sec[0] + sec[1] + sec[2] + sec[3];
     // p * theta_scale^k per stream, accumulated as ggml does (vision restarts
     // each stream at the start of its section).
     float th[4] = {p[0], multi ? p[1] : 0.0f, multi ? p[2] : 0.0f, multi ? p[3] : 0.0f};
@@ -228,7 +228,7 @@ static void rope_table(const struct rope_args *a, const float *p, float *c, floa
     }
 }
 
-static void rope_row(const struct rope_args *a, uint8_t *yr, const uint8_t *xr, const float *c, const float *s) {
+static void rope_row(const struct rope_args * a, uint8_t * yr, const uint8_t * xr, const float * c, const float * s) {
     const struct htp_tensor_view *src0 = a->src0, *dst = a->dst;
     const int64_t                 nbx = src0->nb[0], nby = dst->nb[0], ne0 = src0->ne[0];
     const int32_t                 n_dims = a->n_dims, half = a->n_pairs;
@@ -268,11 +268,11 @@ static void rope_row(const struct rope_args *a, uint8_t *yr, const uint8_t *xr, 
     }
 }
 
-static void rope_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct rope_args       *a    = arg;
+static void rope_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct rope_args *      a    = arg;
     const struct htp_tensor_view *src0 = a->src0, *dst = a->dst;
-    float                        *c = (float *)(void *)(a->scratch + (size_t)ith * a->n_pairs * 2 * sizeof(float));
-    float                        *s = c + a->n_pairs;
+    float *                       c = (float *)(void *)(a->scratch + (size_t)ith * a->n_pairs * 2 * sizeof(float));
+    float *                       s = c + a->n_pairs;
 
     int64_t r0, r1;
     htp_split(htp_view_nrows(src0), ith, nth, &r0, &r1);
@@ -294,7 +294,7 @@ static void rope_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_rope_run(struct htp_op_ctx *ctx) {
+int htp_op_rope_run(struct htp_op_ctx * ctx) {
     const struct rope_params p = rope_params_read(ctx->desc);
     if (rope_scratch_size(rope_pairs(&p), ctx->n_threads) > ctx->vtcm_size) {
         return HTP_STATUS_VTCM_TOO_SMALL;

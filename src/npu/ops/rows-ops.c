@@ -20,9 +20,9 @@
 #include "vec.h"
 
 struct rows_args {
-    const struct htp_tensor_view *src;  // rows read from
-    const struct htp_tensor_view *idx;
-    const struct htp_tensor_view *dst;  // rows written to
+    const struct htp_tensor_view * src;  // rows read from
+    const struct htp_tensor_view * idx;
+    const struct htp_tensor_view * dst;  // rows written to
     // Set by any worker that meets a bad index. Relaxed: nothing else is
     // published through it, and ctx->run returning orders it before the read.
     atomic_int bad_index;
@@ -31,8 +31,8 @@ struct rows_args {
 // Quantized rows (quant.h): GET_ROWS may read Q4_0, Q4_1, Q8_0, IQ4_NL and
 // MXFP4 rows, plain or tiled (x is then unused: row (i1, i2, i3) is found in
 // the tiles); SET_ROWS may write Q8_0 / Q4_0 rows (plain: a KV cache).
-static void rows_copy_q(const struct htp_tensor_view *src, const struct htp_tensor_view *dst, uint8_t *y,
-                        const uint8_t *x, int64_t n, int64_t i1, int64_t i2, int64_t i3) {
+static void rows_copy_q(const struct htp_tensor_view * src, const struct htp_tensor_view * dst, uint8_t * y,
+                        const uint8_t * x, int64_t n, int64_t i1, int64_t i2, int64_t i3) {
     float buf[HTP_CHUNK];
     for (int64_t c = 0; c < n; c += HTP_CHUNK) {  // HTP_CHUNK is a multiple of 32
         const int64_t k = htp_min64(HTP_CHUNK, n - c);
@@ -57,8 +57,8 @@ static int rows_type_q(uint32_t type) {
 }
 
 // One row of n elements from (x, type/stride of src) to (y, type/stride of dst).
-static void rows_copy(const struct htp_tensor_view *src, const struct htp_tensor_view *dst, uint8_t *y,
-                      const uint8_t *x, int64_t n) {
+static void rows_copy(const struct htp_tensor_view * src, const struct htp_tensor_view * dst, uint8_t * y,
+                      const uint8_t * x, int64_t n) {
     if (src->type == dst->type && htp_view_rows_packed(src) && htp_view_rows_packed(dst)) {
         memcpy(y, x, (size_t)(n * src->nb[0]));
         return;
@@ -71,8 +71,8 @@ static void rows_copy(const struct htp_tensor_view *src, const struct htp_tensor
     }
 }
 
-static int64_t rows_read_index(const struct htp_tensor_view *idx, int64_t i0, int64_t i1, int64_t i2) {
-    const uint8_t *p = idx->data + i0 * idx->nb[0] + i1 * idx->nb[1] + i2 * idx->nb[2];
+static int64_t rows_read_index(const struct htp_tensor_view * idx, int64_t i0, int64_t i1, int64_t i2) {
+    const uint8_t * p = idx->data + i0 * idx->nb[0] + i1 * idx->nb[1] + i2 * idx->nb[2];
     if (idx->type == HTP_TYPE_I64) {
         int64_t v;
         memcpy(&v, p, sizeof v);
@@ -87,7 +87,7 @@ static int64_t rows_read_index(const struct htp_tensor_view *idx, int64_t i0, in
 // GET_ROWS
 // ---------------------------------------------------------------------------
 
-int htp_op_get_rows_check(const struct htp_op_ctx *ctx) {
+int htp_op_get_rows_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
     if (src0 && htp_kq_type_ok(src0->type)) {
         return htp_kq_get_rows_check(ctx);  // K-quant rows: kquant-ops.c
@@ -114,8 +114,8 @@ int htp_op_get_rows_check(const struct htp_op_ctx *ctx) {
     return HTP_STATUS_OK;
 }
 
-static void get_rows_job(void *arg, uint32_t ith, uint32_t nth) {
-    struct rows_args             *a   = arg;
+static void get_rows_job(void * arg, uint32_t ith, uint32_t nth) {
+    struct rows_args *            a   = arg;
     const struct htp_tensor_view *src = a->src, *idx = a->idx, *dst = a->dst;
 
     int64_t r0, r1;
@@ -136,7 +136,7 @@ static void get_rows_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_get_rows_run(struct htp_op_ctx *ctx) {
+int htp_op_get_rows_run(struct htp_op_ctx * ctx) {
     if (htp_kq_type_ok(ctx->src[0]->type)) {
         return htp_kq_get_rows_run(ctx);
     }
@@ -152,7 +152,7 @@ int htp_op_get_rows_run(struct htp_op_ctx *ctx) {
 // SET_ROWS
 // ---------------------------------------------------------------------------
 
-int htp_op_set_rows_check(const struct htp_op_ctx *ctx) {
+int htp_op_set_rows_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
     if (!src0 || !src1 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) || !htp_view_shape_ok(dst)) {
         return HTP_STATUS_INVAL_PARAMS;
@@ -179,8 +179,8 @@ int htp_op_set_rows_check(const struct htp_op_ctx *ctx) {
     return HTP_STATUS_OK;
 }
 
-static void set_rows_job(void *arg, uint32_t ith, uint32_t nth) {
-    struct rows_args             *a   = arg;
+static void set_rows_job(void * arg, uint32_t ith, uint32_t nth) {
+    struct rows_args *            a   = arg;
     const struct htp_tensor_view *src = a->src, *idx = a->idx, *dst = a->dst;
 
     int64_t r0, r1;
@@ -201,7 +201,7 @@ static void set_rows_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_set_rows_run(struct htp_op_ctx *ctx) {
+int htp_op_set_rows_run(struct htp_op_ctx * ctx) {
     struct rows_args a = {ctx->src[0], ctx->src[1], ctx->dst[0], 0};
     if (htp_view_nelements(a.src) == 0) {
         return HTP_STATUS_OK;

@@ -21,21 +21,21 @@
 #include "vec.h"
 
 struct shape_args {
-    const struct htp_tensor_view *src0;
-    const struct htp_tensor_view *src1;
-    const struct htp_tensor_view *dst;
-    int64_t                       es;  // element size in bytes
-    const struct htp_op_desc     *desc;
+    const struct htp_tensor_view * src0;
+    const struct htp_tensor_view * src1;
+    const struct htp_tensor_view * dst;
+    int64_t                        es;  // element size in bytes
+    const struct htp_op_desc *     desc;
 };
 
 // Element size of a plain type, 0 for block types and codes we do not know.
 static int64_t shape_elem_size(uint32_t type) {
-    const struct htp_type_traits *tt = htp_type_traits(type);
+    const struct htp_type_traits * tt = htp_type_traits(type);
     return tt && tt->blck_size == 1 ? (int64_t)tt->type_size : 0;
 }
 
 // n elements from x (stride sx) to y (stride sy), es bytes each.
-static void shape_copy(uint8_t *y, int64_t sy, const uint8_t *x, int64_t sx, int64_t n, int64_t es) {
+static void shape_copy(uint8_t * y, int64_t sy, const uint8_t * x, int64_t sx, int64_t n, int64_t es) {
     if (n <= 0) {
         return;
     }
@@ -48,7 +48,7 @@ static void shape_copy(uint8_t *y, int64_t sy, const uint8_t *x, int64_t sx, int
     }
 }
 
-static void shape_zero(uint8_t *y, int64_t sy, int64_t n, int64_t es) {
+static void shape_zero(uint8_t * y, int64_t sy, int64_t n, int64_t es) {
     if (n <= 0) {
         return;
     }
@@ -71,19 +71,19 @@ static int64_t shape_wrap(int64_t i, int64_t n) {
 // Per-op row writers: dst row (i1, i2, i3) in full.
 // ---------------------------------------------------------------------------
 
-static void repeat_row(const struct shape_args *a, int64_t i1, int64_t i2, int64_t i3) {
+static void repeat_row(const struct shape_args * a, int64_t i1, int64_t i2, int64_t i3) {
     const struct htp_tensor_view *s = a->src0, *d = a->dst;
-    const uint8_t                *x = htp_view_row(s, i1 % s->ne[1], i2 % s->ne[2], i3 % s->ne[3]);
-    uint8_t                      *y = htp_view_row(d, i1, i2, i3);
+    const uint8_t *               x = htp_view_row(s, i1 % s->ne[1], i2 % s->ne[2], i3 % s->ne[3]);
+    uint8_t *                     y = htp_view_row(d, i1, i2, i3);
     for (int64_t c = 0; c < d->ne[0]; c += s->ne[0]) {
         shape_copy(y + c * d->nb[0], d->nb[0], x, s->nb[0], s->ne[0], a->es);
     }
 }
 
-static void concat_row(const struct shape_args *a, int64_t i1, int64_t i2, int64_t i3) {
+static void concat_row(const struct shape_args * a, int64_t i1, int64_t i2, int64_t i3) {
     const struct htp_tensor_view *s0 = a->src0, *s1 = a->src1, *d = a->dst;
     const int                     dim = a->desc->params[0];
-    uint8_t                      *y   = htp_view_row(d, i1, i2, i3);
+    uint8_t *                     y   = htp_view_row(d, i1, i2, i3);
     if (dim == 0) {
         shape_copy(y, d->nb[0], htp_view_row(s0, i1, i2, i3), s0->nb[0], s0->ne[0], a->es);
         shape_copy(y + s0->ne[0] * d->nb[0], d->nb[0], htp_view_row(s1, i1, i2, i3), s1->nb[0], s1->ne[0], a->es);
@@ -98,11 +98,11 @@ static void concat_row(const struct shape_args *a, int64_t i1, int64_t i2, int64
     }
 }
 
-static void pad_row(const struct shape_args *a, int64_t i1, int64_t i2, int64_t i3) {
+static void pad_row(const struct shape_args * a, int64_t i1, int64_t i2, int64_t i3) {
     const struct htp_tensor_view *s = a->src0, *d = a->dst;
-    const int32_t                *p        = a->desc->params;
+    const int32_t *               p        = a->desc->params;
     const int                     circular = p[8] != 0;
-    uint8_t                      *y        = htp_view_row(d, i1, i2, i3);
+    uint8_t *                     y        = htp_view_row(d, i1, i2, i3);
     const int64_t                 di[4]    = {0, i1, i2, i3};
     int64_t                       si[4]    = {0, 0, 0, 0};
     for (int k = 1; k < 4; k++) {
@@ -114,8 +114,8 @@ static void pad_row(const struct shape_args *a, int64_t i1, int64_t i2, int64_t 
             return;
         }
     }
-    const uint8_t *x   = htp_view_row(s, si[1], si[2], si[3]);
-    const int64_t  lp0 = p[0], n0 = s->ne[0];
+    const uint8_t * x   = htp_view_row(s, si[1], si[2], si[3]);
+    const int64_t   lp0 = p[0], n0 = s->ne[0];
     if (circular) {
         for (int64_t c = 0; c < d->ne[0];) {
             // Runs of consecutive source elements between wrap points.
@@ -130,14 +130,14 @@ static void pad_row(const struct shape_args *a, int64_t i1, int64_t i2, int64_t 
     shape_zero(y + (lp0 + n0) * d->nb[0], d->nb[0], d->ne[0] - lp0 - n0, a->es);
 }
 
-static void diag_row(const struct shape_args *a, int64_t i1, int64_t i2, int64_t i3) {
+static void diag_row(const struct shape_args * a, int64_t i1, int64_t i2, int64_t i3) {
     const struct htp_tensor_view *s = a->src0, *d = a->dst;
-    uint8_t                      *y = htp_view_row(d, i1, i2, i3);
+    uint8_t *                     y = htp_view_row(d, i1, i2, i3);
     shape_zero(y, d->nb[0], d->ne[0], a->es);
     shape_copy(y + i1 * d->nb[0], d->nb[0], htp_view_row(s, 0, i2, i3) + i1 * s->nb[0], s->nb[0], 1, a->es);
 }
 
-static void tri_row(const struct shape_args *a, int64_t i1, int64_t i2, int64_t i3) {
+static void tri_row(const struct shape_args * a, int64_t i1, int64_t i2, int64_t i3) {
     const struct htp_tensor_view *s = a->src0, *d = a->dst;
     const int64_t                 n  = d->ne[0];
     int64_t                       k0 = 0, k1 = n;  // kept columns [k0, k1)
@@ -155,30 +155,30 @@ static void tri_row(const struct shape_args *a, int64_t i1, int64_t i2, int64_t 
             k1 = i1;
             break;
     }
-    k0               = htp_min64(k0, n);
-    k1               = htp_min64(k1, n);
-    uint8_t       *y = htp_view_row(d, i1, i2, i3);
-    const uint8_t *x = htp_view_row(s, i1, i2, i3);
+    k0                = htp_min64(k0, n);
+    k1                = htp_min64(k1, n);
+    uint8_t *       y = htp_view_row(d, i1, i2, i3);
+    const uint8_t * x = htp_view_row(s, i1, i2, i3);
     shape_zero(y, d->nb[0], k0, a->es);
     shape_copy(y + k0 * d->nb[0], d->nb[0], x + k0 * s->nb[0], s->nb[0], k1 - k0, a->es);
     shape_zero(y + k1 * d->nb[0], d->nb[0], n - htp_max64(k0, k1), a->es);
 }
 
-static void fill_row(const struct shape_args *a, int64_t i1, int64_t i2, int64_t i3) {
-    const struct htp_tensor_view *d = a->dst;
-    float                         buf[HTP_CHUNK];
-    const float                   c = htp_param_f32(a->desc, 0);
-    const int64_t                 n = htp_min64(HTP_CHUNK, d->ne[0]);
+static void fill_row(const struct shape_args * a, int64_t i1, int64_t i2, int64_t i3) {
+    const struct htp_tensor_view * d = a->dst;
+    float                          buf[HTP_CHUNK];
+    const float                    c = htp_param_f32(a->desc, 0);
+    const int64_t                  n = htp_min64(HTP_CHUNK, d->ne[0]);
     for (int64_t i = 0; i < n; i++) {
         buf[i] = c;
     }
-    uint8_t *y = htp_view_row(d, i1, i2, i3);
+    uint8_t * y = htp_view_row(d, i1, i2, i3);
     for (int64_t k = 0; k < d->ne[0]; k += HTP_CHUNK) {
         htp_row_store_f32(y + k * d->nb[0], d->nb[0], d->type, buf, htp_min64(HTP_CHUNK, d->ne[0] - k));
     }
 }
 
-typedef void (*shape_row_fn)(const struct shape_args *a, int64_t i1, int64_t i2, int64_t i3);
+typedef void (*shape_row_fn)(const struct shape_args * a, int64_t i1, int64_t i2, int64_t i3);
 
 static shape_row_fn shape_row_of(uint32_t opcode) {
     switch (opcode) {
@@ -204,14 +204,14 @@ static shape_row_fn shape_row_of(uint32_t opcode) {
 // ---------------------------------------------------------------------------
 
 // src (if given) and dst share one plain type.
-static int shape_check_types(const struct htp_tensor_view *src, const struct htp_tensor_view *dst) {
+static int shape_check_types(const struct htp_tensor_view * src, const struct htp_tensor_view * dst) {
     if (shape_elem_size(dst->type) == 0 || (src && src->type != dst->type)) {
         return HTP_STATUS_NO_SUPPORT;
     }
     return HTP_STATUS_OK;
 }
 
-static int concat_check(const struct htp_op_ctx *ctx) {
+static int concat_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *s0 = ctx->src[0], *s1 = ctx->src[1], *d = ctx->dst[0];
     const int32_t                 dim = ctx->desc->params[0];
     if (!s1 || !htp_view_shape_ok(s1) || dim < 0 || dim >= HTP_OP_MAX_DIMS) {
@@ -227,9 +227,9 @@ static int concat_check(const struct htp_op_ctx *ctx) {
     return rc != HTP_STATUS_OK ? rc : shape_check_types(s1, d);
 }
 
-static int pad_check(const struct htp_op_ctx *ctx) {
+static int pad_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *s = ctx->src[0], *d = ctx->dst[0];
-    const int32_t                *p = ctx->desc->params;
+    const int32_t *               p = ctx->desc->params;
     for (int k = 0; k < HTP_OP_MAX_DIMS; k++) {
         if (p[2 * k] < 0 || p[2 * k + 1] < 0) {
             return HTP_STATUS_NO_SUPPORT;  // cropping pads: not run here
@@ -245,7 +245,7 @@ static int pad_check(const struct htp_op_ctx *ctx) {
     return shape_check_types(s, d);
 }
 
-int htp_op_shape_check(const struct htp_op_ctx *ctx) {
+int htp_op_shape_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *s = ctx->src[0], *d = ctx->dst[0];
     const uint32_t                op = ctx->desc->opcode;
     if (!shape_row_of(op) || !d || !htp_view_shape_ok(d) || (s && !htp_view_shape_ok(s))) {
@@ -297,10 +297,10 @@ struct shape_job_args {
     shape_row_fn      row;
 };
 
-static void shape_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct shape_job_args  *j = arg;
-    const struct htp_tensor_view *d = j->a.dst;
-    int64_t                       r0, r1;
+static void shape_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct shape_job_args *  j = arg;
+    const struct htp_tensor_view * d = j->a.dst;
+    int64_t                        r0, r1;
     htp_split(htp_view_nrows(d), ith, nth, &r0, &r1);
     for (int64_t ir = r0; ir < r1; ir++) {
         int64_t i1, i2, i3;
@@ -309,7 +309,7 @@ static void shape_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_shape_run(struct htp_op_ctx *ctx) {
+int htp_op_shape_run(struct htp_op_ctx * ctx) {
     struct shape_job_args j = {{ctx->src[0], ctx->src[1], ctx->dst[0], 0, ctx->desc}, shape_row_of(ctx->desc->opcode)};
     if (!j.row) {
         return HTP_STATUS_INVAL_PARAMS;

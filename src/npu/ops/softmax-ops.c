@@ -19,17 +19,17 @@
 #include "vec.h"
 
 struct softmax_args {
-    const struct htp_tensor_view *src0;
-    const struct htp_tensor_view *mask;   // NULL: none
-    const struct htp_tensor_view *sinks;  // NULL: none
-    const struct htp_tensor_view *dst;
-    float                         scale;
-    float                         max_bias;
-    float                         m0, m1;  // ALiBi slope bases
-    uint32_t                      n_head_log2;
+    const struct htp_tensor_view * src0;
+    const struct htp_tensor_view * mask;   // NULL: none
+    const struct htp_tensor_view * sinks;  // NULL: none
+    const struct htp_tensor_view * dst;
+    float                          scale;
+    float                          max_bias;
+    float                          m0, m1;  // ALiBi slope bases
+    uint32_t                       n_head_log2;
 };
 
-int htp_op_softmax_check(const struct htp_op_ctx *ctx) {
+int htp_op_softmax_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *mask = ctx->src[1], *sinks = ctx->src[2], *dst = ctx->dst[0];
     if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_same_shape(src0, dst)) {
         return HTP_STATUS_INVAL_PARAMS;
@@ -62,7 +62,7 @@ int htp_op_softmax_check(const struct htp_op_ctx *ctx) {
 }
 
 // ALiBi slope of head h (1 when max_bias is 0).
-static float softmax_slope(const struct softmax_args *a, uint32_t h) {
+static float softmax_slope(const struct softmax_args * a, uint32_t h) {
     if (a->max_bias <= 0.0f) {
         return 1.0f;
     }
@@ -70,7 +70,7 @@ static float softmax_slope(const struct softmax_args *a, uint32_t h) {
 }
 
 // w[0, n) = x * scale + slope * mask for one chunk of a row (mr NULL: no mask).
-static void softmax_prep_chunk(const struct softmax_args *a, float *w, const uint8_t *xr, const uint8_t *mr,
+static void softmax_prep_chunk(const struct softmax_args * a, float * w, const uint8_t * xr, const uint8_t * mr,
                                float slope, int64_t c, int64_t n) {
     const struct htp_tensor_view *src0 = a->src0, *mask = a->mask;
     htp_row_load_f32(w, xr + c * src0->nb[0], src0->nb[0], src0->type, n);
@@ -85,8 +85,8 @@ static void softmax_prep_chunk(const struct softmax_args *a, float *w, const uin
     }
 }
 
-static void softmax_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct softmax_args    *a    = arg;
+static void softmax_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct softmax_args *   a    = arg;
     const struct htp_tensor_view *src0 = a->src0, *mask = a->mask, *dst = a->dst;
     const int64_t                 ne0  = src0->ne[0];
     const int                     fast = htp_view_is_f32_packed(src0) && htp_view_is_f32_packed(dst);
@@ -96,10 +96,10 @@ static void softmax_job(void *arg, uint32_t ith, uint32_t nth) {
     for (int64_t ir = r0; ir < r1; ir++) {
         int64_t i1, i2, i3;
         htp_row_index(src0->ne, ir, &i1, &i2, &i3);
-        const uint8_t *xr    = htp_view_row(src0, i1, i2, i3);
-        uint8_t       *yr    = htp_view_row(dst, i1, i2, i3);
-        const uint8_t *mr    = mask ? htp_view_row(mask, i1, i2 % mask->ne[2], i3 % mask->ne[3]) : NULL;
-        const float    slope = softmax_slope(a, (uint32_t)i2);
+        const uint8_t * xr    = htp_view_row(src0, i1, i2, i3);
+        uint8_t *       yr    = htp_view_row(dst, i1, i2, i3);
+        const uint8_t * mr    = mask ? htp_view_row(mask, i1, i2 % mask->ne[2], i3 % mask->ne[3]) : NULL;
+        const float     slope = softmax_slope(a, (uint32_t)i2);
 
         float sink = -INFINITY;
         if (a->sinks) {
@@ -108,7 +108,7 @@ static void softmax_job(void *arg, uint32_t ith, uint32_t nth) {
 
         float w[HTP_CHUNK];
         if (fast) {
-            float *y = (float *)(void *)yr;
+            float * y = (float *)(void *)yr;
             // pass 1: w into dst, its max
             float m = sink;
             for (int64_t c = 0; c < ne0; c += HTP_CHUNK) {
@@ -149,7 +149,7 @@ static void softmax_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_softmax_run(struct htp_op_ctx *ctx) {
+int htp_op_softmax_run(struct htp_op_ctx * ctx) {
     struct softmax_args a = {0};
     a.src0                = ctx->src[0];
     a.mask                = ctx->src[1];

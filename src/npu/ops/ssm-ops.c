@@ -34,7 +34,7 @@
 // ---------------------------------------------------------------------------
 // SSM_CONV
 
-int htp_op_ssm_conv_check(const struct htp_op_ctx *ctx) {
+int htp_op_ssm_conv_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *sx = ctx->src[0], *c = ctx->src[1], *dst = ctx->dst[0];
     if (!sx || !c || !dst || !htp_view_shape_ok(sx) || !htp_view_shape_ok(c) || !htp_view_shape_ok(dst)) {
         return HTP_STATUS_INVAL_PARAMS;
@@ -53,29 +53,29 @@ struct ssm_conv_args {
     const struct htp_tensor_view *sx, *c, *dst;
 };
 
-static void ssm_conv_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct ssm_conv_args   *a  = arg;
+static void ssm_conv_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct ssm_conv_args *  a  = arg;
     const struct htp_tensor_view *sx = a->sx, *c = a->c, *dst = a->dst;
     const int64_t                 nc = c->ne[0], n_t = dst->ne[1], n_s = dst->ne[2];
     int64_t                       i0, i1;
     htp_split(dst->ne[0], ith, nth, &i0, &i1);  // channels
     for (int64_t i = i0; i < i1; i++) {
-        const float *w = (const float *)(const void *)(c->data + i * c->nb[1]);
+        const float * w = (const float *)(const void *)(c->data + i * c->nb[1]);
         for (int64_t s = 0; s < n_s; s++) {
-            const float *x = (const float *)(const void *)(sx->data + i * sx->nb[1] + s * sx->nb[2]);
+            const float * x = (const float *)(const void *)(sx->data + i * sx->nb[1] + s * sx->nb[2]);
             for (int64_t t = 0; t < n_t; t++) {
                 float sum = 0.0f;
                 for (int64_t j = 0; j < nc; j++) {
                     sum += x[t + j] * w[j];
                 }
-                float *y = (float *)(void *)(dst->data + i * 4 + t * dst->nb[1] + s * dst->nb[2]);
-                *y       = sum;
+                float * y = (float *)(void *)(dst->data + i * 4 + t * dst->nb[1] + s * dst->nb[2]);
+                *y        = sum;
             }
         }
     }
 }
 
-int htp_op_ssm_conv_run(struct htp_op_ctx *ctx) {
+int htp_op_ssm_conv_run(struct htp_op_ctx * ctx) {
     struct ssm_conv_args a = {ctx->src[0], ctx->src[1], ctx->dst[0]};
     if (htp_view_nelements(a.dst) > 0) {
         ctx->run(ctx->pool, ssm_conv_job, &a);
@@ -90,7 +90,7 @@ struct gdn_args {
     const struct htp_tensor_view *q, *k, *v, *g, *beta, *state, *dst;
     int64_t                       S, H, T, N, K;
     int                           kda;
-    uint8_t                      *scratch;
+    uint8_t *                     scratch;
     size_t                        slice;
 };
 
@@ -99,11 +99,11 @@ static size_t gdn_slice_bytes(int64_t S, int64_t K) {
     return (floats * sizeof(float) + HTP_VEC_BYTES - 1) / HTP_VEC_BYTES * HTP_VEC_BYTES;
 }
 
-static int gdn_view_ok(const struct htp_tensor_view *t) {
+static int gdn_view_ok(const struct htp_tensor_view * t) {
     return t && htp_view_shape_ok(t) && t->ne[0] > 0 && t->ne[1] > 0 && t->ne[2] > 0 && t->ne[3] > 0;
 }
 
-int htp_op_gated_delta_net_check(const struct htp_op_ctx *ctx) {
+int htp_op_gated_delta_net_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *q = ctx->src[0], *k = ctx->src[1], *v = ctx->src[2], *g = ctx->src[3];
     const struct htp_tensor_view *beta = ctx->src[4], *state = ctx->src[5], *dst = ctx->dst[0];
     if (!gdn_view_ok(q) || !gdn_view_ok(k) || !gdn_view_ok(v) || !gdn_view_ok(g) || !gdn_view_ok(beta) ||
@@ -126,7 +126,7 @@ int htp_op_gated_delta_net_check(const struct htp_op_ctx *ctx) {
     if (dst->ne[0] != S * H || dst->ne[1] != T * N + K * S * N || dst->ne[2] != 1 || dst->ne[3] != 1) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    const struct htp_tensor_view *all[] = {q, k, v, g, beta, state, dst};
+    const struct htp_tensor_view * all[] = {q, k, v, g, beta, state, dst};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         if (!htp_view_is_f32_packed(all[i])) {
             return HTP_STATUS_NO_SUPPORT;
@@ -142,38 +142,38 @@ int htp_op_gated_delta_net_check(const struct htp_op_ctx *ctx) {
     return HTP_STATUS_OK;
 }
 
-static const float *gdn_row(const struct htp_tensor_view *t, int64_t i1, int64_t i2, int64_t i3) {
+static const float * gdn_row(const struct htp_tensor_view * t, int64_t i1, int64_t i2, int64_t i3) {
     return (const float *)(const void *)htp_view_row(t, i1, i2, i3);
 }
 
-static void gdn_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct gdn_args *a = arg;
-    const int64_t          S = a->S, H = a->H, T = a->T, N = a->N, K = a->K;
-    const float            qscale = 1.0f / sqrtf((float)S);
-    float                 *ws     = (float *)(void *)(a->scratch + (size_t)ith * a->slice);
-    float                 *decay  = ws;      // [S] e^g per row element (KDA)
-    float                 *work   = ws + S;  // [S * S] the state when K > 1
-    float                 *out    = (float *)(void *)a->dst->data;
-    float                 *states = out + S * H * T * N;
-    const int64_t          snap   = S * S * H * N;  // floats per snapshot slot
+static void gdn_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct gdn_args * a = arg;
+    const int64_t           S = a->S, H = a->H, T = a->T, N = a->N, K = a->K;
+    const float             qscale = 1.0f / sqrtf((float)S);
+    float *                 ws     = (float *)(void *)(a->scratch + (size_t)ith * a->slice);
+    float *                 decay  = ws;      // [S] e^g per row element (KDA)
+    float *                 work   = ws + S;  // [S * S] the state when K > 1
+    float *                 out    = (float *)(void *)a->dst->data;
+    float *                 states = out + S * H * T * N;
+    const int64_t           snap   = S * S * H * N;  // floats per snapshot slot
 
     int64_t r0, r1;
     htp_split(H * N, ith, nth, &r0, &r1);
     for (int64_t ir = r0; ir < r1; ir++) {
         const int64_t h = ir % H, n = ir / H;
-        float        *M = K > 1 ? work : states + (n * H + h) * S * S;
+        float *       M = K > 1 ? work : states + (n * H + h) * S * S;
         memcpy(M, gdn_row(a->state, 0, h, n), (size_t)(S * S) * sizeof(float));
         const int64_t hq = h % a->q->ne[1], hk = h % a->k->ne[1];
         const int64_t nq = n / (N / a->q->ne[3]), nk = n / (N / a->k->ne[3]);
 
         for (int64_t t = 0; t < T; t++) {
-            const float *q  = gdn_row(a->q, hq, t, nq);
-            const float *k  = gdn_row(a->k, hk, t, nk);
-            const float *v  = gdn_row(a->v, h, t, n);
-            const float *g  = gdn_row(a->g, h, t, n);
-            const float  bt = *gdn_row(a->beta, h, t, n);
-            float       *o  = out + ((n * T + t) * H + h) * S;
-            float        eg = 1.0f;
+            const float * q  = gdn_row(a->q, hq, t, nq);
+            const float * k  = gdn_row(a->k, hk, t, nk);
+            const float * v  = gdn_row(a->v, h, t, n);
+            const float * g  = gdn_row(a->g, h, t, n);
+            const float   bt = *gdn_row(a->beta, h, t, n);
+            float *       o  = out + ((n * T + t) * H + h) * S;
+            float         eg = 1.0f;
             if (a->kda) {
                 for (int64_t i = 0; i < S; i++) {
                     decay[i] = expf(g[i]);
@@ -182,7 +182,7 @@ static void gdn_job(void *arg, uint32_t ith, uint32_t nth) {
                 eg = expf(g[0]);
             }
             for (int64_t j = 0; j < S; j++) {
-                float *row = M + j * S;
+                float * row = M + j * S;
                 if (a->kda) {
                     htp_vec_binop_f32(HTP_VEC_MUL, S, row, row, decay);
                 } else {
@@ -207,7 +207,7 @@ static void gdn_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_gated_delta_net_run(struct htp_op_ctx *ctx) {
+int htp_op_gated_delta_net_run(struct htp_op_ctx * ctx) {
     struct gdn_args a = {0};
     a.q = ctx->src[0], a.k = ctx->src[1], a.v = ctx->src[2], a.g = ctx->src[3];
     a.beta = ctx->src[4], a.state = ctx->src[5], a.dst = ctx->dst[0];
@@ -226,7 +226,7 @@ int htp_op_gated_delta_net_run(struct htp_op_ctx *ctx) {
 // ---------------------------------------------------------------------------
 // SOLVE_TRI
 
-int htp_op_solve_tri_check(const struct htp_op_ctx *ctx) {
+int htp_op_solve_tri_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *A = ctx->src[0], *B = ctx->src[1], *X = ctx->dst[0];
     if (!A || !B || !X || !htp_view_shape_ok(A) || !htp_view_shape_ok(B) || !htp_view_same_shape(B, X)) {
         return HTP_STATUS_INVAL_PARAMS;
@@ -248,8 +248,8 @@ struct solve_tri_args {
 // row updating a whole block of columns with vector operations.
 #define SOLVE_COLS 64
 
-static void solve_tri_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct solve_tri_args  *a = arg;
+static void solve_tri_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct solve_tri_args * a = arg;
     const struct htp_tensor_view *A = a->A, *B = a->B, *X = a->X;
     const int64_t                 n = A->ne[0], k = B->ne[0];
     const int64_t                 ncb = (k + SOLVE_COLS - 1) / SOLVE_COLS, nbatch = A->ne[2] * A->ne[3];
@@ -259,14 +259,14 @@ static void solve_tri_job(void *arg, uint32_t ith, uint32_t nth) {
         const int64_t b = w / ncb, c0 = (w % ncb) * SOLVE_COLS, nc = htp_min64(SOLVE_COLS, k - c0);
         const int64_t i2 = b % A->ne[2], i3 = b / A->ne[2];
         for (int64_t i = 0; i < n; i++) {
-            const float *ar = (const float *)(const void *)htp_view_row(A, i, i2, i3);
-            const float *br = (const float *)(const void *)htp_view_row(B, i, i2, i3) + c0;
-            float       *xr = (float *)(void *)htp_view_row(X, i, i2, i3) + c0;
-            float        acc[SOLVE_COLS];
+            const float * ar = (const float *)(const void *)htp_view_row(A, i, i2, i3);
+            const float * br = (const float *)(const void *)htp_view_row(B, i, i2, i3) + c0;
+            float *       xr = (float *)(void *)htp_view_row(X, i, i2, i3) + c0;
+            float         acc[SOLVE_COLS];
             memset(acc, 0, sizeof acc);
             for (int64_t t = 0; t < i; t++) {
-                const float *xt = (const float *)(const void *)htp_view_row(X, t, i2, i3) + c0;
-                const float  at = ar[t];
+                const float * xt = (const float *)(const void *)htp_view_row(X, t, i2, i3) + c0;
+                const float   at = ar[t];
                 for (int64_t j = 0; j < nc; j++) {
                     acc[j] += at * xt[j];
                 }
@@ -279,7 +279,7 @@ static void solve_tri_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_solve_tri_run(struct htp_op_ctx *ctx) {
+int htp_op_solve_tri_run(struct htp_op_ctx * ctx) {
     struct solve_tri_args a = {ctx->src[0], ctx->src[1], ctx->dst[0]};
     if (htp_view_nelements(a.X) > 0) {
         ctx->run(ctx->pool, solve_tri_job, &a);

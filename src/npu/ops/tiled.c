@@ -22,7 +22,7 @@ static void tile_pack(const uint8_t * const blocks[HTP_TILE_ROWS], uint8_t * q, 
     for (int r = 0; r < HTP_TILE_ROWS; r++) {
         const uint8_t * b = blocks[r];
         for (int f = 0; f < hdr_fields; f++) {
-            uint8_t * sf = s + ((size_t) f * HTP_TILE_ROWS + r) * field_bytes;
+            uint8_t * sf = s + ((size_t)f * HTP_TILE_ROWS + r) * field_bytes;
             if (b) {
                 memcpy(sf, b + f * field_bytes, field_bytes);
             } else {
@@ -31,21 +31,21 @@ static void tile_pack(const uint8_t * const blocks[HTP_TILE_ROWS], uint8_t * q, 
         }
         for (int v = 0; v < nq / 4; v++) {
             for (int j = 0; j < 4; j++) {
-                q[64 * v + 4 * r + j] = b ? (uint8_t) (b[hdr + 4 * v + j] ^ qxor) : 0;
+                q[64 * v + 4 * r + j] = b ? (uint8_t)(b[hdr + 4 * v + j] ^ qxor) : 0;
             }
         }
     }
 }
 
-static void tile_unpack(const uint8_t * q, const uint8_t * s, int r, uint8_t * block, int hdr_fields,
-                        int field_bytes, int nq, uint8_t qxor) {
+static void tile_unpack(const uint8_t * q, const uint8_t * s, int r, uint8_t * block, int hdr_fields, int field_bytes,
+                        int nq, uint8_t qxor) {
     const int hdr = hdr_fields * field_bytes;
     for (int f = 0; f < hdr_fields; f++) {
-        memcpy(block + f * field_bytes, s + ((size_t) f * HTP_TILE_ROWS + r) * field_bytes, field_bytes);
+        memcpy(block + f * field_bytes, s + ((size_t)f * HTP_TILE_ROWS + r) * field_bytes, field_bytes);
     }
     for (int v = 0; v < nq / 4; v++) {
         for (int j = 0; j < 4; j++) {
-            block[hdr + 4 * v + j] = (uint8_t) (q[64 * v + 4 * r + j] ^ qxor);
+            block[hdr + 4 * v + j] = (uint8_t)(q[64 * v + 4 * r + j] ^ qxor);
         }
     }
 }
@@ -87,15 +87,15 @@ static void unpack_mxfp4(const uint8_t * q, const uint8_t * s, int r, uint8_t * 
 }
 
 static const struct htp_tile_format tile_formats[] = {
-    { HTP_TYPE_Q8_0, 32, 34, 512, 32, pack_q8_0, unpack_q8_0 },
-    { HTP_TYPE_Q4_0, 32, 18, 256, 32, pack_d_q4, unpack_d_q4 },
-    { HTP_TYPE_Q4_1, 32, 20, 256, 64, pack_q4_1, unpack_q4_1 },
-    { HTP_TYPE_IQ4_NL, 32, 18, 256, 32, pack_d_q4, unpack_d_q4 },
-    { HTP_TYPE_MXFP4, 32, 17, 256, 16, pack_mxfp4, unpack_mxfp4 },
+    {HTP_TYPE_Q8_0, 32, 34, 512, 32, pack_q8_0, unpack_q8_0},
+    {HTP_TYPE_Q4_0, 32, 18, 256, 32, pack_d_q4, unpack_d_q4},
+    {HTP_TYPE_Q4_1, 32, 20, 256, 64, pack_q4_1, unpack_q4_1},
+    {HTP_TYPE_IQ4_NL, 32, 18, 256, 32, pack_d_q4, unpack_d_q4},
+    {HTP_TYPE_MXFP4, 32, 17, 256, 16, pack_mxfp4, unpack_mxfp4},
     // K-quants: tiles of one 256-element super-block per row, see kquant.h.
-    { HTP_TYPE_Q4_K, 256, 144, 2048, 320, htp_kq_pack_q4_K, htp_kq_unpack_q4_K },
-    { HTP_TYPE_Q5_K, 256, 176, 2560, 320, htp_kq_pack_q5_K, htp_kq_unpack_q5_K },
-    { HTP_TYPE_Q6_K, 256, 210, 3072, 288, htp_kq_pack_q6_K, htp_kq_unpack_q6_K },
+    {HTP_TYPE_Q4_K, 256, 144, 2048, 320, htp_kq_pack_q4_K, htp_kq_unpack_q4_K},
+    {HTP_TYPE_Q5_K, 256, 176, 2560, 320, htp_kq_pack_q5_K, htp_kq_unpack_q5_K},
+    {HTP_TYPE_Q6_K, 256, 210, 3072, 288, htp_kq_pack_q6_K, htp_kq_unpack_q6_K},
 };
 
 const struct htp_tile_format * htp_tile_format(uint32_t type) {
@@ -110,15 +110,15 @@ const struct htp_tile_format * htp_tile_format(uint32_t type) {
 void htp_tiled_strides(const struct htp_tile_format * f, const int64_t ne[4], int64_t nb[4]) {
     const uint64_t gb = htp_tiled_group_bytes(f, ne[0]);
     nb[0]             = f->blck_bytes;
-    nb[1]             = (int64_t) (gb / HTP_TILE_ROWS);
-    nb[2]             = (int64_t) gb * htp_tiled_ngroups(ne[1]);
+    nb[1]             = (int64_t)(gb / HTP_TILE_ROWS);
+    nb[2]             = (int64_t)gb * htp_tiled_ngroups(ne[1]);
     nb[3]             = nb[2] * ne[2];
 }
 
 uint64_t htp_tiled_nbytes(const struct htp_tile_format * f, const int64_t ne[4]) {
     int64_t nb[4];
     htp_tiled_strides(f, ne, nb);
-    return (uint64_t) nb[3] * (uint64_t) ne[3];
+    return (uint64_t)nb[3] * (uint64_t)ne[3];
 }
 
 int htp_tiled_strides_ok(const struct htp_tile_format * f, const int64_t ne[4], const int64_t nb[4]) {
@@ -133,15 +133,15 @@ int htp_tiled_strides_ok(const struct htp_tile_format * f, const int64_t ne[4], 
 void htp_tiled_pack_group(const struct htp_tile_format * f, const uint8_t * rows, size_t row_stride, int nrows,
                           int64_t nblk, uint8_t * group) {
     uint8_t * const qbase = group;
-    uint8_t * const sbase = group + (size_t) nblk * f->q_bytes;
+    uint8_t * const sbase = group + (size_t)nblk * f->q_bytes;
     for (int64_t kb = 0; kb < nblk; kb++) {
         const uint8_t * blocks[HTP_TILE_ROWS];
         for (int r = 0; r < HTP_TILE_ROWS; r++) {
-            blocks[r] = r < nrows ? rows + (size_t) r * row_stride + (size_t) kb * f->blck_bytes : NULL;
+            blocks[r] = r < nrows ? rows + (size_t)r * row_stride + (size_t)kb * f->blck_bytes : NULL;
         }
-        f->pack(blocks, qbase + (size_t) kb * f->q_bytes, sbase + (size_t) kb * f->s_bytes);
+        f->pack(blocks, qbase + (size_t)kb * f->q_bytes, sbase + (size_t)kb * f->s_bytes);
     }
-    const size_t used = (size_t) nblk * (f->q_bytes + f->s_bytes);
+    const size_t used = (size_t)nblk * (f->q_bytes + f->s_bytes);
     const size_t gb   = htp_tiled_group_bytes(f, nblk * f->blck_size);
     memset(group + used, 0, gb - used);
 }

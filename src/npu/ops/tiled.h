@@ -85,7 +85,7 @@ static inline int64_t htp_tiled_ngroups(int64_t ne1) {
 
 // Bytes of one row group of rows with ne0 elements.
 static inline uint64_t htp_tiled_group_bytes(const struct htp_tile_format * f, int64_t ne0) {
-    const uint64_t nblk = (uint64_t) ne0 / f->blck_size;
+    const uint64_t nblk = (uint64_t)ne0 / f->blck_size;
     const uint64_t raw  = nblk * (f->q_bytes + f->s_bytes);
     return (raw + HTP_TILE_ALIGN - 1) / HTP_TILE_ALIGN * HTP_TILE_ALIGN;
 }
@@ -108,12 +108,12 @@ void htp_tiled_unpack_block(const struct htp_tile_format * f, const uint8_t * gr
 
 // Quant and scale part of tile kb of a group.
 static inline const uint8_t * htp_tiled_q(const struct htp_tile_format * f, const uint8_t * group, int64_t kb) {
-    return group + (size_t) kb * f->q_bytes;
+    return group + (size_t)kb * f->q_bytes;
 }
 
 static inline const uint8_t * htp_tiled_s(const struct htp_tile_format * f, const uint8_t * group, int64_t nblk,
                                           int64_t kb) {
-    return group + (size_t) nblk * f->q_bytes + (size_t) kb * f->s_bytes;
+    return group + (size_t)nblk * f->q_bytes + (size_t)kb * f->s_bytes;
 }
 
 #endif  // HTP_TILED_H

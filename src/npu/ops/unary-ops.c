@@ -44,14 +44,14 @@ enum unary_kind {
 };
 
 struct unary_args {
-    const struct htp_tensor_view *x;  // input (GLU: the activated half)
-    const struct htp_tensor_view *g;  // GLU only: the gate tensor (src0 or src1)
-    const struct htp_tensor_view *dst;
-    int64_t                       x_off;  // column offset of x's half within its row (GLU fused form)
-    int64_t                       g_off;
-    enum unary_kind               kind;
-    float                         p0, p1;  // SCALE s, b; CLAMP min, max; SWIGLU_OAI alpha, limit
-    struct htp_ew_plan            plan;
+    const struct htp_tensor_view * x;  // input (GLU: the activated half)
+    const struct htp_tensor_view * g;  // GLU only: the gate tensor (src0 or src1)
+    const struct htp_tensor_view * dst;
+    int64_t                        x_off;  // column offset of x's half within its row (GLU fused form)
+    int64_t                        g_off;
+    enum unary_kind                kind;
+    float                          p0, p1;  // SCALE s, b; CLAMP min, max; SWIGLU_OAI alpha, limit
+    struct htp_ew_plan             plan;
 };
 
 // ---------------------------------------------------------------------------
@@ -168,7 +168,7 @@ static inline htp_vf32 vf_swiglu_oai(htp_vf32 x, htp_vf32 g, float alpha, float 
     } while (0)
 
 // y[0, n) = op(x[0, n)) (GLU kinds: op(x, g)). y may alias x or g.
-static void unary_apply(const struct unary_args *a, int64_t n, float *y, const float *x, const float *g) {
+static void unary_apply(const struct unary_args * a, int64_t n, float * y, const float * x, const float * g) {
     const float p0 = a->p0, p1 = a->p1;
     switch (a->kind) {
         case UNARY_SCALE:
@@ -219,12 +219,12 @@ static void unary_apply(const struct unary_args *a, int64_t n, float *y, const f
     }
 }
 
-static int unary_all_packed(const struct unary_args *a) {
+static int unary_all_packed(const struct unary_args * a) {
     return htp_view_is_f32_packed(a->x) && htp_view_is_f32_packed(a->dst) && (!a->g || htp_view_is_f32_packed(a->g));
 }
 
-static void unary_job(void *arg, uint32_t ith, uint32_t nth) {
-    const struct unary_args      *a = arg;
+static void unary_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct unary_args *     a = arg;
     const struct htp_tensor_view *x = a->x, *g = a->g, *dst = a->dst;
     const int                     fast = unary_all_packed(a);
 
@@ -234,9 +234,9 @@ static void unary_job(void *arg, uint32_t ith, uint32_t nth) {
         int64_t ir, c0, c1, i1, i2, i3;
         htp_ew_plan_item(&a->plan, it, &ir, &c0, &c1);
         htp_row_index(dst->ne, ir, &i1, &i2, &i3);
-        uint8_t       *yr = htp_view_row(dst, i1, i2, i3);
-        const uint8_t *xr = htp_view_row(x, i1, i2, i3) + a->x_off * x->nb[0];
-        const uint8_t *gr = g ? htp_view_row(g, i1, i2, i3) + a->g_off * g->nb[0] : NULL;
+        uint8_t *       yr = htp_view_row(dst, i1, i2, i3);
+        const uint8_t * xr = htp_view_row(x, i1, i2, i3) + a->x_off * x->nb[0];
+        const uint8_t * gr = g ? htp_view_row(g, i1, i2, i3) + a->g_off * g->nb[0] : NULL;
         if (fast) {
             unary_apply(a, c1 - c0, (float *)(void *)yr + c0, (const float *)(const void *)xr + c0,
                         gr ? (const float *)(const void *)gr + c0 : NULL);
@@ -255,7 +255,7 @@ static void unary_job(void *arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-static int unary_run(struct htp_op_ctx *ctx, struct unary_args *a) {
+static int unary_run(struct htp_op_ctx * ctx, struct unary_args * a) {
     if (htp_view_nelements(a->dst) == 0) {
         return HTP_STATUS_OK;
     }
@@ -265,7 +265,7 @@ static int unary_run(struct htp_op_ctx *ctx, struct unary_args *a) {
 }
 
 // Operand checks common to the one-input ops: one input, output of its shape.
-static int unary_check_same(const struct htp_op_ctx *ctx) {
+static int unary_check_same(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *dst = ctx->dst[0];
     if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_same_shape(src0, dst)) {
         return HTP_STATUS_INVAL_PARAMS;
@@ -280,11 +280,11 @@ static int unary_check_same(const struct htp_op_ctx *ctx) {
 // SCALE
 // ---------------------------------------------------------------------------
 
-int htp_op_scale_check(const struct htp_op_ctx *ctx) {
+int htp_op_scale_check(const struct htp_op_ctx * ctx) {
     return unary_check_same(ctx);
 }
 
-int htp_op_scale_run(struct htp_op_ctx *ctx) {
+int htp_op_scale_run(struct htp_op_ctx * ctx) {
     struct unary_args a = {0};
     a.x                 = ctx->src[0];
     a.dst               = ctx->dst[0];
@@ -300,7 +300,7 @@ int htp_op_scale_run(struct htp_op_ctx *ctx) {
 
 // The kind an elementwise op code (and for UNARY its ggml unary op) names;
 // 0 when these kernels do not run it.
-static int unary_kind_of(const struct htp_op_desc *desc, enum unary_kind *kind) {
+static int unary_kind_of(const struct htp_op_desc * desc, enum unary_kind * kind) {
     switch (desc->opcode) {
         case HTP_OP_CLAMP:
             *kind = UNARY_CLAMP;
@@ -346,7 +346,7 @@ static int unary_kind_of(const struct htp_op_desc *desc, enum unary_kind *kind) 
     }
 }
 
-int htp_op_unary_check(const struct htp_op_ctx *ctx) {
+int htp_op_unary_check(const struct htp_op_ctx * ctx) {
     const int rc = unary_check_same(ctx);
     if (rc != HTP_STATUS_OK) {
         return rc;
@@ -355,7 +355,7 @@ int htp_op_unary_check(const struct htp_op_ctx *ctx) {
     return unary_kind_of(ctx->desc, &kind) ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
 }
 
-int htp_op_unary_run(struct htp_op_ctx *ctx) {
+int htp_op_unary_run(struct htp_op_ctx * ctx) {
     struct unary_args a = {0};
     if (!unary_kind_of(ctx->desc, &a.kind)) {
         return HTP_STATUS_NO_SUPPORT;
@@ -373,7 +373,7 @@ int htp_op_unary_run(struct htp_op_ctx *ctx) {
 // GLU
 // ---------------------------------------------------------------------------
 
-static int glu_kind_of(int32_t op, enum unary_kind *kind) {
+static int glu_kind_of(int32_t op, enum unary_kind * kind) {
     switch (op) {
         case HTP_GLU_SWIGLU:
             *kind = UNARY_SWIGLU;
@@ -389,7 +389,7 @@ static int glu_kind_of(int32_t op, enum unary_kind *kind) {
     }
 }
 
-int htp_op_glu_check(const struct htp_op_ctx *ctx) {
+int htp_op_glu_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
     if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(dst)) {
         return HTP_STATUS_INVAL_PARAMS;
@@ -409,7 +409,7 @@ int htp_op_glu_check(const struct htp_op_ctx *ctx) {
     return glu_kind_of(ctx->desc->params[0], &kind) ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
 }
 
-int htp_op_glu_run(struct htp_op_ctx *ctx) {
+int htp_op_glu_run(struct htp_op_ctx * ctx) {
     struct unary_args a = {0};
     if (!glu_kind_of(ctx->desc->params[0], &a.kind)) {
         return HTP_STATUS_NO_SUPPORT;

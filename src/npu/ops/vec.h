@@ -30,7 +30,7 @@
 #endif
 
 #define HTP_VEC_BYTES 128
-#define HTP_VF32_N 32  // fp32 lanes per vector
+#define HTP_VF32_N    32  // fp32 lanes per vector
 
 typedef float   htp_vf32 __attribute__((vector_size(HTP_VEC_BYTES)));
 typedef int32_t htp_vi32 __attribute__((vector_size(HTP_VEC_BYTES)));
@@ -43,24 +43,24 @@ static inline htp_vf32 htp_vf32_splat(float x) {
     return (htp_vf32){0} + x;
 }
 
-static inline htp_vf32 htp_vf32_load(const float *p) {  // unaligned
+static inline htp_vf32 htp_vf32_load(const float * p) {  // unaligned
     htp_vf32 v;
     memcpy(&v, p, sizeof v);
     return v;
 }
 
-static inline void htp_vf32_store(float *p, htp_vf32 v) {  // unaligned
+static inline void htp_vf32_store(float * p, htp_vf32 v) {  // unaligned
     memcpy(p, &v, sizeof v);
 }
 
 // The first n (< HTP_VF32_N) lanes from p, the others set to fill.
-static inline htp_vf32 htp_vf32_load_n(const float *p, int64_t n, float fill) {
+static inline htp_vf32 htp_vf32_load_n(const float * p, int64_t n, float fill) {
     htp_vf32 v = htp_vf32_splat(fill);
     memcpy(&v, p, (size_t)n * sizeof(float));
     return v;
 }
 
-static inline void htp_vf32_store_n(float *p, htp_vf32 v, int64_t n) {
+static inline void htp_vf32_store_n(float * p, htp_vf32 v, int64_t n) {
     memcpy(p, &v, (size_t)n * sizeof(float));
 }
 
@@ -102,7 +102,7 @@ static inline htp_vf32 htp_vf32_fma(htp_vf32 a, htp_vf32 b, htp_vf32 c) {
 }
 
 // 32 fp16 values (64 bytes at p, any alignment) widened to one fp32 vector.
-static inline htp_vf32 htp_vf32_load_f16(const uint8_t *p) {
+static inline htp_vf32 htp_vf32_load_f16(const uint8_t * p) {
 #if defined(__AVX512F__)
     union {
         htp_vf32 v;
@@ -132,7 +132,7 @@ static inline htp_vf32 htp_vf32_load_f16(const uint8_t *p) {
 }
 
 // The first n (< HTP_VF32_N) fp16 values at p widened, the other lanes 0.
-static inline htp_vf32 htp_vf32_load_f16_n(const uint8_t *p, int64_t n) {
+static inline htp_vf32 htp_vf32_load_f16_n(const uint8_t * p, int64_t n) {
     uint8_t t[2 * HTP_VF32_N] = {0};
     memcpy(t, p, (size_t)n * 2);
     return htp_vf32_load_f16(t);
@@ -235,14 +235,14 @@ static inline htp_vr htp_vr_splat(float x) {
     return (htp_vr){0} + x;
 }
 
-static inline htp_vr htp_vr_load(const float *p) {
+static inline htp_vr htp_vr_load(const float * p) {
     htp_vr v;
     memcpy(&v, p, sizeof v);
     return v;
 }
 
 // The first n (< HTP_VR_N) lanes from p, the others 0.
-static inline htp_vr htp_vr_load_n(const float *p, int64_t n) {
+static inline htp_vr htp_vr_load_n(const float * p, int64_t n) {
     htp_vr v = htp_vr_splat(0.0f);
     memcpy(&v, p, (size_t)n * sizeof(float));
     return v;
@@ -259,7 +259,7 @@ static inline htp_vr htp_vr_fma(htp_vr a, htp_vr b, htp_vr c) {
 }
 
 // HTP_VR_N fp16 values at p (any alignment) widened to fp32.
-static inline htp_vr htp_vr_load_f16(const uint8_t *p) {
+static inline htp_vr htp_vr_load_f16(const uint8_t * p) {
 #if HTP_VR_BYTES == 64
     return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
 #elif HTP_VR_BYTES == 32
@@ -275,7 +275,7 @@ static inline htp_vr htp_vr_load_f16(const uint8_t *p) {
 #endif
 }
 
-static inline htp_vr htp_vr_load_f16_n(const uint8_t *p, int64_t n) {
+static inline htp_vr htp_vr_load_f16_n(const uint8_t * p, int64_t n) {
     uint8_t t[2 * HTP_VR_N] = {0};
     memcpy(t, p, (size_t)n * 2);
     return htp_vr_load_f16(t);
@@ -312,7 +312,7 @@ static inline htp_vf32 htp_vf32_binop(enum htp_vec_binop op, htp_vf32 a, htp_vf3
 }
 
 // z[i] = x[i] op y[i]. z may alias x or y.
-static inline void htp_vec_binop_f32(enum htp_vec_binop op, int64_t n, float *z, const float *x, const float *y) {
+static inline void htp_vec_binop_f32(enum htp_vec_binop op, int64_t n, float * z, const float * x, const float * y) {
     int64_t i = 0;
     for (; i + HTP_VF32_N <= n; i += HTP_VF32_N) {
         htp_vf32_store(z + i, htp_vf32_binop(op, htp_vf32_load(x + i), htp_vf32_load(y + i)));
@@ -325,7 +325,7 @@ static inline void htp_vec_binop_f32(enum htp_vec_binop op, int64_t n, float *z,
 }
 
 // z[i] = x[i] op s.
-static inline void htp_vec_binop_scalar_f32(enum htp_vec_binop op, int64_t n, float *z, const float *x, float s) {
+static inline void htp_vec_binop_scalar_f32(enum htp_vec_binop op, int64_t n, float * z, const float * x, float s) {
     const htp_vf32 b = htp_vf32_splat(s);
     int64_t        i = 0;
     for (; i + HTP_VF32_N <= n; i += HTP_VF32_N) {
@@ -337,7 +337,7 @@ static inline void htp_vec_binop_scalar_f32(enum htp_vec_binop op, int64_t n, fl
 }
 
 // y[i] = x[i] * s + b (as ggml: multiply, then add; not fused).
-static inline void htp_vec_scale_bias_f32(int64_t n, float *y, const float *x, float s, float b) {
+static inline void htp_vec_scale_bias_f32(int64_t n, float * y, const float * x, float s, float b) {
     const htp_vf32 vs = htp_vf32_splat(s), vb = htp_vf32_splat(b);
     int64_t        i = 0;
     for (; i + HTP_VF32_N <= n; i += HTP_VF32_N) {
@@ -348,7 +348,7 @@ static inline void htp_vec_scale_bias_f32(int64_t n, float *y, const float *x, f
     }
 }
 
-static inline void htp_vec_silu_f32(int64_t n, float *y, const float *x) {
+static inline void htp_vec_silu_f32(int64_t n, float * y, const float * x) {
     int64_t i = 0;
     for (; i + HTP_VF32_N <= n; i += HTP_VF32_N) {
         htp_vf32_store(y + i, htp_vf32_silu(htp_vf32_load(x + i)));
@@ -359,7 +359,7 @@ static inline void htp_vec_silu_f32(int64_t n, float *y, const float *x) {
 }
 
 // y[i] = silu(x[i]) * g[i].
-static inline void htp_vec_swiglu_f32(int64_t n, float *y, const float *x, const float *g) {
+static inline void htp_vec_swiglu_f32(int64_t n, float * y, const float * x, const float * g) {
     int64_t i = 0;
     for (; i + HTP_VF32_N <= n; i += HTP_VF32_N) {
         htp_vf32_store(y + i, htp_vf32_silu(htp_vf32_load(x + i)) * htp_vf32_load(g + i));
@@ -370,7 +370,7 @@ static inline void htp_vec_swiglu_f32(int64_t n, float *y, const float *x, const
     }
 }
 
-static inline float htp_vec_max_f32(int64_t n, const float *x) {
+static inline float htp_vec_max_f32(int64_t n, const float * x) {
     htp_vf32 m = htp_vf32_splat(-INFINITY);
     int64_t  i = 0;
     for (; i + HTP_VF32_N <= n; i += HTP_VF32_N) {
@@ -383,7 +383,7 @@ static inline float htp_vec_max_f32(int64_t n, const float *x) {
 }
 
 // sum x[i], fp32, two register accumulators.
-static inline float htp_vec_sum_f32(int64_t n, const float *x) {
+static inline float htp_vec_sum_f32(int64_t n, const float * x) {
     htp_vr  s0 = htp_vr_splat(0.0f), s1 = s0;
     int64_t i = 0;
     for (; i + 2 * HTP_VR_N <= n; i += 2 * HTP_VR_N) {
@@ -396,7 +396,7 @@ static inline float htp_vec_sum_f32(int64_t n, const float *x) {
     return htp_vr_hsum(s0 + s1);
 }
 
-static inline float htp_vec_sumsq_f32(int64_t n, const float *x) {
+static inline float htp_vec_sumsq_f32(int64_t n, const float * x) {
     htp_vr  s0 = htp_vr_splat(0.0f), s1 = s0;
     int64_t i = 0;
     for (; i + 2 * HTP_VR_N <= n; i += 2 * HTP_VR_N) {
@@ -412,7 +412,7 @@ static inline float htp_vec_sumsq_f32(int64_t n, const float *x) {
 }
 
 // y[i] = e^(x[i] - m); returns the sum of the y[i]. y may alias x.
-static inline float htp_vec_exp_sub_sum_f32(int64_t n, float *y, const float *x, float m) {
+static inline float htp_vec_exp_sub_sum_f32(int64_t n, float * y, const float * x, float m) {
     const htp_vf32 vm = htp_vf32_splat(m);
     htp_vf32       s  = htp_vf32_splat(0.0f);
     int64_t        i  = 0;
@@ -431,7 +431,7 @@ static inline float htp_vec_exp_sub_sum_f32(int64_t n, float *y, const float *x,
 }
 
 // sum x[i] * y[i], fp32, four independent accumulators to hide FMA latency.
-static inline float htp_vec_dot_f32(int64_t n, const float *x, const float *y) {
+static inline float htp_vec_dot_f32(int64_t n, const float * x, const float * y) {
     htp_vr  s0 = htp_vr_splat(0.0f), s1 = s0, s2 = s0, s3 = s0;
     int64_t i = 0;
     for (; i + 4 * HTP_VR_N <= n; i += 4 * HTP_VR_N) {
@@ -453,7 +453,7 @@ static inline float htp_vec_dot_f32(int64_t n, const float *x, const float *y) {
 
 // Converts n elements of a row of type (F32, F16 or BF16; check() has refused
 // others) whose elements are nb bytes apart into dst.
-static inline void htp_row_load_f32(float *dst, const uint8_t *src, int64_t nb, uint32_t type, int64_t n) {
+static inline void htp_row_load_f32(float * dst, const uint8_t * src, int64_t nb, uint32_t type, int64_t n) {
     if (type == HTP_TYPE_F32) {
         if (nb == 4) {
             memcpy(dst, src, (size_t)n * 4);
@@ -481,7 +481,7 @@ static inline void htp_row_load_f32(float *dst, const uint8_t *src, int64_t nb, 
     }
 }
 
-static inline void htp_row_store_f32(uint8_t *dst, int64_t nb, uint32_t type, const float *src, int64_t n) {
+static inline void htp_row_store_f32(uint8_t * dst, int64_t nb, uint32_t type, const float * src, int64_t n) {
     if (type == HTP_TYPE_F32) {
         if (nb == 4) {
             memcpy(dst, src, (size_t)n * 4);
