@@ -7,8 +7,10 @@
 //
 // Quantized weights take integer dot products, as ggml-cpu does: activations
 // are quantized on the NPU into the scratch area ("VTCM") as Q8 blocks of 32
-// (int8 q, f32 d, int32 sum of q), then one vpdpbusd multiplies a vector of
-// weight bytes (u8, 16 rows x 4 k of a tile, tiled.h) by 4 activation bytes
+// (QMM_ABLK = 40 bytes each, back to back: int8 q[32], f32 d, int32 sum of q,
+// so a column is one sequential stream for the micro-kernel; three separate
+// q/d/sum arrays made 24 streams at 8 columns), then one vpdpbusd multiplies
+// a vector of weight bytes (u8, 16 rows x 4 k of a tile, tiled.h) by 4 activation bytes
 // broadcast to every lane. Each lane collects one row's block dot product; the
 // weights' offset (8 for Q4_0, 128 for the u8 form of Q8_0 and the table
 // types) is removed by starting the accumulator at -offset * sum(q). Per block
@@ -46,6 +48,8 @@
 #define QMM_NC 8   // columns per micro-kernel call
 #define QMM_CB 64  // columns per tile
 
+#define QMM_ABLK 40  // bytes of one quantized activation block: q[32], f32 d at 32, i32 sum at 36
+
 struct qmm_col {
     const uint8_t * act;  // quantized (or f32 staged) activations of this column
     uint8_t *       dst;  // dst row: element m at dst + m * dst_nb0
@@ -78,9 +82,9 @@ int htp_qmm_handles(uint32_t src0_type) {
     return qmm_quant_type(src0_type) || src0_type == HTP_TYPE_BF16;
 }
 
-// Bytes of one quantized activation column: q[K], d[K/32] f32, sum[K/32] i32.
+// Bytes of one quantized activation column: K/32 blocks of QMM_ABLK bytes.
 static size_t qmm_act_stride(int64_t K, int quant) {
-    const size_t raw = quant ? (size_t)K + (size_t)(K / 32) * 8 : (size_t)K * 4;
+    const size_t raw = quant ? (size_t)(K / 32) * QMM_ABLK : (size_t)K * 4;
     return (raw + 63) / 64 * 64;
 }
 
@@ -88,8 +92,8 @@ static size_t qmm_act_stride(int64_t K, int quant) {
 // Activation quantization: a row of K floats -> Q8 blocks of 32
 // ---------------------------------------------------------------------------
 
-// nb blocks of 32 floats at x -> q[32 * nb], d[nb], sums[nb].
-static void qmm_quantize_blocks(const float * x, int64_t nb, int8_t * q, float * d, int32_t * sums) {
+// nb blocks of 32 floats at x -> nb activation blocks of QMM_ABLK bytes at out.
+static void qmm_quantize_blocks(const float * x, int64_t nb, uint8_t * out) {
     for (int64_t b = 0; b < nb; b++) {
         const float * xb   = x + 32 * b;
         float         amax = 0.0f;
@@ -101,12 +105,12 @@ static void qmm_quantize_blocks(const float * x, int64_t nb, int8_t * q, float *
         const float id = db != 0.0f ? 1.0f / db : 0.0f;
         int32_t     s  = 0;
         for (int j = 0; j < 32; j++) {
-            const int32_t v = (int32_t)__builtin_nearbyintf(xb[j] * id);  // ties to even, as ggml-cpu's SIMD
-            q[32 * b + j]   = (int8_t)v;
+            const int32_t v       = (int32_t)__builtin_nearbyintf(xb[j] * id);  // ties to even, as ggml-cpu's SIMD
+            out[QMM_ABLK * b + j] = (uint8_t)(int8_t)v;
             s += v;
         }
-        d[b]    = db;
-        sums[b] = s;
+        memcpy(out + QMM_ABLK * b + 32, &db, 4);
+        memcpy(out + QMM_ABLK * b + 36, &s, 4);
     }
 }
 
@@ -125,9 +129,6 @@ static void qmm_act_job(void * arg, uint32_t ith, uint32_t nth) {
             htp_row_load_f32((float *)(void *)out, row, src1->nb[0], src1->type, a->K);
             continue;
         }
-        int8_t *  q    = (int8_t *)out;
-        float *   d    = (float *)(void *)(out + a->K);
-        int32_t * sums = (int32_t *)(void *)(out + a->K + (a->K / 32) * 4);
         for (int64_t c = 0; c < a->K; c += HTP_CHUNK) {  // chunks of whole blocks
             const int64_t k = htp_min64(HTP_CHUNK, a->K - c);
             const float * x = buf;
@@ -136,7 +137,7 @@ static void qmm_act_job(void * arg, uint32_t ith, uint32_t nth) {
             } else {
                 htp_row_load_f32(buf, row + c * src1->nb[0], src1->nb[0], src1->type, k);
             }
-            qmm_quantize_blocks(x, k / 32, q + c, d + c / 32, sums + c / 32);
+            qmm_quantize_blocks(x, k / 32, out + (c / 32) * QMM_ABLK);
         }
     }
 }
@@ -176,7 +177,7 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
     for (int c = 0; c < nc; c++) {
         acc[c] = _mm512_setzero_ps();
     }
-    const size_t dof = (size_t)K, sof = (size_t)K + (size_t)(K / 32) * 4;
+    (void)K;
     for (int64_t kb = 0; kb < nblk; kb++) {
         __m512i w[8];
         if (q8) {
@@ -208,12 +209,11 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
             }
         }
         for (int c = 0; c < nc; c++) {
-            const uint8_t * a  = cols[c].act;
-            const uint8_t * aq = a + kb * 32;
+            const uint8_t * aq = cols[c].act + kb * QMM_ABLK;
             float           ad;
             int32_t         is;
-            memcpy(&ad, a + dof + kb * 4, 4);
-            memcpy(&is, a + sof + kb * 4, 4);
+            memcpy(&ad, aq + 32, 4);
+            memcpy(&is, aq + 36, 4);
             __m512i ia = _mm512_set1_epi32(-off * is);
             for (int g = 0; g < 8; g++) {
                 int32_t a4;
@@ -250,7 +250,7 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
     const uint32_t sbytes = type == HTP_TYPE_Q4_1 ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
     const int      off    = qmm_offset(type);
     const uint8_t *qb = group, *sb = group + (size_t)nblk * qbytes;
-    const size_t   dof = (size_t)K, sof = (size_t)K + (size_t)(K / 32) * 4;
+    (void)K;
     for (int c = 0; c < nc; c++) {
         for (int r = 0; r < HTP_TILE_ROWS; r++) {
             out[c][r] = 0.0f;
@@ -279,12 +279,11 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
             const float ds = qmm_scale(type, sb + kb * sbytes, r);
             const float ms = type == HTP_TYPE_Q4_1 ? qmm_scale(type, sb + kb * sbytes + 32, r) : 0.0f;
             for (int c = 0; c < nc; c++) {
-                const uint8_t * a  = cols[c].act;
-                const int8_t *  aq = (const int8_t *)a + kb * 32;
-                float           ad;
-                int32_t         is;
-                memcpy(&ad, a + dof + kb * 4, 4);
-                memcpy(&is, a + sof + kb * 4, 4);
+                const int8_t * aq = (const int8_t *)cols[c].act + kb * QMM_ABLK;
+                float          ad;
+                int32_t        is;
+                memcpy(&ad, aq + 32, 4);
+                memcpy(&is, aq + 36, 4);
                 int32_t ia = -off * is;
                 for (int k = 0; k < 32; k++) {
                     ia += (int32_t)w[k] * aq[k];
@@ -308,10 +307,11 @@ typedef void (*qmm_tile_fn)(const uint8_t * group, int64_t nblk, int64_t K, cons
                                float out[QMM_NC][HTP_TILE_ROWS]) {                                          \
         qmm_tile(HTP_TYPE_##T, NC, group, nblk, K, cols, out);                                              \
     }
-#define QMM_FNS(T)                                                                \
-    QMM_FN(T, 1)                                                                  \
-    QMM_FN(T, 2) QMM_FN(T, 3) QMM_FN(T, 4) QMM_FN(T, 5) QMM_FN(T, 6) QMM_FN(T, 7) \
-        QMM_FN(T, 8) static const qmm_tile_fn qmm_fns_##T[QMM_NC] = {             \
+#define QMM_FNS(T)                                                    \
+    QMM_FN(T, 1)                                                      \
+    QMM_FN(T, 2)                                                      \
+    QMM_FN(T, 3) QMM_FN(T, 4) QMM_FN(T, 5) QMM_FN(T, 6) QMM_FN(T, 7)  \
+        QMM_FN(T, 8) static const qmm_tile_fn qmm_fns_##T[QMM_NC] = { \
             qmm_##T##_1, qmm_##T##_2, qmm_##T##_3, qmm_##T##_4, qmm_##T##_5, qmm_##T##_6, qmm_##T##_7, qmm_##T##_8};
 
 QMM_FNS(Q4_0)
