@@ -100,23 +100,6 @@ static void bm_log_cb(enum ggml_log_level level, const char * text, void * user)
 
 // ---------------------------------------------------------------- the model
 
-// general.name of a GGUF file into buf; -1 if unreadable.
-static int bm_gguf_name(const char * path, char * buf, size_t size) {
-    struct gguf_init_params ip = {true, NULL};
-    struct gguf_context *   g  = gguf_init_from_file(path, ip);
-    if (!g) {
-        return -1;
-    }
-    int64_t k  = gguf_find_key(g, "general.name");
-    int     rc = -1;
-    if (k >= 0 && gguf_get_kv_type(g, k) == GGUF_TYPE_STRING) {
-        snprintf(buf, size, "%s", gguf_get_val_str(g, k));
-        rc = 0;
-    }
-    gguf_free(g);
-    return rc;
-}
-
 // models/bench-<arch>-<preset>-<type>.gguf, written unless it is there and
 // was made from this very spec.
 static int bm_model_path(enum htp_model_arch arch, const char * preset, enum ggml_type type, char * out, size_t size) {
@@ -130,7 +113,7 @@ static int bm_model_path(enum htp_model_arch arch, const char * preset, enum ggm
     snprintf(dir, sizeof dir, "%s/models", HTP_SOURCE_DIR);
     snprintf(out, size, "%s/bench-%s-%s-%s.gguf", dir, htp_model_arch_name(arch), preset, ggml_type_name(type));
     htp_model_spec_describe(&spec, want, sizeof want);
-    if (access(out, F_OK) == 0 && bm_gguf_name(out, have, sizeof have) == 0 && strcmp(have, want) == 0) {
+    if (access(out, F_OK) == 0 && htp_model_gguf_name(out, have, sizeof have) == 0 && strcmp(have, want) == 0) {
         return 0;
     }
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {

@@ -158,23 +158,6 @@ static int repo_root(char * out, size_t size) {
 #endif
 }
 
-// general.name of the GGUF at path into buf; -1 if it cannot be read.
-static int gguf_name(const char * path, char * buf, size_t size) {
-    struct gguf_init_params ip = {true, NULL};
-    struct gguf_context *   g  = gguf_init_from_file(path, ip);
-    if (!g) {
-        return -1;
-    }
-    int64_t k  = gguf_find_key(g, "general.name");
-    int     rc = -1;
-    if (k >= 0 && gguf_get_kv_type(g, k) == GGUF_TYPE_STRING) {
-        snprintf(buf, size, "%s", gguf_get_val_str(g, k));
-        rc = 0;
-    }
-    gguf_free(g);
-    return rc;
-}
-
 // Finds (and writes, if missing or stale) the default model; path into out.
 static int default_model(char * out, size_t size) {
     char root[PATH_MAX];
@@ -194,7 +177,7 @@ static int default_model(char * out, size_t size) {
     htp_model_spec_describe(&spec, want, sizeof(want));
 
     if (access(out, F_OK) == 0) {
-        if (gguf_name(out, have, sizeof(have)) == 0 && strcmp(have, want) == 0) {
+        if (htp_model_gguf_name(out, have, sizeof(have)) == 0 && strcmp(have, want) == 0) {
             return 0;
         }
         fprintf(stderr, "the default model %s is not \"%s\"; rewriting it\n", out, want);

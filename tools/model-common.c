@@ -979,3 +979,19 @@ fail:
     }
     return -1;
 }
+
+int htp_model_gguf_name(const char * path, char * buf, size_t size) {
+    struct gguf_init_params ip = {true, NULL};
+    struct gguf_context *   g  = gguf_init_from_file(path, ip);
+    if (!g) {
+        return -1;
+    }
+    int64_t k  = gguf_find_key(g, "general.name");
+    int     rc = -1;
+    if (k >= 0 && gguf_get_kv_type(g, k) == GGUF_TYPE_STRING) {
+        snprintf(buf, size, "%s", gguf_get_val_str(g, k));
+        rc = 0;
+    }
+    gguf_free(g);
+    return rc;
+}

@@ -75,6 +75,10 @@ int htp_model_spec_check(const struct htp_model_spec * spec, char * err, size_t 
 // e.g. "htp-model/1 llama 512x4 h8/4 ff1536 v4096 f16 seed 42".
 void htp_model_spec_describe(const struct htp_model_spec * spec, char * buf, size_t size);
 
+// general.name of the GGUF at path into buf (the description a model was
+// written with): 0, or -1 if the file or the key cannot be read.
+int htp_model_gguf_name(const char * path, char * buf, size_t size);
+
 // Progress of htp_model_write(): bytes of tensor data written so far of total.
 typedef void (*htp_model_progress_fn)(uint64_t done, uint64_t total, void * user);
 
