@@ -19,7 +19,8 @@
 // also the NPU's busy time per token from the profile, so wall minus busy is
 // the time per token the NPU waits for the host), the bytes of weights a token
 // reads (every weight, but only n_expert_used of n_expert experts) and decode
-// speed times those bytes as a fraction of this machine's read bandwidth.
+// speed times those bytes as a fraction of this machine's read bandwidth (the
+// best of three measurements: before, between and after the two sides).
 
 #include <errno.h>
 #include <math.h>
@@ -429,13 +430,20 @@ int bench_mode_model(int argc, char ** argv) {
         return 1;
     }
 
+    // The read bandwidth of this shared machine moves with its neighbours'
+    // load: measured before, between and after the two sides, the best of the
+    // three is the ceiling decode is compared with.
+    const int      threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    double         membw   = 0;
     struct bm_side h, c;
-    if (bm_run_side(path, device, n_pp, n_tg, reps, &h) != 0 || bm_run_side(path, NULL, n_pp, n_tg, reps, &c) != 0) {
-        llama_backend_free();
-        return 1;
+    for (int side = 0; side < 3; side++) {
+        const double bw = bench_membw_measure(threads < 64 ? threads : 64, (size_t)512 << 20, 3);
+        membw           = bw > membw ? bw : membw;
+        if (side < 2 && bm_run_side(path, side == 0 ? device : NULL, n_pp, n_tg, reps, side == 0 ? &h : &c) != 0) {
+            llama_backend_free();
+            return 1;
+        }
     }
-    const int    threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    const double membw   = bench_membw_measure(threads < 64 ? threads : 64, (size_t)512 << 20, 3);
     llama_backend_free();
 
     // Host time per generated token (HTP).
@@ -511,8 +519,8 @@ int bench_mode_model(int argc, char ** argv) {
         } else {
             printf("  (GGML_HEXAGON_PROFILE=1 adds the NPU's busy time and so the host's share of the token)\n");
         }
-        printf("decode vs memory bandwidth (%.2f GB/s read, all cores): %s %.1f%%, CPU %.1f%%\n", membw / 1e9, device,
-               100.0 * bw_frac_h, 100.0 * bw_frac_c);
+        printf("decode vs memory bandwidth (%.2f GB/s read, all cores, best of 3): %s %.1f%%, CPU %.1f%%\n",
+               membw / 1e9, device, 100.0 * bw_frac_h, 100.0 * bw_frac_c);
     }
     return 0;
 }
