@@ -3,7 +3,8 @@
 // exactly (padding rows included), dequantization of tiled and plain rows
 // equals ggml's to_float bit for bit, activation quantization equals ggml's
 // Q8_K (quants, scale, sums), and the 16-row dot products (SIMD and portable)
-// match ggml-cpu's vec_dot with Q8_K activations to float rounding.
+// match ggml-cpu's vec_dot with Q8_K activations to float rounding; the
+// decode kernel that takes two row groups at once gives the same bits.
 // Exit 0 pass, 1 fail.
 
 #include <math.h>
@@ -170,6 +171,21 @@ static void test_type(enum ggml_type type, int64_t k, int nrows) {
     }
     printf("  dot: max rel. error simd %.2e, portable %.2e\n", max_rel[0], max_rel[1]);
     CHECK(max_rel[0] < 2e-6 && max_rel[1] < 2e-6, "%s: dot products differ from ggml's vec_dot", name);
+
+    // The decode pair kernel: the same sums as one group at a time, bit for bit.
+    int pair_bad = 0;
+    for (int64_t g = 0; g + 1 < ngroup; g++) {
+        for (int c = 0; c < 4; c++) {
+            const struct htp_q8k_block * a = q8 + c * nsb;
+            float                        pair[2][16], one[4][16];
+            htp_kq_dot_pair(type, pair, tiled + g * gb, tiled + (g + 1) * gb, nsb, a);
+            for (int h = 0; h < 2; h++) {
+                htp_kq_dot_group(type, one, tiled + (g + h) * gb, nsb, &a, 1);
+                pair_bad += memcmp(pair[h], one[0], sizeof pair[h]) != 0;
+            }
+        }
+    }
+    CHECK(pair_bad == 0, "%s: %d pair results differ from the single-group kernel", name, pair_bad);
 
     free(x);
     free(raw);
