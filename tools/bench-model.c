@@ -20,7 +20,9 @@
 // the time per token the NPU waits for the host), the bytes of weights a token
 // reads (every weight, but only n_expert_used of n_expert experts) and decode
 // speed times those bytes as a fraction of this machine's read bandwidth (the
-// best of three measurements: before, between and after the two sides).
+// best of the measurements taken between the repetitions). The two sides'
+// repetitions alternate, so that the neighbours' load on this shared
+// machine falls on both.
 
 #include <errno.h>
 #include <math.h>
@@ -225,97 +227,137 @@ static int bm_decode(struct llama_context * ctx, struct llama_batch * b, const l
     return 0;
 }
 
-static int bm_run_side(const char * path, const char * device, int n_pp, int n_tg, int reps, struct bm_side * out) {
-    struct llama_model *   model = NULL;
-    struct llama_context * ctx   = NULL;
-    ggml_backend_t         hb    = NULL;  // a stream on the device, to read its counters
-    llama_token *          toks  = NULL;
-    int64_t *              t_pp  = calloc((size_t)reps, sizeof *t_pp);
-    int64_t *              t_tg  = calloc((size_t)reps, sizeof *t_tg);
-    const int              n_bat = n_pp > 1 ? n_pp : 1;
-    struct llama_batch     b     = llama_batch_init(n_bat, 0, 1);
-    int                    rc    = -1;
+// One side's open model and context.
+struct bm_ctx {
+    const char *           device;  // NULL: ggml-cpu
+    struct llama_model *   model;
+    struct llama_context * ctx;
+    ggml_backend_t         hb;  // a stream on the device, to read its counters
+    llama_token *          toks;
+    struct llama_batch     batch;
+    bool                   has_batch;
+    int                    n_bat, n_pp, n_tg;
+};
 
+static void bm_close(struct bm_ctx * c) {
+    if (c->has_batch) {
+        llama_batch_free(c->batch);
+    }
+    if (c->hb) {
+        ggml_backend_free(c->hb);
+    }
+    if (c->ctx) {
+        llama_free(c->ctx);
+    }
+    if (c->model) {
+        llama_model_free(c->model);
+    }
+    free(c->toks);
+    memset(c, 0, sizeof *c);
+}
+
+static int bm_fail_decode(const struct bm_ctx * c) {
+    fprintf(stderr, "model: llama_decode failed on %s\n", c->device ? c->device : "CPU");
+    return -1;
+}
+
+// Loads the model on one side and warms it up (first-use mapping, repacking,
+// caches): one prompt and a few tokens. Records the graph splits in out.
+static int bm_open(struct bm_ctx * c, const char * path, const char * device, int n_pp, int n_tg,
+                   struct bm_side * out) {
     memset(out, 0, sizeof *out);
-    out->htp           = device != NULL;
-    g_bm_log.splits_pp = g_bm_log.splits_tg = -1;
-    g_bm_log.count_npu                      = false;
+    c->device    = device;
+    c->n_pp      = n_pp;
+    c->n_tg      = n_tg;
+    c->n_bat     = n_pp > 1 ? n_pp : 1;
+    c->batch     = llama_batch_init(c->n_bat, 0, 1);
+    c->has_batch = true;
+    out->htp     = device != NULL;
 
-    struct htp_model_load_params lp = {0};
-    lp.path                         = path;
-    lp.device                       = device;
-    lp.n_ctx                        = (uint32_t)(n_pp + n_tg + 16);
-    lp.n_batch                      = (uint32_t)n_bat;
-    if (!t_pp || !t_tg || htp_model_open(&lp, &model, &ctx) != 0) {
-        goto done;
+    g_bm_log.splits_pp = g_bm_log.splits_tg = -1;
+    struct htp_model_load_params lp         = {0};
+    lp.path                                 = path;
+    lp.device                               = device;
+    lp.n_ctx                                = (uint32_t)(n_pp + n_tg + 16);
+    lp.n_batch                              = (uint32_t)c->n_bat;
+    if (htp_model_open(&lp, &c->model, &c->ctx) != 0) {
+        return -1;
     }
     out->splits_pp  = g_bm_log.splits_pp;
     out->splits_tg  = g_bm_log.splits_tg;
-    const int n_voc = llama_vocab_n_tokens(llama_model_get_vocab(model));
-    toks            = malloc(sizeof *toks * (size_t)(n_bat + n_tg));
-    if (!toks) {
-        goto done;
+    const int n_voc = llama_vocab_n_tokens(llama_model_get_vocab(c->model));
+    c->toks         = malloc(sizeof *c->toks * (size_t)(c->n_bat + n_tg));
+    if (!c->toks) {
+        return -1;
     }
-    bm_tokens(toks, n_bat + n_tg, n_voc);
+    bm_tokens(c->toks, c->n_bat + n_tg, n_voc);
     if (device) {
         ggml_backend_dev_t dev = ggml_backend_dev_by_name(device);
-        hb                     = dev ? ggml_backend_dev_init(dev, NULL) : NULL;
-        if (!hb || !ggml_backend_is_htp(hb)) {
+        c->hb                  = dev ? ggml_backend_dev_init(dev, NULL) : NULL;
+        if (!c->hb || !ggml_backend_is_htp(c->hb)) {
             fprintf(stderr, "model: cannot open a stream on %s for its counters\n", device);
-            goto done;
+            return -1;
         }
     }
-    llama_memory_t mem = llama_get_memory(ctx);
-
-    // Warm-up: one prompt and a few tokens (first-use mapping, repacking, caches).
-    llama_memory_clear(mem, true);
-    if ((n_pp > 0 && bm_decode(ctx, &b, toks, n_pp, 0) != 0)) {
-        goto fail_decode;
+    llama_memory_clear(llama_get_memory(c->ctx), true);
+    if (n_pp > 0 && bm_decode(c->ctx, &c->batch, c->toks, n_pp, 0) != 0) {
+        return bm_fail_decode(c);
     }
     for (int i = 0; i < 4 && n_tg > 0; i++) {
-        if (bm_decode(ctx, &b, toks + n_bat + i, 1, n_pp + i) != 0) {
-            goto fail_decode;
+        if (bm_decode(c->ctx, &c->batch, c->toks + c->n_bat + i, 1, n_pp + i) != 0) {
+            return bm_fail_decode(c);
         }
     }
+    return 0;
+}
 
-    for (int r = 0; r < reps && n_pp > 0; r++) {
-        llama_memory_clear(mem, true);
-        int64_t t0 = bench_now_ns();
-        if (bm_decode(ctx, &b, toks, n_pp, 0) != 0) {
-            goto fail_decode;
-        }
-        t_pp[r] = bench_now_ns() - t0;
+// One prompt of n_pp tokens from an empty cache: *ns its wall time.
+static int bm_pp_once(struct bm_ctx * c, int64_t * ns) {
+    llama_memory_clear(llama_get_memory(c->ctx), true);
+    const int64_t t0 = bench_now_ns();
+    if (bm_decode(c->ctx, &c->batch, c->toks, c->n_pp, 0) != 0) {
+        return bm_fail_decode(c);
     }
+    *ns = bench_now_ns() - t0;
+    return 0;
+}
 
+// n_tg generated tokens, one at a time from an empty cache: *ns their wall
+// time. On the HTP side the device's counters (and, with the profile on, the
+// NPU's busy time) over these tokens are added to out.
+static int bm_tg_once(struct bm_ctx * c, int64_t * ns, struct bm_side * out) {
     struct ggml_backend_htp_stats s0 = {0}, s1 = {0};
-    if (hb) {
-        ggml_backend_htp_get_stats(hb, &s0);
+    if (c->hb) {
+        ggml_backend_htp_get_stats(c->hb, &s0);
     }
     g_bm_log.npu_us      = 0;
     g_bm_log.npu_batches = 0;
-    g_bm_log.count_npu   = device != NULL;
-    for (int r = 0; r < reps && n_tg > 0; r++) {
-        llama_memory_clear(mem, true);
-        int64_t t0 = bench_now_ns();
-        for (int i = 0; i < n_tg; i++) {
-            if (bm_decode(ctx, &b, toks + n_bat + i, 1, i) != 0) {
-                goto fail_decode;
-            }
+    g_bm_log.count_npu   = c->device != NULL;
+    llama_memory_clear(llama_get_memory(c->ctx), true);
+    const int64_t t0 = bench_now_ns();
+    for (int i = 0; i < c->n_tg; i++) {
+        if (bm_decode(c->ctx, &c->batch, c->toks + c->n_bat + i, 1, i) != 0) {
+            g_bm_log.count_npu = false;
+            return bm_fail_decode(c);
         }
-        t_tg[r] = bench_now_ns() - t0;
     }
+    *ns                = bench_now_ns() - t0;
     g_bm_log.count_npu = false;
-    if (hb) {
-        ggml_backend_htp_get_stats(hb, &s1);
-        out->host_us    = s1.host_usecs - s0.host_usecs;
-        out->graphs     = s1.graphs - s0.graphs;
-        out->cache_hits = s1.cache_hits - s0.cache_hits;
-        out->ops        = s1.ops - s0.ops;
+    if (c->hb) {
+        ggml_backend_htp_get_stats(c->hb, &s1);
+        out->host_us += s1.host_usecs - s0.host_usecs;
+        out->graphs += s1.graphs - s0.graphs;
+        out->cache_hits += s1.cache_hits - s0.cache_hits;
+        out->ops += s1.ops - s0.ops;
     }
-    out->npu_us      = g_bm_log.npu_us;
-    out->npu_batches = g_bm_log.npu_batches;
-    out->tg_tokens   = reps * n_tg;
+    out->npu_us += g_bm_log.npu_us;
+    out->npu_batches += g_bm_log.npu_batches;
+    out->tg_tokens += c->n_tg;
+    return 0;
+}
 
+// Medians of the repetitions into out.
+static void bm_side_summary(struct bm_side * out, int64_t * t_pp, int64_t * t_tg, int n_pp, int n_tg, int reps) {
     if (n_pp > 0) {
         out->pp_tps = n_pp / (bench_median_i64(t_pp, reps) * 1e-9);
     }
@@ -324,25 +366,53 @@ static int bm_run_side(const char * path, const char * device, int n_pp, int n_t
         out->tg_tps          = n_tg / med;
         out->tg_ms_per_token = med * 1e3 / n_tg;
     }
-    rc = 0;
-    goto done;
+}
 
-fail_decode:
-    fprintf(stderr, "model: llama_decode failed on %s\n", device ? device : "CPU");
+// Both sides, their repetitions interleaved (HTP then CPU, prompt then
+// decode), so that a change in this shared machine's load falls on both; the
+// read bandwidth is measured before the first and after every repetition,
+// and the best of those is the ceiling decode is compared with.
+static int bm_run(const char * path, const char * device, int n_pp, int n_tg, int reps, struct bm_side * h,
+                  struct bm_side * c, double * membw) {
+    struct bm_ctx    sides[2];
+    struct bm_side * out[2]  = {h, c};
+    const char *     dev[2]  = {device, NULL};
+    int64_t *        t[2][2] = {{NULL, NULL}, {NULL, NULL}};  // [side][pp, tg]
+    const int        threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int              rc      = -1;
+    memset(sides, 0, sizeof sides);
+    for (int i = 0; i < 2; i++) {
+        t[i][0] = calloc((size_t)reps, sizeof(int64_t));
+        t[i][1] = calloc((size_t)reps, sizeof(int64_t));
+        if (!t[i][0] || !t[i][1] || bm_open(&sides[i], path, dev[i], n_pp, n_tg, out[i]) != 0) {
+            goto done;
+        }
+    }
+    *membw = bench_membw_measure(threads < 64 ? threads : 64, (size_t)512 << 20, 3);
+    for (int r = 0; r < reps; r++) {
+        for (int i = 0; i < 2 && n_pp > 0; i++) {
+            if (bm_pp_once(&sides[i], &t[i][0][r]) != 0) {
+                goto done;
+            }
+        }
+        for (int i = 0; i < 2 && n_tg > 0; i++) {
+            if (bm_tg_once(&sides[i], &t[i][1][r], out[i]) != 0) {
+                goto done;
+            }
+        }
+        const double bw = bench_membw_measure(threads < 64 ? threads : 64, (size_t)512 << 20, 3);
+        *membw          = bw > *membw ? bw : *membw;
+    }
+    for (int i = 0; i < 2; i++) {
+        bm_side_summary(out[i], t[i][0], t[i][1], n_pp, n_tg, reps);
+    }
+    rc = 0;
 done:
-    llama_batch_free(b);
-    if (hb) {
-        ggml_backend_free(hb);
+    for (int i = 0; i < 2; i++) {
+        bm_close(&sides[i]);
+        free(t[i][0]);
+        free(t[i][1]);
     }
-    if (ctx) {
-        llama_free(ctx);
-    }
-    if (model) {
-        llama_model_free(model);
-    }
-    free(toks);
-    free(t_pp);
-    free(t_tg);
     return rc;
 }
 
@@ -430,19 +500,12 @@ int bench_mode_model(int argc, char ** argv) {
         return 1;
     }
 
-    // The read bandwidth of this shared machine moves with its neighbours'
-    // load: measured before, between and after the two sides, the best of the
-    // three is the ceiling decode is compared with.
     const int      threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    double         membw   = 0;
     struct bm_side h, c;
-    for (int side = 0; side < 3; side++) {
-        const double bw = bench_membw_measure(threads < 64 ? threads : 64, (size_t)512 << 20, 3);
-        membw           = bw > membw ? bw : membw;
-        if (side < 2 && bm_run_side(path, side == 0 ? device : NULL, n_pp, n_tg, reps, side == 0 ? &h : &c) != 0) {
-            llama_backend_free();
-            return 1;
-        }
+    double         membw = 0;
+    if (bm_run(path, device, n_pp, n_tg, reps, &h, &c, &membw) != 0) {
+        llama_backend_free();
+        return 1;
     }
     llama_backend_free();
 
@@ -519,8 +582,9 @@ int bench_mode_model(int argc, char ** argv) {
         } else {
             printf("  (GGML_HEXAGON_PROFILE=1 adds the NPU's busy time and so the host's share of the token)\n");
         }
-        printf("decode vs memory bandwidth (%.2f GB/s read, all cores, best of 3): %s %.1f%%, CPU %.1f%%\n",
-               membw / 1e9, device, 100.0 * bw_frac_h, 100.0 * bw_frac_c);
+        printf(
+            "decode vs memory bandwidth (%.2f GB/s read, all cores, best between repetitions): %s %.1f%%, CPU %.1f%%\n",
+            membw / 1e9, device, 100.0 * bw_frac_h, 100.0 * bw_frac_c);
     }
     return 0;
 }
