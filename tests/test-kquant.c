@@ -4,7 +4,7 @@
 // equals ggml's to_float bit for bit, activation quantization equals ggml's
 // Q8_K (quants, scale, sums), and the 16-row dot products (SIMD and portable)
 // match ggml-cpu's vec_dot with Q8_K activations to float rounding; the
-// decode kernel that takes two row groups at once gives the same bits.
+// decode kernel that takes several row groups at once gives the same bits.
 // Exit 0 pass, 1 fail.
 
 #include <math.h>
@@ -172,20 +172,23 @@ static void test_type(enum ggml_type type, int64_t k, int nrows) {
     printf("  dot: max rel. error simd %.2e, portable %.2e\n", max_rel[0], max_rel[1]);
     CHECK(max_rel[0] < 2e-6 && max_rel[1] < 2e-6, "%s: dot products differ from ggml's vec_dot", name);
 
-    // The decode pair kernel: the same sums as one group at a time, bit for bit.
-    int pair_bad = 0;
-    for (int64_t g = 0; g + 1 < ngroup; g++) {
-        for (int c = 0; c < 4; c++) {
-            const struct htp_q8k_block * a = q8 + c * nsb;
-            float                        pair[2][16], one[4][16];
-            htp_kq_dot_pair(type, pair, tiled + g * gb, tiled + (g + 1) * gb, nsb, a);
-            for (int h = 0; h < 2; h++) {
-                htp_kq_dot_group(type, one, tiled + (g + h) * gb, nsb, &a, 1);
-                pair_bad += memcmp(pair[h], one[0], sizeof pair[h]) != 0;
+    // The decode kernels over 2 and 4 row groups: the same sums as one group
+    // at a time, bit for bit.
+    int multi_bad = 0;
+    for (int ng = 2; ng <= 4; ng += 2) {
+        for (int64_t g = 0; g + ng <= ngroup; g++) {
+            for (int c = 0; c < 4; c++) {
+                const struct htp_q8k_block * a = q8 + c * nsb;
+                float                        multi[4][16], one[4][16];
+                htp_kq_dot_multi(type, multi, tiled + g * gb, (size_t)gb, ng, nsb, a);
+                for (int h = 0; h < ng; h++) {
+                    htp_kq_dot_group(type, one, tiled + (g + h) * gb, nsb, &a, 1);
+                    multi_bad += memcmp(multi[h], one[0], sizeof multi[h]) != 0;
+                }
             }
         }
     }
-    CHECK(pair_bad == 0, "%s: %d pair results differ from the single-group kernel", name, pair_bad);
+    CHECK(multi_bad == 0, "%s: %d multi-group results differ from the single-group kernel", name, multi_bad);
 
     free(x);
     free(raw);
@@ -205,6 +208,7 @@ int main(void) {
         test_type(types[t], 256, 5);
         test_type(types[t], 1024, 37);
         test_type(types[t], 4096, 16);
+        test_type(types[t], 512, 70);  // 5 row groups: the 4-group decode kernel
     }
     printf("%s\n", failures ? "FAILED" : "all passed");
     return failures ? 1 : 0;

@@ -14,7 +14,8 @@
 //   2. dot: tiles of KQ_RB row groups x KQ_CB columns, taken by workers in
 //      contiguous runs; within a tile each 16-row group meets the columns four
 //      at a time (htp_kq_dot_group: one weight load feeds 4 columns), and a
-//      lone column (decode) meets two row groups at once (htp_kq_dot_pair).
+//      lone column (decode) meets four or two row groups at once
+//      (htp_kq_dot_multi).
 // MUL_MAT_ID first sorts its columns by expert (counting sort into scratch),
 // so the columns of one expert share weight loads like an ordinary matmul.
 // Plain (not tiled) weights are packed one row group at a time into the
@@ -142,20 +143,21 @@ static void kq_dot_job(void * arg, uint32_t ith, uint32_t nth) {
         const int64_t g0 = rbi * KQ_RB, g1 = htp_min64(a->ngroup, g0 + KQ_RB);
         for (int64_t g = g0; g < g1; g++) {
             const int64_t m0 = g * HTP_KQ_R, nr = htp_min64(HTP_KQ_R, M - m0);
-            // Decode (a lone column): this row group and the next in one pass.
-            if (a->tiled && c1 - c0 == 1 && g + 1 < g1) {
+            // Decode (a lone column): the tile's groups, four or two at a time.
+            const int ng = (int)htp_min64(g1 - g, 4) & ~1;
+            if (a->tiled && c1 - c0 == 1 && ng >= 2) {
                 const uint8_t *w, *x;
                 uint8_t *      y;
                 kq_col(a, a->j0 + c0, &w, &x, &y);
                 if (w) {
-                    float out[2][HTP_KQ_R];
-                    htp_kq_dot_pair(a->src0->type, out, w + (size_t)g * a->gbytes, w + (size_t)(g + 1) * a->gbytes,
-                                    a->nsb, a->act + c0 * a->nsb);
-                    const int64_t nr1 = htp_min64(HTP_KQ_R, M - m0 - HTP_KQ_R);
-                    for (int64_t r = 0; r < HTP_KQ_R + nr1; r++) {
+                    float out[4][HTP_KQ_R];
+                    htp_kq_dot_multi(a->src0->type, out, w + (size_t)g * a->gbytes, a->gbytes, ng, a->nsb,
+                                     a->act + c0 * a->nsb);
+                    const int64_t nrows = htp_min64((int64_t)ng * HTP_KQ_R, M - m0);
+                    for (int64_t r = 0; r < nrows; r++) {
                         memcpy(y + (m0 + r) * a->dst->nb[0], &out[r / HTP_KQ_R][r % HTP_KQ_R], sizeof(float));
                     }
-                    g++;
+                    g += ng - 1;
                     continue;
                 }
             }

@@ -121,11 +121,12 @@ void htp_kq_quantize_q8k(struct htp_q8k_block * y, const float * x, int64_t k);
 void htp_kq_dot_group(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * group, int64_t nsb,
                       const struct htp_q8k_block * const * a, int nc);
 
-// Decode: out[h][r] = dot product of row r of group h (g0, g1) with one
-// column of activations a[0 .. nsb-1]; the same sums as two
-// htp_kq_dot_group calls with nc = 1, in one pass over both groups.
-void htp_kq_dot_pair(uint32_t type, float out[2][HTP_KQ_R], const uint8_t * g0, const uint8_t * g1, int64_t nsb,
-                     const struct htp_q8k_block * a);
+// Decode: out[h][r] = dot product of row r of row group h (ng = 2 or 4
+// groups, group h at g0 + h * gstride) with one column of activations
+// a[0 .. nsb-1]; the same sums as ng htp_kq_dot_group calls with nc = 1, in
+// one pass over all the groups.
+void htp_kq_dot_multi(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * g0, size_t gstride, int ng, int64_t nsb,
+                      const struct htp_q8k_block * a);
 
 // The same with the portable C code only (for tests of the SIMD paths).
 void htp_kq_dot_group_ref(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * group, int64_t nsb,
