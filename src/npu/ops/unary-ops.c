@@ -64,7 +64,7 @@ struct unary_args {
 static inline htp_vf32 vf_exp(htp_vf32 x) {
     const htp_vf32 y    = htp_vf32_exp(x);
     const htp_vf32 tiny = htp_vf32_exp(x + 16.635532333438687f) * 5.9604644775390625e-8f;
-    return htp_vf32_select(x < -87.33654f, tiny, y);
+    return htp_vf32_select(htp_vf32_lt(x, htp_vf32_splat(-87.33654f)), tiny, y);
 }
 
 static inline htp_vf32 vf_sigmoid(htp_vf32 x) {
@@ -74,7 +74,7 @@ static inline htp_vf32 vf_sigmoid(htp_vf32 x) {
 // tanh: an odd Taylor polynomial below |x| = 1/4 (where 1 - e^-2|x| would
 // cancel), (1 - e)/(1 + e) with e = e^-2|x| above; the sign put back last.
 static inline htp_vf32 vf_tanh(htp_vf32 x) {
-    const htp_vf32 ax    = htp_vf32_select(x < 0.0f, -x, x);
+    const htp_vf32 ax    = htp_vf32_select(htp_vf32_lt(x, htp_vf32_splat(0.0f)), -x, x);
     const htp_vf32 e     = htp_vf32_exp(-2.0f * ax);
     const htp_vf32 big   = (htp_vf32_splat(1.0f) - e) / (htp_vf32_splat(1.0f) + e);
     const htp_vf32 x2    = ax * ax;
@@ -85,7 +85,7 @@ static inline htp_vf32 vf_tanh(htp_vf32 x) {
     p                    = htp_vf32_fma(p, x2, htp_vf32_splat(-1.0f / 3.0f));
     p                    = htp_vf32_fma(p, x2, htp_vf32_splat(1.0f));
     const htp_vf32 small = p * ax;
-    const htp_vf32 r     = htp_vf32_select(ax < 0.25f, small, big);
+    const htp_vf32 r     = htp_vf32_select(htp_vf32_lt(ax, htp_vf32_splat(0.25f)), small, big);
     // Copy x's sign onto r (also keeps -0 and NaN as they are).
     const htp_vi32 sign_bit = (htp_vi32){0} + INT32_MIN;
     return (htp_vf32)(((htp_vi32)r & ~sign_bit) | ((htp_vi32)x & sign_bit));
@@ -122,9 +122,9 @@ static inline htp_vf32 vf_log1p_01(htp_vf32 t) {
 
 // softplus = log(1 + e^x) = max(x, 0) + log(1 + e^-|x|); x itself above 20 as ggml.
 static inline htp_vf32 vf_softplus(htp_vf32 x) {
-    const htp_vf32 ax = htp_vf32_select(x < 0.0f, -x, x);
+    const htp_vf32 ax = htp_vf32_select(htp_vf32_lt(x, htp_vf32_splat(0.0f)), -x, x);
     const htp_vf32 r  = htp_vf32_max(x, htp_vf32_splat(0.0f)) + vf_log1p_01(htp_vf32_exp(-ax));
-    return htp_vf32_select(x > 20.0f, x, r);
+    return htp_vf32_select(htp_vf32_gt(x, htp_vf32_splat(20.0f)), x, r);
 }
 
 static inline htp_vf32 vf_sqrt(htp_vf32 x) {
@@ -136,14 +136,14 @@ static inline htp_vf32 vf_sqrt(htp_vf32 x) {
 
 // min(x, hi) then max(., lo), in ggml's order (NaN inputs end up as hi).
 static inline htp_vf32 vf_clamp(htp_vf32 x, float lo, float hi) {
-    const htp_vf32 t = htp_vf32_select(x < hi, x, htp_vf32_splat(hi));
-    return htp_vf32_select(t > lo, t, htp_vf32_splat(lo));
+    const htp_vf32 t = htp_vf32_select(htp_vf32_lt(x, htp_vf32_splat(hi)), x, htp_vf32_splat(hi));
+    return htp_vf32_select(htp_vf32_gt(t, htp_vf32_splat(lo)), t, htp_vf32_splat(lo));
 }
 
 // gpt-oss gated unit: x' = min(x, limit), g' = clamp(g, -limit, limit),
 // x' sigmoid(alpha x') (g' + 1).
 static inline htp_vf32 vf_swiglu_oai(htp_vf32 x, htp_vf32 g, float alpha, float limit) {
-    const htp_vf32 xc = htp_vf32_select(x < limit, x, htp_vf32_splat(limit));
+    const htp_vf32 xc = htp_vf32_select(htp_vf32_lt(x, htp_vf32_splat(limit)), x, htp_vf32_splat(limit));
     const htp_vf32 gc = vf_clamp(g, -limit, limit);
     return xc / (htp_vf32_splat(1.0f) + htp_vf32_exp(-alpha * xc)) * (gc + 1.0f);
 }
