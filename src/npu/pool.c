@@ -1,9 +1,9 @@
 // pool.c: worker pool with a generation counter. A job is published by
 // storing job/arg/nth and bumping `generation` with release order; workers
 // acquire-load it, run their slice and decrement `pending`. Idle workers spin
-// a short while (the next op usually follows within microseconds), then sleep
-// on the generation word with a futex. The caller does slice 0 itself, then
-// waits for `pending` to reach zero the same way.
+// for idle_spin_us (the next op usually follows within microseconds), then
+// sleep on the generation word with a futex. The caller does slice 0 itself,
+// then waits for `pending` to reach zero the same way (join_spin_us).
 
 #include "pool.h"
 
@@ -16,12 +16,40 @@
 #include <unistd.h>
 #endif
 
+#include <time.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define cpu_relax() _mm_pause()
 #else
 #define cpu_relax() ((void)0)
 #endif
+
+static uint64_t pool_now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+// A spin budget: pause instructions, the clock read every 64 of them.
+struct spin {
+    uint64_t start;
+    uint32_t n;
+};
+
+static void spin_start(struct spin * sp) {
+    sp->start = pool_now_us();
+    sp->n     = 0;
+}
+
+// One pause; 0 once budget_us has passed since spin_start.
+static int spin_once(struct spin * sp, uint32_t budget_us) {
+    cpu_relax();
+    if (++sp->n % 64 != 0) {
+        return 1;
+    }
+    return pool_now_us() - sp->start < budget_us;
+}
 
 // Private futexes: the pool never leaves this process.
 static void futex_wait(_Atomic uint32_t * addr, uint32_t val) {
@@ -58,14 +86,13 @@ static void * worker_main(void * p) {
     free(wa);
 
     for (;;) {
-        uint32_t gen;
-        uint32_t spins = 0;
+        uint32_t    gen;
+        struct spin sp;
+        spin_start(&sp);
         // Acquire: pairs with the release bump in htp_pool_run and makes
         // job/arg/nth (and stop) written before it visible.
         while ((gen = atomic_load_explicit(&pool->generation, memory_order_acquire)) == seen) {
-            if (++spins < pool->spin_iters) {
-                cpu_relax();
-            } else {
+            if (!spin_once(&sp, pool->idle_spin_us)) {
                 // Announce the sleep, then re-check (Dekker with htp_pool_run's
                 // bump followed by its read of sleepers): one side sees the other.
                 atomic_fetch_add_explicit(&pool->sleepers, 1, memory_order_relaxed);
@@ -74,6 +101,7 @@ static void * worker_main(void * p) {
                     futex_wait(&pool->generation, seen);
                 }
                 atomic_fetch_sub_explicit(&pool->sleepers, 1, memory_order_relaxed);
+                spin_start(&sp);  // woken (a job, or htp_pool_prewake): spin again
             }
         }
         seen = gen;
@@ -104,9 +132,10 @@ int htp_pool_init(struct htp_pool * pool, uint32_t n_threads) {
     pool->job       = NULL;
     pool->arg       = NULL;
     pool->nth       = 0;
-    // About 20-50 us of pause instructions: covers the gap between ops of a
-    // batch without keeping idle cores busy between batches.
-    pool->spin_iters = 2000;
+    // Covers the gaps between the ops of a batch (and a helper's wake-up
+    // latency) without keeping idle cores busy for long between batches.
+    pool->idle_spin_us = 50;
+    pool->join_spin_us = 1000;
     atomic_init(&pool->generation, 0);
     atomic_init(&pool->pending, 0);
     atomic_init(&pool->caller_sleeping, 0);
@@ -151,6 +180,18 @@ void htp_pool_free(struct htp_pool * pool) {
     }
 }
 
+void htp_pool_prewake(struct htp_pool * pool) {
+    if (pool->threads == NULL) {
+        return;
+    }
+    // Pairs with the sleepers count a helper raises before its futex_wait: a
+    // helper that misses this wake has not slept yet and is still spinning.
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&pool->sleepers, memory_order_relaxed) != 0) {
+        futex_wake_all(&pool->generation);
+    }
+}
+
 void htp_pool_run(struct htp_pool * pool, uint32_t nth, htp_job_fn job, void * arg) {
     if (nth == 0) {
         nth = 1;
@@ -177,12 +218,12 @@ void htp_pool_run(struct htp_pool * pool, uint32_t nth, htp_job_fn job, void * a
 
     job(arg, 0, nth);
 
-    uint32_t spins = 0;
-    uint32_t left;
+    struct spin sp;
+    uint32_t    left;
+    spin_start(&sp);
     // Acquire: pairs with each worker's release decrement; their slices' writes are visible.
     while ((left = atomic_load_explicit(&pool->pending, memory_order_acquire)) != 0) {
-        if (++spins < pool->spin_iters) {
-            cpu_relax();
+        if (spin_once(&sp, pool->join_spin_us)) {
             continue;
         }
         atomic_store_explicit(&pool->caller_sleeping, 1, memory_order_relaxed);

@@ -3,6 +3,12 @@
 // It runs once per op, so a dispatch costs a generation-counter bump and, for
 // workers that have gone to sleep, one futex wake.
 //
+// Waits spin for a time before sleeping: a futex wake-up costs 50-150 us on
+// this project's virtual machines (htp-bench model's trace showed the first
+// ops of every token waiting on chains of them), while ops of a batch follow
+// each other within microseconds. htp_pool_prewake() lets the session start
+// the helpers' spin when a batch arrives, before it validates the batch.
+//
 // One pool per process, shared by all sessions; htp_pool_run() must not be
 // called concurrently (the session layer runs one batch at a time).
 
@@ -28,8 +34,9 @@ struct htp_pool {
     _Atomic uint32_t pending;     // helper threads still inside the current job
     _Atomic uint32_t caller_sleeping;
     _Atomic uint32_t stop;
-    _Atomic uint32_t sleepers;    // helpers inside (or about to enter) futex_wait on generation
-    uint32_t         spin_iters;  // busy-wait iterations before sleeping
+    _Atomic uint32_t sleepers;      // helpers inside (or about to enter) futex_wait on generation
+    uint32_t         idle_spin_us;  // a helper with no job spins this long before sleeping
+    uint32_t         join_spin_us;  // the caller waiting for helpers spins this long before sleeping
 };
 
 // Start n_threads - 1 helper threads (n_threads >= 1). Returns HTP_STATUS_OK or
@@ -38,6 +45,10 @@ int htp_pool_init(struct htp_pool * pool, uint32_t n_threads);
 
 // Stop and join the helpers.
 void htp_pool_free(struct htp_pool * pool);
+
+// Wake sleeping helpers so that they spin, ready for the jobs of a batch
+// about to run. Cheap when none sleeps.
+void htp_pool_prewake(struct htp_pool * pool);
 
 // Run job(arg, ith, nth) for ith = 0 .. nth-1 (nth clamped to [1, n_threads]),
 // ith 0 on the calling thread; return when all have returned.

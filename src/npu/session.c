@@ -358,6 +358,7 @@ static void * queue_reader(void * arg) {
 
         env.prof_mode = atomic_load_explicit(&s->prof_mode, memory_order_relaxed);
         exec_enter(s->dev);
+        htp_pool_prewake(&s->dev->pool);  // the helpers' wake-up overlaps validation
         pthread_rwlock_rdlock(&s->busy);
         // Relaxed: read by the fault handler on this or a worker thread of
         // this process; it only names the session in a message.
