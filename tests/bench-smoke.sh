@@ -1,0 +1,50 @@
+#!/bin/sh
+# bench-smoke.sh BIN_DIR WORK_DIR: every htp-bench mode runs to the end on a
+# tiny problem and prints its JSON with the fields the README's tables are
+# made from. No timing is judged: speed is what the benchmarks measure, on a
+# quiet machine, not what a test asserts.
+set -eu
+bin=$1
+work=$2
+mkdir -p "$work"
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# has OUTPUT KEY...: each "KEY": is in OUTPUT and not followed by null.
+has() {
+    out=$1
+    shift
+    for key in "$@"; do
+        printf '%s' "$out" | grep -q "\"$key\": [^n]" || fail "no value for \"$key\" in: $out"
+    done
+}
+
+model="$work/bench-tiny-q4_0.gguf"
+"$bin/htp-model" --preset tiny --type q4_0 -q -o "$model" || fail "htp-model"
+
+out=$("$bin/htp-bench" model -m "$model" -p 8 -n 4 --reps 2 --json) || fail "htp-bench model"
+has "$out" pp_tps tg_tps pp tg membw_gbps tg_membw_fraction_htp backend_fraction ops_per_token
+
+out=$("$bin/htp-bench" matmul -m 64 -k 256 -n 1,8 --types f16,q8_0,q4_0,q4_K --reps 2 --json) ||
+    fail "htp-bench matmul"
+for t in f16 q8_0 q4_0 q4_K; do
+    printf '%s' "$out" | grep -q "\"type\": \"$t\", \"n\": 8, \"htp_gflops\": [0-9]" || fail "matmul $t n=8 missing: $out"
+done
+
+out=$("$bin/htp-bench" membw --mib 16 --reps 1 --json) || fail "htp-bench membw"
+has "$out" read_gbps
+
+out=$("$bin/htp-bench" rtt --iters 20 --json) || fail "htp-bench rtt"
+has "$out" median_us p99_us
+
+# Bad input: a clear error and a non-zero exit, not a crash.
+if "$bin/htp-bench" model -m "$work/missing.gguf" -n 1 >/dev/null 2>&1; then
+    fail "htp-bench model accepted a missing model file"
+fi
+if "$bin/htp-bench" matmul -n 0 >/dev/null 2>&1; then
+    fail "htp-bench matmul accepted -n 0"
+fi
+echo "bench smoke: all modes ran"
