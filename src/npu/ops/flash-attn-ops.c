@@ -320,11 +320,24 @@ static void fa_finish_scores(const struct fa_args * a, float * s, const float * 
     }
 }
 
+// Rows ahead of the one being converted that fa_stage prefetches: a decode
+// step reads each head's K and V rows once, from memory, one short row per
+// KV-cache row (the heads are interleaved), which the hardware prefetcher
+// does not follow; the conversion loops were most of the op's time.
+#define FA_PREFETCH_ROWS 8
+
 // n rows of a K or V view starting at KV row ic, converted to fp32 rows of
 // `pad` floats (the tail zeroed).
 static void fa_stage(float * dst, const struct htp_tensor_view * t, int64_t ic, int64_t i2, int64_t i3, int64_t n,
                      int64_t d, int64_t pad) {
+    const int64_t row_bytes = d * t->nb[0];
     for (int64_t j = 0; j < n; j++) {
+        if (j + FA_PREFETCH_ROWS < n) {
+            const uint8_t * ahead = htp_view_row(t, ic + j + FA_PREFETCH_ROWS, i2, i3);
+            for (int64_t o = 0; o < row_bytes; o += 64) {
+                __builtin_prefetch(ahead + o);
+            }
+        }
         float * row = dst + j * pad;
         htp_row_load_f32(row, htp_view_row(t, ic + j, i2, i3), t->nb[0], t->type, d);
         memset(row + d, 0, (size_t)(pad - d) * sizeof(float));
