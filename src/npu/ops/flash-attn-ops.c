@@ -326,17 +326,25 @@ static void fa_finish_scores(const struct fa_args * a, float * s, const float * 
 // does not follow; the conversion loops were most of the op's time.
 #define FA_PREFETCH_ROWS 8
 
+// Prefetch rows [ic, ic + n) of a K or V view (d elements each).
+static void fa_prefetch_rows(const struct htp_tensor_view * t, int64_t ic, int64_t i2, int64_t i3, int64_t n,
+                             int64_t d) {
+    const int64_t row_bytes = d * t->nb[0];
+    for (int64_t j = 0; j < n; j++) {
+        const uint8_t * row = htp_view_row(t, ic + j, i2, i3);
+        for (int64_t o = 0; o < row_bytes; o += 64) {
+            __builtin_prefetch(row + o);
+        }
+    }
+}
+
 // n rows of a K or V view starting at KV row ic, converted to fp32 rows of
 // `pad` floats (the tail zeroed).
 static void fa_stage(float * dst, const struct htp_tensor_view * t, int64_t ic, int64_t i2, int64_t i3, int64_t n,
                      int64_t d, int64_t pad) {
-    const int64_t row_bytes = d * t->nb[0];
     for (int64_t j = 0; j < n; j++) {
         if (j + FA_PREFETCH_ROWS < n) {
-            const uint8_t * ahead = htp_view_row(t, ic + j + FA_PREFETCH_ROWS, i2, i3);
-            for (int64_t o = 0; o < row_bytes; o += 64) {
-                __builtin_prefetch(ahead + o);
-            }
+            fa_prefetch_rows(t, ic + j + FA_PREFETCH_ROWS, i2, i3, 1, d);
         }
         float * row = dst + j * pad;
         htp_row_load_f32(row, htp_view_row(t, ic + j, i2, i3), t->nb[0], t->type, d);
@@ -395,6 +403,8 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
             continue;  // masked out for every row: nothing to stage
         }
 
+        // The first V rows of the block arrive while K is staged and scored.
+        fa_prefetch_rows(a->v, ic, it.ik2, it.ik3, htp_min64(nb, FA_PREFETCH_ROWS), a->dv);
         fa_stage(kt, a->k, ic, it.ik2, it.ik3, nb, a->dk, dkp);
         for (int64_t j = 0; j < nb; j++) {
             float   dots[4];
