@@ -245,17 +245,7 @@ static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
 
 int htp_kq_mul_mat_check(const struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
-    if (!src0 || !src1 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) || !htp_view_shape_ok(dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (src0->ne[0] != src1->ne[0] || dst->ne[0] != src0->ne[1] || dst->ne[1] != src1->ne[1] ||
-        dst->ne[2] != src1->ne[2] || dst->ne[3] != src1->ne[3]) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (htp_view_nelements(dst) > 0 &&
-        (src0->ne[2] <= 0 || src0->ne[3] <= 0 || src1->ne[2] % src0->ne[2] != 0 || src1->ne[3] % src0->ne[3] != 0)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
+    // Shapes were checked by htp_op_mul_mat_check, the only caller.
     const int st = kq_weights_check(src0);
     if (st != HTP_STATUS_OK) {
         return st;
