@@ -69,14 +69,12 @@ static const char * prompt_text(void) {
 // libllama reports when it reserves its graphs, and with the scheduler's
 // debug dump on, the nodes it put on the CPU.
 struct log_state {
-    char                line[1024];  // the line being assembled (ggml logs a line in pieces)
-    size_t              len;
-    enum ggml_log_level last;
-    int                 splits_pp, splits_tg;  // "graph splits = N" or "= P (with bs=..), T (with bs=1)"
-    int                 dump_splits;           // "## SPLIT" lines of the current dump
-    int                 max_dump_splits;
-    int                 n_cpu_nodes;   // CPU nodes other than the input embedding
-    char                cpu_ops[512];  // "OP name, ..." of those, each once
+    struct htp_log_lines lines;
+    int                  splits_pp, splits_tg;  // "graph splits = N" or "= P (with bs=..), T (with bs=1)"
+    int                  dump_splits;           // "## SPLIT" lines of the current dump
+    int                  max_dump_splits;
+    int                  n_cpu_nodes;   // CPU nodes other than the input embedding
+    char                 cpu_ops[512];  // "OP name, ..." of those, each once
 };
 
 static struct log_state g_log;
@@ -120,15 +118,9 @@ static void field(const char * p, size_t avail, size_t w, char * out, size_t siz
     out[n] = '\0';
 }
 
-static void parse_line(struct log_state * ls, const char * s) {
-    const char * at = strstr(s, "graph splits = ");
-    if (at) {
-        int pp = -1, tg = -1, bs = 0;
-        int n = sscanf(at, "graph splits = %d (with bs=%d), %d", &pp, &bs, &tg);
-        if (n >= 1) {
-            ls->splits_pp = pp;
-            ls->splits_tg = n == 3 ? tg : pp;
-        }
+static void parse_line(void * user, const char * s) {
+    struct log_state * ls = user;
+    if (htp_log_graph_splits(s, &ls->splits_pp, &ls->splits_tg)) {
         return;
     }
     if (strncmp(s, "## SPLIT #", 10) == 0) {
@@ -165,19 +157,7 @@ static void parse_line(struct log_state * ls, const char * s) {
 
 static void log_cb(enum ggml_log_level level, const char * text, void * user) {
     struct log_state * ls = user;
-    if (level == GGML_LOG_LEVEL_CONT) {
-        level = ls->last;
-    }
-    ls->last = level;
-    for (const char * p = text; *p; p++) {
-        if (*p == '\n') {
-            ls->line[ls->len] = '\0';
-            parse_line(ls, ls->line);
-            ls->len = 0;
-        } else if (ls->len + 1 < sizeof ls->line) {
-            ls->line[ls->len++] = *p;
-        }
-    }
+    level                 = htp_log_lines_feed(&ls->lines, level, text, parse_line, ls);
     if (level == GGML_LOG_LEVEL_ERROR) {
         fputs(text, stderr);
     }

@@ -47,30 +47,22 @@
 // libllama's and ggml's log: warnings and errors pass; the split counts and,
 // when the NPU profiles, each batch's busy time are picked up.
 struct bm_log {
-    char                line[512];
-    size_t              len;
-    enum ggml_log_level last;
-    int                 splits_pp, splits_tg;
-    bool                count_npu;  // add profile-batch times to npu_us
-    uint64_t            npu_us;
-    uint64_t            npu_batches;
+    struct htp_log_lines lines;
+    int                  splits_pp, splits_tg;
+    bool                 count_npu;  // add profile-batch times to npu_us
+    uint64_t             npu_us;
+    uint64_t             npu_batches;
 };
 
 static struct bm_log g_bm_log;
 
-static void bm_parse_line(struct bm_log * ls, const char * s) {
-    const char * at = strstr(s, "graph splits = ");
-    if (at) {
-        int pp = -1, bs = 0, tg = -1;
-        int n = sscanf(at, "graph splits = %d (with bs=%d), %d", &pp, &bs, &tg);
-        if (n >= 1) {
-            ls->splits_pp = pp;
-            ls->splits_tg = n == 3 ? tg : pp;
-        }
+static void bm_parse_line(void * user, const char * s) {
+    struct bm_log * ls = user;
+    if (htp_log_graph_splits(s, &ls->splits_pp, &ls->splits_tg)) {
         return;
     }
     // "ggml-htp: <dev> profile-batch #<seq>: ... usec <n> cycles <n>" (src/host/session.c)
-    at = strstr(s, " profile-batch #");
+    const char * at = strstr(s, " profile-batch #");
     if (at && ls->count_npu) {
         const char *       u = strstr(at, " usec ");
         unsigned long long us;
@@ -83,19 +75,7 @@ static void bm_parse_line(struct bm_log * ls, const char * s) {
 
 static void bm_log_cb(enum ggml_log_level level, const char * text, void * user) {
     struct bm_log * ls = user;
-    if (level == GGML_LOG_LEVEL_CONT) {
-        level = ls->last;
-    }
-    ls->last = level;
-    for (const char * p = text; *p; p++) {
-        if (*p == '\n') {
-            ls->line[ls->len] = '\0';
-            bm_parse_line(ls, ls->line);
-            ls->len = 0;
-        } else if (ls->len + 1 < sizeof ls->line) {
-            ls->line[ls->len++] = *p;
-        }
-    }
+    level              = htp_log_lines_feed(&ls->lines, level, text, bm_parse_line, ls);
     if (level == GGML_LOG_LEVEL_ERROR || level == GGML_LOG_LEVEL_WARN) {
         fputs(text, stderr);
     }

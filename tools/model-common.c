@@ -995,3 +995,35 @@ int htp_model_gguf_name(const char * path, char * buf, size_t size) {
     gguf_free(g);
     return rc;
 }
+
+// ---------------------------------------------------------------- libllama's log
+
+enum ggml_log_level htp_log_lines_feed(struct htp_log_lines * ll, enum ggml_log_level level, const char * text,
+                                       void (*on_line)(void * user, const char * line), void * user) {
+    if (level == GGML_LOG_LEVEL_CONT) {
+        level = ll->last;
+    }
+    ll->last = level;
+    for (const char * p = text; *p; p++) {
+        if (*p == '\n') {
+            ll->line[ll->len] = '\0';
+            on_line(user, ll->line);
+            ll->len = 0;
+        } else if (ll->len + 1 < sizeof ll->line) {
+            ll->line[ll->len++] = *p;
+        }
+    }
+    return level;
+}
+
+int htp_log_graph_splits(const char * line, int * pp, int * tg) {
+    const char * at = strstr(line, "graph splits = ");
+    int          p = -1, bs = 0, t = -1;
+    const int    n = at ? sscanf(at, "graph splits = %d (with bs=%d), %d", &p, &bs, &t) : 0;
+    if (n < 1) {
+        return 0;
+    }
+    *pp = p;
+    *tg = n == 3 ? t : p;
+    return 1;
+}

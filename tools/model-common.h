@@ -111,4 +111,24 @@ void htp_model_register_htp(void);
 // the caller (llama_free, llama_model_free); -1 with a message on stderr.
 int htp_model_open(const struct htp_model_load_params * p, struct llama_model ** model, struct llama_context ** ctx);
 
+// ---------------------------------------------------------------- libllama's log
+
+// ggml hands a log callback a message in pieces (GGML_LOG_LEVEL_CONT
+// continues the previous one); this gathers the pieces into whole lines.
+struct htp_log_lines {
+    char                line[1024];  // the line being assembled (longer lines are cut)
+    size_t              len;
+    enum ggml_log_level last;  // level of the message a CONT piece continues
+};
+
+// Feeds one piece to ll and calls on_line(user, line) for every line it
+// completes. Returns the piece's level, CONT resolved to the message's.
+enum ggml_log_level htp_log_lines_feed(struct htp_log_lines * ll, enum ggml_log_level level, const char * text,
+                                       void (*on_line)(void * user, const char * line), void * user);
+
+// libllama's "graph splits = P" or "graph splits = P (with bs=B), T" line:
+// 1 with *pp the prompt graph's splits and *tg the one-token graph's (P when
+// only one is given); 0 when line is not one.
+int htp_log_graph_splits(const char * line, int * pp, int * tg);
+
 #endif  // HTP_MODEL_COMMON_H
