@@ -215,14 +215,11 @@ struct bm_ctx {
     ggml_backend_t         hb;  // a stream on the device, to read its counters
     llama_token *          toks;
     struct llama_batch     batch;
-    bool                   has_batch;
     int                    n_bat, n_pp, n_tg;
 };
 
 static void bm_close(struct bm_ctx * c) {
-    if (c->has_batch) {
-        llama_batch_free(c->batch);
-    }
+    llama_batch_free(c->batch);  // a zeroed batch frees nothing
     if (c->hb) {
         ggml_backend_free(c->hb);
     }
@@ -246,13 +243,12 @@ static int bm_fail_decode(const struct bm_ctx * c) {
 static int bm_open(struct bm_ctx * c, const char * path, const char * device, int n_pp, int n_tg,
                    struct bm_side * out) {
     memset(out, 0, sizeof *out);
-    c->device    = device;
-    c->n_pp      = n_pp;
-    c->n_tg      = n_tg;
-    c->n_bat     = n_pp > 1 ? n_pp : 1;
-    c->batch     = llama_batch_init(c->n_bat, 0, 1);
-    c->has_batch = true;
-    out->htp     = device != NULL;
+    c->device = device;
+    c->n_pp   = n_pp;
+    c->n_tg   = n_tg;
+    c->n_bat  = n_pp > 1 ? n_pp : 1;
+    c->batch  = llama_batch_init(c->n_bat, 0, 1);
+    out->htp  = device != NULL;
 
     g_bm_log.splits_pp = g_bm_log.splits_tg = -1;
     struct htp_model_load_params lp         = {0};
