@@ -311,9 +311,9 @@ static inline __attribute__((always_inline)) void qmm_tile_pair(const uint32_t t
         }
         __m512       ms0, ms1;
         const __m512 ds0 = qmm_scales(type, sb0, kb, &ms0), ds1 = qmm_scales(type, sb1, kb, &ms1);
-        const __m512 va = _mm512_set1_ps(ad);
-        acc0            = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(lo0, hi0)), _mm512_mul_ps(ds0, va), acc0);
-        acc1            = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(lo1, hi1)), _mm512_mul_ps(ds1, va), acc1);
+        const __m512 vad = _mm512_set1_ps(ad);  // the activation block's scale
+        acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(lo0, hi0)), _mm512_mul_ps(ds0, vad), acc0);
+        acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(lo1, hi1)), _mm512_mul_ps(ds1, vad), acc1);
         if (type == HTP_TYPE_Q4_1) {
             const __m512 vm = _mm512_set1_ps(ad * (float)is);
             acc0            = _mm512_fmadd_ps(ms0, vm, acc0);
