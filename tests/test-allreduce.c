@@ -31,17 +31,7 @@ static ggml_backend_comm_init_t             comm_init;
 static ggml_backend_comm_free_t             comm_free;
 static ggml_backend_comm_allreduce_tensor_t comm_allreduce;
 
-static int failures;
-
-#define CHECK(cond, ...)                                \
-    do {                                                \
-        if (!(cond)) {                                  \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                        \
-            printf("\n");                               \
-            failures++;                                 \
-        }                                               \
-    } while (0)
+#include "test-check.h"
 
 static double now_ms(void) {
     struct timespec ts;
@@ -245,10 +235,10 @@ int main(int argc, char ** argv) {
         for (int t = 0; t < 2; t++) {
             enum ggml_type type = t == 0 ? GGML_TYPE_F32 : GGML_TYPE_F16;
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-                int    before = failures;
+                int    before = n_fail;
                 double ms     = run_case(backends, n_ranks, type, sizes[s], !fallback);
-                printf("%s %d ranks %s n=%-6lld %s", before == failures ? "ok  " : "FAIL", n_ranks,
-                       ggml_type_name(type), (long long)sizes[s], ms < 0 ? "(fallback: 2 ranks only)\n" : "");
+                printf("%s %d ranks %s n=%-6lld %s", before == n_fail ? "ok  " : "FAIL", n_ranks, ggml_type_name(type),
+                       (long long)sizes[s], ms < 0 ? "(fallback: 2 ranks only)\n" : "");
                 if (ms >= 0) {
                     printf("%.3f ms per allreduce (incl. scale graph)\n", ms);
                 }
@@ -266,6 +256,6 @@ int main(int argc, char ** argv) {
     for (int r = 0; r < MAX_RANKS; r++) {
         ggml_backend_free(backends[r]);
     }
-    printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
-    return failures ? 1 : 0;
+    printf("%s: %d failure(s)\n", n_fail ? "FAIL" : "PASS", n_fail);
+    return n_fail ? 1 : 0;
 }

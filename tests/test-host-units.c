@@ -10,17 +10,7 @@
 #include "host/fence.h"
 #include "host/opbatch.h"
 
-static int n_fail = 0;
-
-#define CHECK(cond, ...)                                \
-    do {                                                \
-        if (!(cond)) {                                  \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                        \
-            printf("\n");                               \
-            n_fail++;                                   \
-        }                                               \
-    } while (0)
+#include "test-check.h"
 
 static struct htp_op_tensor f32(const void * key, struct htp_buffer * buf, uint64_t offset, int64_t n0, int64_t n1) {
     struct htp_op_tensor t = {0};

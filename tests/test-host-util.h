@@ -13,7 +13,7 @@
 #include "ggml.h"
 #include "host/session.h"
 
-static int n_fail = 0;
+#include "test-check.h"
 
 // Quiet logger: errors and warnings only (profiles are logged at debug level).
 static inline void test_log(enum ggml_log_level level, const char * text, void * ud) {
@@ -27,16 +27,6 @@ static inline void test_init(void) {
     ggml_log_set(test_log, NULL);
     setvbuf(stdout, NULL, _IOLBF, 0);
 }
-
-#define CHECK(cond, ...)                                \
-    do {                                                \
-        if (!(cond)) {                                  \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                        \
-            printf("\n");                               \
-            n_fail++;                                   \
-        }                                               \
-    } while (0)
 
 // Exit status of a test: 0 pass, 1 fail.
 static inline int test_result(const char * name) {

@@ -27,17 +27,7 @@ enum { N_PROMPT = 12, N_GEN = 4, N_POS = N_PROMPT + N_GEN, N_CTX = 64 };
 
 #define NMSE_MAX 1e-4
 
-static int n_fail;
-
-#define CHECK(cond, ...)                                \
-    do {                                                \
-        if (!(cond)) {                                  \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                        \
-            printf("\n");                               \
-            n_fail++;                                   \
-        }                                               \
-    } while (0)
+#include "test-check.h"
 
 // libllama's load log: which buffer types got model weights.
 static char dev_names[2][32];

@@ -22,17 +22,7 @@
 #include "ggml.h"
 #include "host/planner.h"
 
-static int n_fail;
-
-#define CHECK(cond, ...)                                \
-    do {                                                \
-        if (!(cond)) {                                  \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                        \
-            printf("\n");                               \
-            n_fail++;                                   \
-        }                                               \
-    } while (0)
+#include "test-check.h"
 
 #define MiB (1024.0 * 1024.0)
 

@@ -14,17 +14,7 @@
 #define N_PACKETS 1000000u
 #define DEPTH     8u
 
-static int n_fail = 0;
-
-#define CHECK(cond, ...)                                \
-    do {                                                \
-        if (!(cond)) {                                  \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                        \
-            printf("\n");                               \
-            n_fail++;                                   \
-        }                                               \
-    } while (0)
+#include "test-check.h"
 
 // A 64-byte packet: its sequence number, a payload derived from it, and a
 // checksum over both, so a torn or stale read is caught.
