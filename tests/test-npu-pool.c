@@ -1,6 +1,9 @@
 // test-npu-pool: the worker pool (src/npu/pool.c): every slice of every job
 // runs exactly once, with nth from 1 to n_threads, across many back-to-back
 // jobs and after the workers have gone to sleep; prints the dispatch cost.
+// Then the work share the matmul jobs claim their items from
+// (src/npu/ops/work-share.h): every item claimed exactly once, and a slow
+// worker's tail taken by the others from the back of its range.
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -8,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "npu/ops/work-share.h"
 #include "npu/pool.h"
 
 #define N_THREADS 4
@@ -31,6 +35,117 @@ static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+// --- work share ---
+
+#define SHARE_MAX_ITEMS 1000
+
+struct share_job {
+    struct htp_share share;
+    _Atomic uint32_t hits[SHARE_MAX_ITEMS];
+    _Atomic int32_t  owner[SHARE_MAX_ITEMS];  // worker that claimed the item
+    _Atomic uint32_t bad_chunk;               // a claim not inside [0, n) or longer than chunk
+    int64_t          n, chunk;
+    uint32_t         slow_ith;  // this worker sleeps after its first claim (nth + 1: none)
+};
+
+static void share_fn(void * arg, uint32_t ith, uint32_t nth) {
+    struct share_job * j = arg;
+    (void)nth;
+    int64_t i0, i1;
+    int     first = 1;
+    while (htp_share_claim(&j->share, ith, &i0, &i1)) {
+        if (i0 < 0 || i1 > j->n || i0 >= i1 || i1 - i0 > j->chunk) {
+            atomic_fetch_add(&j->bad_chunk, 1);
+            continue;
+        }
+        for (int64_t i = i0; i < i1; i++) {
+            atomic_fetch_add(&j->hits[i], 1);
+            atomic_store(&j->owner[i], (int32_t)ith);
+        }
+        if (first && ith == j->slow_ith) {
+            usleep(20000);
+        }
+        first = 0;
+    }
+}
+
+static void share_job_init(struct share_job * j, int64_t n, int64_t chunk, uint32_t nth, uint32_t slow_ith) {
+    memset(j, 0, sizeof(*j));
+    j->n        = n;
+    j->chunk    = chunk;
+    j->slow_ith = slow_ith;
+    htp_share_init(&j->share, n, chunk, nth);
+}
+
+static int share_check_once(const struct share_job * j, const char * what) {
+    int fails = atomic_load(&j->bad_chunk) != 0;
+    for (int64_t i = 0; i < j->n; i++) {
+        fails += atomic_load(&j->hits[i]) != 1;
+    }
+    if (fails) {
+        fprintf(stderr, "FAIL %s (n %lld chunk %lld): items not claimed exactly once\n", what, (long long)j->n,
+                (long long)j->chunk);
+    }
+    return fails != 0;
+}
+
+static int test_work_share(struct htp_pool * pool) {
+    int                     fails = 0;
+    static struct share_job j;
+    const int64_t           ns[]    = {0, 1, 5, 63, 64, 1000};
+    const int64_t           chunk[] = {1, 3, 4, 7, 2000};
+    for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++) {
+        for (size_t b = 0; b < sizeof chunk / sizeof chunk[0]; b++) {
+            for (uint32_t nth = 1; nth <= N_THREADS; nth++) {
+                share_job_init(&j, ns[a], chunk[b], nth, N_THREADS);
+                htp_pool_run(pool, nth, share_fn, &j);
+                fails += share_check_once(&j, "pooled");
+                // Workers run one after the other (the NPU core without a
+                // pool): the first takes every chunk.
+                share_job_init(&j, ns[a], chunk[b], nth, N_THREADS);
+                for (uint32_t i = 0; i < nth; i++) {
+                    share_fn(&j, i, nth);
+                }
+                fails += share_check_once(&j, "sequential");
+                for (int64_t i = 0; i < j.n; i++) {
+                    if (atomic_load(&j.owner[i]) != 0) {
+                        fprintf(stderr, "FAIL sequential: item %lld went to worker %d, not 0\n", (long long)i,
+                                atomic_load(&j.owner[i]));
+                        fails++;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    // Claim order, one claim at a time: each worker goes through its own
+    // range from the front, then through the others' from the back.
+    share_job_init(&j, 8, 1, 2, N_THREADS);
+    const struct {
+        uint32_t ith;
+        int64_t  item;  // -1: nothing left
+    } order[] = {{0, 0}, {1, 4}, {1, 5}, {1, 6}, {1, 7}, {1, 3}, {0, 1}, {1, 2}, {0, -1}, {1, -1}};
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+        int64_t i0 = -1, i1 = -1;
+        int64_t got = htp_share_claim(&j.share, order[k].ith, &i0, &i1) ? i0 : -1;
+        if (got != order[k].item || (got >= 0 && i1 != got + 1)) {
+            fprintf(stderr, "FAIL claim %zu (worker %u): got [%lld, %lld), want item %lld\n", k, order[k].ith,
+                    (long long)i0, (long long)i1, (long long)order[k].item);
+            fails++;
+        }
+    }
+    // Worker 0 stalls after its first chunk: worker 1 takes the rest.
+    share_job_init(&j, 64, 1, 2, 0);
+    htp_pool_run(pool, 2, share_fn, &j);
+    fails += share_check_once(&j, "slow worker");
+    int64_t n_by_0 = 0;
+    for (int64_t i = 0; i < 64; i++) {
+        n_by_0 += atomic_load(&j.owner[i]) == 0;
+    }
+    printf("  work share: a stalled worker 0 claimed %lld of its 32 items, worker 1 the rest\n", (long long)n_by_0);
+    return fails;
 }
 
 int main(void) {
@@ -64,6 +179,7 @@ int main(void) {
         }
         usleep(20000);  // let the workers fall asleep: the next jobs take the futex path
     }
+    fails += test_work_share(&pool);
     htp_pool_free(&pool);
     // Dispatch cost with one worker per core (as htp-npu defaults to).
     long     cpus = sysconf(_SC_NPROCESSORS_ONLN);

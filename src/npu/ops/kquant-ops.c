@@ -11,8 +11,9 @@
 // column is one (src1 row, weight matrix, dst row) triple):
 //   1. quantize: each column's activations -> struct htp_q8k_block rows in the
 //      scratch area ("VTCM"), as ggml-cpu quantizes to Q8_K;
-//   2. dot: tiles of KQ_RB row groups x KQ_CB columns, taken by workers in
-//      contiguous runs; within a tile each 16-row group meets the columns four
+//   2. dot: tiles of KQ_RB row groups x KQ_CB columns, claimed by the workers
+//      from a work share (work-share.h: contiguous runs, a slow worker's tail
+//      taken by the others); within a tile each 16-row group meets the columns four
 //      at a time (htp_kq_dot_group: one weight load feeds 4 columns), and a
 //      lone column (decode) meets four or two row groups at once
 //      (htp_kq_dot_multi).
@@ -32,6 +33,7 @@
 #include "kquant.h"
 #include "tiled.h"
 #include "vec.h"
+#include "work-share.h"
 
 #define KQ_RB 4   // row groups (of 16 rows) per tile
 #define KQ_CB 64  // columns per tile
@@ -69,6 +71,9 @@ struct kq_mm {
     uint8_t *                      pack;    // plain weights: n_threads x gbytes
     struct htp_q8k_block *         act;     // chunk x nsb blocks
     int64_t                        j0, j1;  // the chunk of columns being computed
+    int64_t                        cb;      // columns per tile (all of the chunk's when plain)
+    int64_t                        n_rb;    // tiles down the rows
+    struct htp_share               tiles;   // the chunk's tiles, column block major, between the workers
     atomic_int                     bad_id;  // an expert id out of range was met (relaxed: read after run)
 };
 
@@ -125,72 +130,76 @@ static const uint8_t * kq_group(const struct kq_mm * a, const uint8_t * w, int64
     return pack;
 }
 
+// Tile t of the chunk: row groups KQ_RB x column block cb (see kq_mm_execute).
+static void kq_tile(struct kq_mm * a, int64_t t, uint8_t * pack, const uint8_t ** cached_w, int64_t * cached_g) {
+    const int64_t M   = a->src0->ne[1];
+    const int64_t nch = a->j1 - a->j0;
+    const int64_t cbi = t / a->n_rb, rbi = t % a->n_rb;
+    const int64_t c0 = cbi * a->cb, c1 = htp_min64(nch, c0 + a->cb);
+    const int64_t g0 = rbi * KQ_RB, g1 = htp_min64(a->ngroup, g0 + KQ_RB);
+    for (int64_t g = g0; g < g1; g++) {
+        const int64_t m0 = g * HTP_KQ_R, nr = htp_min64(HTP_KQ_R, M - m0);
+        // Decode (a lone column): the tile's groups, four or two at a time.
+        const int ng = (int)htp_min64(g1 - g, 4) & ~1;
+        if (a->tiled && c1 - c0 == 1 && ng >= 2) {
+            const uint8_t *w, *x;
+            uint8_t *      y;
+            kq_col(a, a->j0 + c0, &w, &x, &y);
+            if (w) {
+                float out[4][HTP_KQ_R];
+                htp_kq_dot_multi(a->src0->type, out, w + (size_t)g * a->gbytes, a->gbytes, ng, a->nsb,
+                                 a->act + c0 * a->nsb);
+                const int64_t nrows = htp_min64((int64_t)ng * HTP_KQ_R, M - m0);
+                for (int64_t r = 0; r < nrows; r++) {
+                    memcpy(y + (m0 + r) * a->dst->nb[0], &out[r / HTP_KQ_R][r % HTP_KQ_R], sizeof(float));
+                }
+                g += ng - 1;
+                continue;
+            }
+        }
+        for (int64_t c = c0; c < c1;) {
+            // Up to 4 columns that read the same weight matrix.
+            const struct htp_q8k_block * act[4];
+            uint8_t *                    y[4];
+            const uint8_t *              w, *x, *wc;
+            kq_col(a, a->j0 + c, &w, &x, &y[0]);
+            if (!w) {
+                atomic_store_explicit(&a->bad_id, 1, memory_order_relaxed);
+                c++;
+                continue;
+            }
+            act[0] = a->act + c * a->nsb;
+            int nc = 1;
+            for (; nc < 4 && c + nc < c1; nc++) {
+                kq_col(a, a->j0 + c + nc, &wc, &x, &y[nc]);
+                if (wc != w) {
+                    break;
+                }
+                act[nc] = a->act + (c + nc) * a->nsb;
+            }
+            const uint8_t * grp = kq_group(a, w, g, pack, cached_w, cached_g);
+            float           out[4][HTP_KQ_R];
+            htp_kq_dot_group(a->src0->type, out, grp, a->nsb, act, nc);
+            for (int i = 0; i < nc; i++) {
+                for (int64_t r = 0; r < nr; r++) {
+                    memcpy(y[i] + (m0 + r) * a->dst->nb[0], &out[i][r], sizeof(float));
+                }
+            }
+            c += nc;
+        }
+    }
+}
+
 static void kq_dot_job(void * arg, uint32_t ith, uint32_t nth) {
-    struct kq_mm *  a    = arg;
-    const int64_t   M    = a->src0->ne[1];
-    const int64_t   nch  = a->j1 - a->j0;
-    const int64_t   cb   = a->tiled ? KQ_CB : nch;  // plain: one column block, so each group is packed once
-    const int64_t   n_rb = (a->ngroup + KQ_RB - 1) / KQ_RB, n_cb = (nch + cb - 1) / cb;
+    struct kq_mm *  a        = arg;
     uint8_t *       pack     = a->pack ? a->pack + (size_t)ith * a->gbytes : NULL;
     const uint8_t * cached_w = NULL;
     int64_t         cached_g = -1;
-
+    (void)nth;  // a->tiles knows the workers
     int64_t t0, t1;
-    htp_split(n_rb * n_cb, ith, nth, &t0, &t1);
-    for (int64_t t = t0; t < t1; t++) {
-        const int64_t cbi = t / n_rb, rbi = t % n_rb;
-        const int64_t c0 = cbi * cb, c1 = htp_min64(nch, c0 + cb);
-        const int64_t g0 = rbi * KQ_RB, g1 = htp_min64(a->ngroup, g0 + KQ_RB);
-        for (int64_t g = g0; g < g1; g++) {
-            const int64_t m0 = g * HTP_KQ_R, nr = htp_min64(HTP_KQ_R, M - m0);
-            // Decode (a lone column): the tile's groups, four or two at a time.
-            const int ng = (int)htp_min64(g1 - g, 4) & ~1;
-            if (a->tiled && c1 - c0 == 1 && ng >= 2) {
-                const uint8_t *w, *x;
-                uint8_t *      y;
-                kq_col(a, a->j0 + c0, &w, &x, &y);
-                if (w) {
-                    float out[4][HTP_KQ_R];
-                    htp_kq_dot_multi(a->src0->type, out, w + (size_t)g * a->gbytes, a->gbytes, ng, a->nsb,
-                                     a->act + c0 * a->nsb);
-                    const int64_t nrows = htp_min64((int64_t)ng * HTP_KQ_R, M - m0);
-                    for (int64_t r = 0; r < nrows; r++) {
-                        memcpy(y + (m0 + r) * a->dst->nb[0], &out[r / HTP_KQ_R][r % HTP_KQ_R], sizeof(float));
-                    }
-                    g += ng - 1;
-                    continue;
-                }
-            }
-            for (int64_t c = c0; c < c1;) {
-                // Up to 4 columns that read the same weight matrix.
-                const struct htp_q8k_block * act[4];
-                uint8_t *                    y[4];
-                const uint8_t *              w, *x, *wc;
-                kq_col(a, a->j0 + c, &w, &x, &y[0]);
-                if (!w) {
-                    atomic_store_explicit(&a->bad_id, 1, memory_order_relaxed);
-                    c++;
-                    continue;
-                }
-                act[0] = a->act + c * a->nsb;
-                int nc = 1;
-                for (; nc < 4 && c + nc < c1; nc++) {
-                    kq_col(a, a->j0 + c + nc, &wc, &x, &y[nc]);
-                    if (wc != w) {
-                        break;
-                    }
-                    act[nc] = a->act + (c + nc) * a->nsb;
-                }
-                const uint8_t * grp = kq_group(a, w, g, pack, &cached_w, &cached_g);
-                float           out[4][HTP_KQ_R];
-                htp_kq_dot_group(a->src0->type, out, grp, a->nsb, act, nc);
-                for (int i = 0; i < nc; i++) {
-                    for (int64_t r = 0; r < nr; r++) {
-                        memcpy(y[i] + (m0 + r) * a->dst->nb[0], &out[i][r], sizeof(float));
-                    }
-                }
-                c += nc;
-            }
+    while (htp_share_claim(&a->tiles, ith, &t0, &t1)) {
+        for (int64_t t = t0; t < t1; t++) {
+            kq_tile(a, t, pack, &cached_w, &cached_g);
         }
     }
 }
@@ -234,6 +243,10 @@ static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
     for (a->j0 = 0; a->j0 < a->ncols; a->j0 = a->j1) {
         a->j1 = htp_min64(a->ncols, a->j0 + chunk);
         ctx->run(ctx->pool, kq_quantize_job, a);
+        // Plain weights: one column block, so each group is packed once.
+        a->cb   = a->tiled ? KQ_CB : a->j1 - a->j0;
+        a->n_rb = (a->ngroup + KQ_RB - 1) / KQ_RB;
+        htp_share_init(&a->tiles, a->n_rb * ((a->j1 - a->j0 + a->cb - 1) / a->cb), 1, ctx->n_threads);
         ctx->run(ctx->pool, kq_dot_job, a);
     }
     return atomic_load_explicit(&a->bad_id, memory_order_relaxed) ? HTP_STATUS_INVAL_PARAMS : HTP_STATUS_OK;

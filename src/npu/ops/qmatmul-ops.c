@@ -18,8 +18,9 @@
 //
 // Work: columns (one src1 row each; for MUL_MAT_ID one (slot, token) pair,
 // sorted by expert) are described in a list; tiles of one row group (16 rows)
-// x up to QMM_CB columns are split over workers, column block by column block,
-// so decode splits over rows and prefill over rows and columns. Within a tile
+// x up to QMM_CB columns are shared between the workers (work-share.h), in
+// chunks of QMM_SHARE_CHUNK, column block by column block, so decode splits
+// over rows and prefill over rows and columns. Within a tile
 // the micro-kernel takes up to QMM_NC columns that share a weight slice and
 // loads each weight vector once for all of them; a lone column (decode)
 // instead takes two row groups per call, so each activation load feeds 32
@@ -42,14 +43,16 @@
 #include "quant.h"
 #include "tiled.h"
 #include "vec.h"
+#include "work-share.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
 #include <immintrin.h>
 #define QMM_AVX512 1
 #endif
 
-#define QMM_NC 8   // columns per micro-kernel call
-#define QMM_CB 64  // columns per tile
+#define QMM_NC          8   // columns per micro-kernel call
+#define QMM_CB          64  // columns per tile
+#define QMM_SHARE_CHUNK 4   // row groups a worker claims at a time
 
 #define QMM_ABLK 40  // bytes of one quantized activation block: q[32], f32 d at 32, i32 sum at 36
 
@@ -75,6 +78,7 @@ struct qmm_args {
     int64_t          ncols, n_cb, n_groups;
     uint8_t *        slices;  // per-worker scratch: one packed group or one f32 weight row
     size_t           slice_bytes;
+    struct htp_share items;  // (column block, row group) items, group-major, between the workers
 };
 
 static int qmm_quant_type(uint32_t t) {
@@ -480,62 +484,65 @@ static void qmm_write(const struct qmm_args * a, const struct qmm_col * cols, in
 }
 
 static void qmm_job(void * arg, uint32_t ith, uint32_t nth) {
-    const struct qmm_args *    a        = arg;
+    struct qmm_args *          a        = arg;
     uint8_t *                  slice    = a->slices + (size_t)ith * a->slice_bytes;
     const struct qmm_kernels * kern     = a->f ? qmm_kernels(a->f->type) : NULL;
     const uint8_t *            packed_w = NULL;  // (slice, group) packed into slice
     int64_t                    packed_g = -1;
 
+    (void)nth;  // a->items knows the workers
     int64_t t0, t1;
-    htp_split(a->n_groups * a->n_cb, ith, nth, &t0, &t1);
-    for (int64_t t = t0; t < t1; t++) {
-        const int64_t g = t % a->n_groups, cb = t / a->n_groups;
-        const int64_t c0 = cb * QMM_CB, c1 = htp_min64(a->ncols, c0 + QMM_CB);
-        const int64_t m0 = g * HTP_TILE_ROWS;
-        // Decode (a lone column in its block): this row group and the next together.
-        if (kern && a->tiled && c1 - c0 == 1 && t + 1 < t1 && g + 1 < a->n_groups) {
-            const struct qmm_col * col = a->cols + c0;
-            const uint8_t *        w   = col->w + (size_t)g * a->gb;
-            float                  out[2][HTP_TILE_ROWS];
-            kern->pair(w, w + a->gb, a->nblk, col, out);
-            qmm_write(a, col, 1, m0, out);
-            qmm_write(a, col, 1, m0 + HTP_TILE_ROWS, out + 1);
-            t++;
-            continue;
-        }
-        for (int64_t c = c0; c < c1;) {
-            int nc = 1;
-            while (nc < QMM_NC && c + nc < c1 && a->cols[c + nc].w == a->cols[c].w) {
-                nc++;
+    while (htp_share_claim(&a->items, ith, &t0, &t1)) {
+        for (int64_t t = t0; t < t1; t++) {
+            const int64_t g = t % a->n_groups, cb = t / a->n_groups;
+            const int64_t c0 = cb * QMM_CB, c1 = htp_min64(a->ncols, c0 + QMM_CB);
+            const int64_t m0 = g * HTP_TILE_ROWS;
+            // Decode (a lone column in its block): this row group and the next together.
+            if (kern && a->tiled && c1 - c0 == 1 && t + 1 < t1 && g + 1 < a->n_groups) {
+                const struct qmm_col * col = a->cols + c0;
+                const uint8_t *        w   = col->w + (size_t)g * a->gb;
+                float                  out[2][HTP_TILE_ROWS];
+                kern->pair(w, w + a->gb, a->nblk, col, out);
+                qmm_write(a, col, 1, m0, out);
+                qmm_write(a, col, 1, m0 + HTP_TILE_ROWS, out + 1);
+                t++;
+                continue;
             }
-            const struct qmm_col * cols = a->cols + c;
-            float                  out[QMM_NC][HTP_TILE_ROWS];
-            if (kern) {
-                const uint8_t * group;
-                if (a->tiled) {
-                    group = cols[0].w + (size_t)g * a->gb;
+            for (int64_t c = c0; c < c1;) {
+                int nc = 1;
+                while (nc < QMM_NC && c + nc < c1 && a->cols[c + nc].w == a->cols[c].w) {
+                    nc++;
+                }
+                const struct qmm_col * cols = a->cols + c;
+                float                  out[QMM_NC][HTP_TILE_ROWS];
+                if (kern) {
+                    const uint8_t * group;
+                    if (a->tiled) {
+                        group = cols[0].w + (size_t)g * a->gb;
+                    } else {
+                        if (packed_w != cols[0].w || packed_g != g) {
+                            htp_tiled_pack_group(a->f, cols[0].w + m0 * a->src0->nb[1], (size_t)a->src0->nb[1],
+                                                 (int)htp_min64(HTP_TILE_ROWS, a->M - m0), a->nblk, slice);
+                            packed_w = cols[0].w;
+                            packed_g = g;
+                        }
+                        group = slice;
+                    }
+                    kern->tile[nc - 1](group, a->nblk, a->K, cols, out);
                 } else {
-                    if (packed_w != cols[0].w || packed_g != g) {
-                        htp_tiled_pack_group(a->f, cols[0].w + m0 * a->src0->nb[1], (size_t)a->src0->nb[1],
-                                             (int)htp_min64(HTP_TILE_ROWS, a->M - m0), a->nblk, slice);
-                        packed_w = cols[0].w;
-                        packed_g = g;
-                    }
-                    group = slice;
-                }
-                kern->tile[nc - 1](group, a->nblk, a->K, cols, out);
-            } else {
-                float *   wrow = (float *)(void *)slice;
-                const int nr   = (int)htp_min64(HTP_TILE_ROWS, a->M - m0);
-                for (int r = 0; r < nr; r++) {
-                    htp_row_load_f32(wrow, cols[0].w + (m0 + r) * a->src0->nb[1], a->src0->nb[0], a->src0->type, a->K);
-                    for (int j = 0; j < nc; j++) {
-                        out[j][r] = htp_vec_dot_f32(a->K, wrow, (const float *)(const void *)cols[j].act);
+                    float *   wrow = (float *)(void *)slice;
+                    const int nr   = (int)htp_min64(HTP_TILE_ROWS, a->M - m0);
+                    for (int r = 0; r < nr; r++) {
+                        htp_row_load_f32(wrow, cols[0].w + (m0 + r) * a->src0->nb[1], a->src0->nb[0], a->src0->type,
+                                         a->K);
+                        for (int j = 0; j < nc; j++) {
+                            out[j][r] = htp_vec_dot_f32(a->K, wrow, (const float *)(const void *)cols[j].act);
+                        }
                     }
                 }
+                qmm_write(a, cols, nc, m0, out);
+                c += nc;
             }
-            qmm_write(a, cols, nc, m0, out);
-            c += nc;
         }
     }
 }
@@ -599,6 +606,8 @@ static void qmm_run_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
     ctx->run(ctx->pool, qmm_act_job, a);
     a->n_cb     = (a->ncols + QMM_CB - 1) / QMM_CB;
     a->n_groups = htp_tiled_ngroups(a->M);
+    // Chunks of QMM_SHARE_CHUNK row groups: even, so decode's group pairs stay whole.
+    htp_share_init(&a->items, a->n_groups * a->n_cb, QMM_SHARE_CHUNK, ctx->n_threads);
     ctx->run(ctx->pool, qmm_job, a);
 }
 
