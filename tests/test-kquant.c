@@ -1,10 +1,11 @@
 // test-kquant: the NPU's K-quant arithmetic (src/npu/ops/kquant.c) against
 // ggml for Q4_K, Q5_K and Q6_K: tile pack/unpack gives back ggml's block bytes
 // exactly (padding rows included), dequantization of tiled and plain rows
-// equals ggml's to_float bit for bit, activation quantization equals ggml's
-// Q8_K (quants, scale, sums), and the 16-row dot products (SIMD and portable)
-// match ggml-cpu's vec_dot with Q8_K activations to float rounding; the
-// decode kernel that takes several row groups at once gives the same bits.
+// equals ggml's to_float bit for bit, activation quantization (SIMD and
+// portable) equals ggml's Q8_K (quants, scale, sums), and the 16-row dot
+// products (SIMD and portable) match ggml-cpu's vec_dot with Q8_K activations
+// to float rounding; the decode kernel that takes several row groups at once
+// gives the same bits.
 // Exit 0 pass, 1 fail.
 
 #include <math.h>
@@ -112,9 +113,12 @@ static void test_type(enum ggml_type type, int64_t k, int nrows) {
     for (int64_t j = 0; j < 256; j++) {
         act[j] = 0.0f;  // column 0, block 0: all zero
     }
-    int q8_bad = 0;
+    int                    q8_bad = 0;
+    struct htp_q8k_block * q8ref  = malloc(sizeof(struct htp_q8k_block) * (size_t)nsb);
     for (int c = 0; c < ncol; c++) {
         htp_kq_quantize_q8k(q8 + c * nsb, act + c * k, k);
+        htp_kq_quantize_q8k_ref(q8ref, act + c * k, k);
+        q8_bad += memcmp(q8ref, q8 + c * nsb, sizeof(struct htp_q8k_block) * (size_t)nsb) != 0;
         ggml_get_type_traits_cpu(GGML_TYPE_Q8_K)->from_float(act + c * k, g8 + c * q8kb, k);
         for (int64_t b = 0; b < nsb; b++) {
             // ggml's block_q8_K: float d, int8 qs[256], int16 bsums[16]
@@ -198,6 +202,7 @@ static void test_type(enum ggml_type type, int64_t k, int nrows) {
     free(got);
     free(act);
     free(q8);
+    free(q8ref);
     free(g8);
 }
 

@@ -350,50 +350,107 @@ void htp_kq_dequant_row(uint32_t type, float * y, const uint8_t * row, int64_t n
 // Activations
 // ---------------------------------------------------------------------------
 
+// One super-block of 256 floats -> Q8_K: scale by -127 / (the first value of
+// largest magnitude), round half to even, clamp at 127; the 16- and 32-value
+// sums the dot products use for the weights' offsets.
+static void kq_quantize_sb_scalar(struct htp_q8k_block * o, const float * x) {
+    float amax = 0.0f;
+    for (int i = 0; i < HTP_KQ_QK; i++) {
+        const float a = fabsf(x[i]);
+        amax          = a > amax ? a : amax;
+    }
+    memset(o->pad, 0, sizeof o->pad);
+    if (amax == 0.0f) {
+        memset(o->qs, 0, sizeof o->qs);
+        memset(o->bsum16, 0, sizeof o->bsum16);
+        memset(o->bsum32, 0, sizeof o->bsum32);
+        o->d = 0.0f;
+        return;
+    }
+    float max = 0.0f;  // the first element of largest magnitude, with its sign
+    for (int i = 0; i < HTP_KQ_QK; i++) {
+        if (fabsf(x[i]) == amax) {
+            max = x[i];
+            break;
+        }
+    }
+    const float iscale = -127.0f / max;
+    for (int i = 0; i < HTP_KQ_QK; i++) {
+        // Round half to even through the fp32 mantissa (x * iscale is
+        // within +-127.5): the integer lands in the low mantissa bits.
+        const float t = iscale * x[i] + 12582912.0f;
+        int32_t     v;
+        memcpy(&v, &t, 4);
+        v        = (v & 0x007fffff) - 0x00400000;
+        o->qs[i] = (int8_t)(v < 127 ? v : 127);
+    }
+    for (int g = 0; g < 16; g++) {
+        int s = 0;
+        for (int i = 0; i < 16; i++) {
+            s += o->qs[16 * g + i];
+        }
+        o->bsum16[g] = (int16_t)s;
+    }
+    for (int g = 0; g < 8; g++) {
+        o->bsum32[g] = (int16_t)(o->bsum16[2 * g] + o->bsum16[2 * g + 1]);
+    }
+    o->d = 1.0f / iscale;
+}
+
+#ifdef KQ_AVX512
+// kq_quantize_sb_scalar on sixteen 16-float registers, with the same bits:
+// the product is rounded to float first and then to the nearest integer,
+// ties to even, as the scalar code's fp32-mantissa trick does.
+static void kq_quantize_sb_avx512(struct htp_q8k_block * o, const float * x) {
+    const __m512 sign = _mm512_set1_ps(-0.0f);
+    __m512       v[16];
+    __m512       amax = _mm512_setzero_ps();
+    for (int i = 0; i < 16; i++) {
+        v[i] = _mm512_loadu_ps(x + 16 * i);
+        amax = _mm512_max_ps(amax, _mm512_andnot_ps(sign, v[i]));
+    }
+    const float m = _mm512_reduce_max_ps(amax);
+    if (m == 0.0f) {
+        memset(o, 0, sizeof *o);
+        return;
+    }
+    float max = 0.0f;  // the first element of largest magnitude, with its sign
+    for (int i = 0; i < 16; i++) {
+        const __mmask16 eq = _mm512_cmp_ps_mask(_mm512_andnot_ps(sign, v[i]), _mm512_set1_ps(m), _CMP_EQ_OQ);
+        if (eq) {
+            max = x[16 * i + __builtin_ctz(eq)];
+            break;
+        }
+    }
+    const float   iscale = -127.0f / max;
+    const __m512  vs     = _mm512_set1_ps(iscale);
+    const __m512i top    = _mm512_set1_epi32(127);
+    for (int i = 0; i < 16; i++) {
+        const __m512i q = _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(v[i], vs)), top);
+        _mm_storeu_si128((__m128i *)(void *)(o->qs + 16 * i), _mm512_cvtepi32_epi8(q));
+        o->bsum16[i] = (int16_t)_mm512_reduce_add_epi32(q);
+    }
+    for (int g = 0; g < 8; g++) {
+        o->bsum32[g] = (int16_t)(o->bsum16[2 * g] + o->bsum16[2 * g + 1]);
+    }
+    memset(o->pad, 0, sizeof o->pad);
+    o->d = 1.0f / iscale;
+}
+#endif
+
 void htp_kq_quantize_q8k(struct htp_q8k_block * y, const float * x, int64_t k) {
     for (int64_t b = 0; b < k / HTP_KQ_QK; b++, x += HTP_KQ_QK) {
-        struct htp_q8k_block * o    = &y[b];
-        float                  amax = 0.0f;
-        for (int i = 0; i < HTP_KQ_QK; i++) {
-            const float a = fabsf(x[i]);
-            amax          = a > amax ? a : amax;
-        }
-        memset(o->pad, 0, sizeof o->pad);
-        if (amax == 0.0f) {
-            memset(o->qs, 0, sizeof o->qs);
-            memset(o->bsum16, 0, sizeof o->bsum16);
-            memset(o->bsum32, 0, sizeof o->bsum32);
-            o->d = 0.0f;
-            continue;
-        }
-        float max = 0.0f;  // the first element of largest magnitude, with its sign
-        for (int i = 0; i < HTP_KQ_QK; i++) {
-            if (fabsf(x[i]) == amax) {
-                max = x[i];
-                break;
-            }
-        }
-        const float iscale = -127.0f / max;
-        for (int i = 0; i < HTP_KQ_QK; i++) {
-            // Round half to even through the fp32 mantissa (x * iscale is
-            // within +-127.5): the integer lands in the low mantissa bits.
-            const float t = iscale * x[i] + 12582912.0f;
-            int32_t     v;
-            memcpy(&v, &t, 4);
-            v        = (v & 0x007fffff) - 0x00400000;
-            o->qs[i] = (int8_t)(v < 127 ? v : 127);
-        }
-        for (int g = 0; g < 16; g++) {
-            int s = 0;
-            for (int i = 0; i < 16; i++) {
-                s += o->qs[16 * g + i];
-            }
-            o->bsum16[g] = (int16_t)s;
-        }
-        for (int g = 0; g < 8; g++) {
-            o->bsum32[g] = (int16_t)(o->bsum16[2 * g] + o->bsum16[2 * g + 1]);
-        }
-        o->d = 1.0f / iscale;
+#ifdef KQ_AVX512
+        kq_quantize_sb_avx512(&y[b], x);
+#else
+        kq_quantize_sb_scalar(&y[b], x);
+#endif
+    }
+}
+
+void htp_kq_quantize_q8k_ref(struct htp_q8k_block * y, const float * x, int64_t k) {
+    for (int64_t b = 0; b < k / HTP_KQ_QK; b++, x += HTP_KQ_QK) {
+        kq_quantize_sb_scalar(&y[b], x);
     }
 }
 

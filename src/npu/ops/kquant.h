@@ -112,7 +112,11 @@ void htp_kq_dequant_row(uint32_t type, float * y, const uint8_t * row, int64_t n
 
 // Quantizes x[k] (k % 256 == 0) into k / 256 activation blocks, as ggml's
 // quantize_row_q8_K (same rounding, so the integer sums agree exactly).
+// AVX-512 or portable C, whichever the build targets.
 void htp_kq_quantize_q8k(struct htp_q8k_block * y, const float * x, int64_t k);
+
+// The same with the portable C code only (for tests of the SIMD path).
+void htp_kq_quantize_q8k_ref(struct htp_q8k_block * y, const float * x, int64_t k);
 
 // out[c][r] = dot product of row r (0..15) of a tiled row group of nsb
 // super-blocks with column c (0 .. nc-1, nc <= 4) of quantized activations,
