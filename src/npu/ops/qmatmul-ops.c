@@ -100,6 +100,29 @@ static size_t qmm_act_stride(int64_t K, int quant) {
 // ---------------------------------------------------------------------------
 
 // nb blocks of 32 floats at x -> nb activation blocks of QMM_ABLK bytes at out.
+#ifdef QMM_AVX512
+// The portable loop below on two 16-float registers a block, same bits: the
+// product is rounded to float, then to the nearest integer, ties to even.
+static void qmm_quantize_blocks(const float * x, int64_t nb, uint8_t * out) {
+    const __m512 sign = _mm512_set1_ps(-0.0f);
+    for (int64_t b = 0; b < nb; b++) {
+        const __m512 lo   = _mm512_loadu_ps(x + 32 * b);
+        const __m512 hi   = _mm512_loadu_ps(x + 32 * b + 16);
+        const float  amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_andnot_ps(sign, lo), _mm512_andnot_ps(sign, hi)));
+        const float  db   = amax / 127.0f;
+        const float  id   = db != 0.0f ? 1.0f / db : 0.0f;
+        const __m512 vid  = _mm512_set1_ps(id);
+        const __m512i qlo = _mm512_cvtps_epi32(_mm512_mul_ps(lo, vid));
+        const __m512i qhi = _mm512_cvtps_epi32(_mm512_mul_ps(hi, vid));
+        const int32_t s   = _mm512_reduce_add_epi32(_mm512_add_epi32(qlo, qhi));
+        uint8_t *     o   = out + QMM_ABLK * b;
+        _mm_storeu_si128((__m128i *)(void *)o, _mm512_cvtepi32_epi8(qlo));
+        _mm_storeu_si128((__m128i *)(void *)(o + 16), _mm512_cvtepi32_epi8(qhi));
+        memcpy(o + 32, &db, 4);
+        memcpy(o + 36, &s, 4);
+    }
+}
+#else
 static void qmm_quantize_blocks(const float * x, int64_t nb, uint8_t * out) {
     for (int64_t b = 0; b < nb; b++) {
         const float * xb   = x + 32 * b;
@@ -120,6 +143,7 @@ static void qmm_quantize_blocks(const float * x, int64_t nb, uint8_t * out) {
         memcpy(out + QMM_ABLK * b + 36, &s, 4);
     }
 }
+#endif
 
 static void qmm_act_job(void * arg, uint32_t ith, uint32_t nth) {
     const struct qmm_args *        a    = arg;
