@@ -26,7 +26,8 @@ model="$work/bench-tiny-q4_0.gguf"
 "$bin/htp-model" --preset tiny --type q4_0 -q -o "$model" || fail "htp-model"
 
 out=$("$bin/htp-bench" model -m "$model" -p 8 -n 4 --reps 2 --json) || fail "htp-bench model"
-has "$out" pp_tps tg_tps pp tg membw_gbps tg_membw_fraction_htp backend_fraction ops_per_token
+has "$out" pp_tps tg_tps pp tg membw_gbps tg_membw_fraction_htp tg_membw_fraction_best_htp backend_fraction \
+    ops_per_token
 
 out=$("$bin/htp-bench" matmul -m 64 -k 256 -n 1,8 --types f16,q8_0,q4_0,q4_K --reps 2 --json) ||
     fail "htp-bench matmul"

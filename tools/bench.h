@@ -9,6 +9,7 @@
 int64_t bench_now_ns(void);
 int     bench_cmp_i64(const void * a, const void * b);
 int64_t bench_median_i64(int64_t * v, int n);  // sorts v
+double  bench_median_f64(double * v, int n);   // sorts v
 
 int bench_mode_matmul(int argc, char ** argv);
 int bench_mode_membw(int argc, char ** argv);

@@ -36,6 +36,16 @@ int64_t bench_median_i64(int64_t * v, int n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static int cmp_f64(const void * a, const void * b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median_f64(double * v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_f64);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static void quiet_log(enum ggml_log_level level, const char * text, void * ud) {
     (void)ud;
     if (level == GGML_LOG_LEVEL_ERROR || level == GGML_LOG_LEVEL_WARN) {
