@@ -1,9 +1,14 @@
 // pool.c: worker pool with a generation counter. A job is published by
-// storing job/arg/nth and bumping `generation` with release order; workers
-// acquire-load it, run their slice and decrement `pending`. Idle workers spin
-// for idle_spin_us (the next op usually follows within microseconds), then
-// sleep on the generation word with a futex. The caller does slice 0 itself,
-// then waits for `pending` to reach zero the same way (join_spin_us).
+// storing job/arg/nth, then the word of unclaimed slices (tagged with the
+// job's generation), then bumping `generation`. Idle workers spin for
+// idle_spin_us (the next op usually follows within microseconds), then sleep
+// on the generation word with a futex. A worker that sees a new generation
+// enters `running`, claims slices (its own first, then any left) and runs
+// them, then leaves `running`. The caller runs slice 0, then claims and runs
+// whatever slices no worker has claimed yet, and waits for `running` to
+// reach zero (spinning join_spin_us, then on a futex). So a worker still
+// waking from its futex (50-150 us on this project's VMs) does not hold the
+// op up: the caller does its share, and the worker finds nothing to claim.
 
 #include "pool.h"
 
@@ -70,6 +75,25 @@ static void futex_wake_all(_Atomic uint32_t * addr) {
 #endif
 }
 
+// Claim a slice of job gen: `prefer` if it is unclaimed, else the lowest
+// unclaimed one. 0 when the job has none left (slice 0 is never in the word:
+// the caller runs it) or gen is no longer the current job. Sequentially
+// consistent: see htp_pool_run's wait for why, and it also acquires the
+// job/arg/nth published before the word.
+static uint32_t pool_claim(struct htp_pool * pool, uint32_t gen, uint32_t prefer) {
+    uint64_t v = atomic_load(&pool->unclaimed);
+    for (;;) {
+        const uint32_t mask = (uint32_t)v;
+        if ((uint32_t)(v >> 32) != gen || mask == 0) {
+            return 0;
+        }
+        const uint32_t i = prefer < 32 && (mask >> prefer & 1u) ? prefer : (uint32_t)__builtin_ctz(mask);
+        if (atomic_compare_exchange_weak(&pool->unclaimed, &v, v & ~((uint64_t)1 << i))) {
+            return i;
+        }
+    }
+}
+
 struct worker_arg {
     struct htp_pool * pool;
     uint32_t          ith;
@@ -108,16 +132,19 @@ static void * worker_main(void * p) {
         if (atomic_load_explicit(&pool->stop, memory_order_relaxed)) {
             break;
         }
-        if (ith < pool->nth) {
-            pool->job(pool->arg, ith, pool->nth);
+        // Enter running before claiming, so that the caller, once it has seen
+        // every slice claimed, also sees this worker running.
+        atomic_fetch_add(&pool->running, 1);
+        uint32_t i;
+        while ((i = pool_claim(pool, gen, ith)) != 0) {
+            // Claimed: the caller waits for us before it publishes another job.
+            pool->job(pool->arg, i, pool->nth);
         }
-        // Release: our slice's writes happen-before the caller's acquire of pending == 0.
-        if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) == 1) {
-            // Full fence: order the decrement before reading caller_sleeping (Dekker
-            // with the caller's store of caller_sleeping and re-read of pending).
-            atomic_thread_fence(memory_order_seq_cst);
-            if (atomic_load_explicit(&pool->caller_sleeping, memory_order_relaxed)) {
-                futex_wake_all(&pool->pending);
+        // Our slices' writes happen-before the caller's load of running == 0.
+        if (atomic_fetch_sub(&pool->running, 1) == 1) {
+            // Dekker with the caller's store of caller_sleeping and re-read of running.
+            if (atomic_load(&pool->caller_sleeping)) {
+                futex_wake_all(&pool->running);
             }
         }
     }
@@ -137,7 +164,8 @@ int htp_pool_init(struct htp_pool * pool, uint32_t n_threads) {
     pool->idle_spin_us = 50;
     pool->join_spin_us = 1000;
     atomic_init(&pool->generation, 0);
-    atomic_init(&pool->pending, 0);
+    atomic_init(&pool->unclaimed, 0);
+    atomic_init(&pool->running, 0);
     atomic_init(&pool->caller_sleeping, 0);
     atomic_init(&pool->stop, 0);
     atomic_init(&pool->sleepers, 0);
@@ -203,13 +231,16 @@ void htp_pool_run(struct htp_pool * pool, uint32_t nth, htp_job_fn job, void * a
         job(arg, 0, nth);
         return;
     }
-    pool->job = job;
-    pool->arg = arg;
-    pool->nth = nth;
-    // Relaxed: nobody reads pending until after the generation bump below.
-    atomic_store_explicit(&pool->pending, pool->n_threads - 1, memory_order_relaxed);
-    // Release: publishes job, arg, nth and pending to the workers' acquire load.
-    atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release);
+    pool->job          = job;
+    pool->arg          = arg;
+    pool->nth          = nth;
+    const uint32_t gen = atomic_load_explicit(&pool->generation, memory_order_relaxed) + 1;  // only we bump it
+    // Slices 1 .. nth-1 (nth <= HTP_MAX_NTHREADS < 32), tagged with the job's
+    // generation so that a worker late for an earlier job cannot claim them.
+    const uint32_t mask = ((1u << nth) - 1) & ~1u;
+    atomic_store(&pool->unclaimed, (uint64_t)gen << 32 | mask);
+    // Release: publishes job, arg and nth to the workers' acquire load.
+    atomic_store_explicit(&pool->generation, gen, memory_order_release);
     // Only pay for the wake syscall when a worker sleeps (see worker_main).
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&pool->sleepers, memory_order_relaxed) != 0) {
@@ -217,20 +248,25 @@ void htp_pool_run(struct htp_pool * pool, uint32_t nth, htp_job_fn job, void * a
     }
 
     job(arg, 0, nth);
+    uint32_t i;
+    while ((i = pool_claim(pool, gen, 0)) != 0) {
+        job(arg, i, nth);  // no worker has come for it yet
+    }
 
+    // Every slice is claimed now. A worker enters running before its claim
+    // and leaves after its slices, and all of these are sequentially
+    // consistent: so running == 0 here means every claimed slice is done.
     struct spin sp;
     uint32_t    left;
     spin_start(&sp);
-    // Acquire: pairs with each worker's release decrement; their slices' writes are visible.
-    while ((left = atomic_load_explicit(&pool->pending, memory_order_acquire)) != 0) {
+    while ((left = atomic_load(&pool->running)) != 0) {
         if (spin_once(&sp, pool->join_spin_us)) {
             continue;
         }
-        atomic_store_explicit(&pool->caller_sleeping, 1, memory_order_relaxed);
-        atomic_thread_fence(memory_order_seq_cst);  // Dekker with the last worker's decrement
-        if (atomic_load_explicit(&pool->pending, memory_order_relaxed) == left) {
-            futex_wait(&pool->pending, left);
+        atomic_store(&pool->caller_sleeping, 1);  // Dekker with the last worker's decrement
+        if (atomic_load(&pool->running) == left) {
+            futex_wait(&pool->running, left);
         }
-        atomic_store_explicit(&pool->caller_sleeping, 0, memory_order_relaxed);
+        atomic_store(&pool->caller_sleeping, 0);
     }
 }

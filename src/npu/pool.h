@@ -1,7 +1,9 @@
 // pool.h: the NPU's worker pool. n workers (the caller counts as worker 0);
-// htp_pool_run() hands one job to all of them and returns when all are done.
-// It runs once per op, so a dispatch costs a generation-counter bump and, for
-// workers that have gone to sleep, one futex wake.
+// htp_pool_run() hands one job to all of them and returns when all of its
+// slices are done. It runs once per op, so a dispatch costs a
+// generation-counter bump and, for workers that have gone to sleep, one futex
+// wake. Slices are claimed, not assigned: the caller runs the slices of
+// workers that have not come for them by the time it has done its own.
 //
 // Waits spin for a time before sleeping: a futex wake-up costs 50-150 us on
 // this project's virtual machines (htp-bench model's trace showed the first
@@ -31,7 +33,8 @@ struct htp_pool {
     uint32_t   nth;  // workers that take part in this job (the rest skip it)
 
     _Atomic uint32_t generation;  // bumped once per job; workers futex-wait on it
-    _Atomic uint32_t pending;     // helper threads still inside the current job
+    _Atomic uint64_t unclaimed;   // (generation << 32) | bit i set while slice i (>= 1) is unclaimed
+    _Atomic uint32_t running;     // helpers between seeing a job and finishing their claimed slices
     _Atomic uint32_t caller_sleeping;
     _Atomic uint32_t stop;
     _Atomic uint32_t sleepers;      // helpers inside (or about to enter) futex_wait on generation
@@ -50,8 +53,10 @@ void htp_pool_free(struct htp_pool * pool);
 // about to run. Cheap when none sleeps.
 void htp_pool_prewake(struct htp_pool * pool);
 
-// Run job(arg, ith, nth) for ith = 0 .. nth-1 (nth clamped to [1, n_threads]),
-// ith 0 on the calling thread; return when all have returned.
+// Run job(arg, ith, nth) once for each ith = 0 .. nth-1 (nth clamped to
+// [1, n_threads]): slice 0 on the calling thread, each other slice on the
+// thread that claims it first, the caller included. So slices must not wait
+// for each other. Returns when all have returned.
 void htp_pool_run(struct htp_pool * pool, uint32_t nth, htp_job_fn job, void * arg);
 
 #endif  // HTP_POOL_H
