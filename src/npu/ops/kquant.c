@@ -648,14 +648,22 @@ static inline __attribute__((always_inline)) void kq_dot_q6_avx512(int nc, float
 
 // Decode: one column against ng (2 or 4) consecutive row groups
 // (kq_dot_*_multi). One activation broadcast feeds 16 ng rows, the groups'
-// chains are independent, and every quant stream is prefetched KQ_PREFETCH
-// bytes ahead: at n = 1 the single group kernels leave the core waiting on
-// memory half of the time. Four groups stream Q4_K at about 1.2x two, 1.5x one
-// (two threads, weights far larger than the caches).
-#define KQ_PREFETCH 4096
-
-static inline void kq_prefetch(const void * p) {
-    _mm_prefetch((const char *)p + KQ_PREFETCH, _MM_HINT_T0);
+// chains are independent, and every group's quant part is prefetched two
+// super-blocks ahead: at n = 1 the single group kernels leave the core
+// waiting on memory half of the time. Four groups stream Q4_K at about 1.2x
+// two, 1.5x one (two threads, weights far larger than the caches).
+//
+// The inner loops take 32 steps a super-block, and a quant part is 32 cache
+// lines for Q4_K but 40 for Q5_K and 48 for Q6_K (their high bits follow the
+// low ones): step L prefetches line L and, while there are more, line 32 + L,
+// so every line is asked for. (A fixed distance from the vector being read
+// left a third of each Q6_K super-block to demand misses.)
+static inline void kq_prefetch_sb(const void * q, size_t qb, int L) {
+    const char * p = (const char *)q + 2 * qb;
+    _mm_prefetch(p + 64 * L, _MM_HINT_T0);
+    if (32 + L < (int)(qb / 64)) {
+        _mm_prefetch(p + 64 * (32 + L), _MM_HINT_T0);
+    }
 }
 
 static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q5, int ng, float out[4][HTP_KQ_R],
@@ -686,7 +694,7 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
                 const int8_t * y  = a[b].qs + 32 * j + 8 * c;
                 const __m512i  yl = kq_bcast4(y), yh = kq_bcast4(y + 4);
                 for (int h = 0; h < ng; h++) {
-                    kq_prefetch(q[h]->qs[j][c]);
+                    kq_prefetch_sb(q[h], qb, 4 * j + c);
                     const __m512i v  = _mm512_loadu_si512(q[h]->qs[j][c]);
                     __m512i       lo = _mm512_and_si512(v, m4), hi;
                     if (q5) {
@@ -753,7 +761,7 @@ static inline __attribute__((always_inline)) void kq_dot_q6_multi_avx512(int ng,
                 const int8_t * y  = a[b].qs + 16 * g + 8 * c;
                 const __m512i  yl = kq_bcast4(y), yh = kq_bcast4(y + 4);
                 for (int h = 0; h < ng; h++) {
-                    kq_prefetch(q[h]->ql[g][c]);
+                    kq_prefetch_sb(q[h], sizeof(struct htp_q6k_q), 2 * g + c);
                     const __m512i v  = _mm512_loadu_si512(q[h]->ql[g][c]);
                     __m512i       lo = _mm512_and_si512(v, m4);
                     __m512i       hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
