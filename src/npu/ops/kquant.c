@@ -657,8 +657,11 @@ static inline __attribute__((always_inline)) void kq_dot_q6_avx512(int nc, float
 // lines for Q4_K but 40 for Q5_K and 48 for Q6_K (their high bits follow the
 // low ones): step L prefetches line L and, while there are more, line 32 + L,
 // so every line is asked for. (A fixed distance from the vector being read
-// left a third of each Q6_K super-block to demand misses.)
-static inline void kq_prefetch_sb(const void * q, size_t qb, int L) {
+// left a third of each Q6_K super-block to demand misses.) Always inlined:
+// GCC 12 judged an out-of-line copy free of side effects (a prefetch stores
+// nothing) and deleted every call, so the objdump of kquant.c showed no
+// prefetch at all; check it there after touching this.
+static inline __attribute__((always_inline)) void kq_prefetch_sb(const void * q, size_t qb, int L) {
     const char * p = (const char *)q + 2 * qb;
     _mm_prefetch(p + 64 * L, _MM_HINT_T0);
     if (32 + L < (int)(qb / 64)) {
