@@ -402,12 +402,11 @@ static void kq_quantize_sb_scalar(struct htp_q8k_block * o, const float * x) {
 // the product is rounded to float first and then to the nearest integer,
 // ties to even, as the scalar code's fp32-mantissa trick does.
 static void kq_quantize_sb_avx512(struct htp_q8k_block * o, const float * x) {
-    const __m512 sign = _mm512_set1_ps(-0.0f);
-    __m512       v[16];
-    __m512       amax = _mm512_setzero_ps();
+    __m512 v[16];
+    __m512 amax = _mm512_setzero_ps();
     for (int i = 0; i < 16; i++) {
         v[i] = _mm512_loadu_ps(x + 16 * i);
-        amax = _mm512_max_ps(amax, _mm512_andnot_ps(sign, v[i]));
+        amax = _mm512_max_ps(amax, _mm512_abs_ps(v[i]));
     }
     const float m = _mm512_reduce_max_ps(amax);
     if (m == 0.0f) {
@@ -416,7 +415,7 @@ static void kq_quantize_sb_avx512(struct htp_q8k_block * o, const float * x) {
     }
     float max = 0.0f;  // the first element of largest magnitude, with its sign
     for (int i = 0; i < 16; i++) {
-        const __mmask16 eq = _mm512_cmp_ps_mask(_mm512_andnot_ps(sign, v[i]), _mm512_set1_ps(m), _CMP_EQ_OQ);
+        const __mmask16 eq = _mm512_cmp_ps_mask(_mm512_abs_ps(v[i]), _mm512_set1_ps(m), _CMP_EQ_OQ);
         if (eq) {
             max = x[16 * i + __builtin_ctz(eq)];
             break;

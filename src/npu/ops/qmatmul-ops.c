@@ -104,11 +104,10 @@ static size_t qmm_act_stride(int64_t K, int quant) {
 // The portable loop below on two 16-float registers a block, same bits: the
 // product is rounded to float, then to the nearest integer, ties to even.
 static void qmm_quantize_blocks(const float * x, int64_t nb, uint8_t * out) {
-    const __m512 sign = _mm512_set1_ps(-0.0f);
     for (int64_t b = 0; b < nb; b++) {
         const __m512 lo   = _mm512_loadu_ps(x + 32 * b);
         const __m512 hi   = _mm512_loadu_ps(x + 32 * b + 16);
-        const float  amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_andnot_ps(sign, lo), _mm512_andnot_ps(sign, hi)));
+        const float  amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(lo), _mm512_abs_ps(hi)));
         const float  db   = amax / 127.0f;
         const float  id   = db != 0.0f ? 1.0f / db : 0.0f;
         const __m512 vid  = _mm512_set1_ps(id);
