@@ -99,15 +99,19 @@ static inline uint16_t htp_fp32_to_bf16(float f) {
 }
 
 // Rows: n values from src to dst (no overlap).
+// The vector loops run to bounds computed before them (n rounded down to
+// the vector width): with "i + 8 <= n" as the condition, GCC 12 building for
+// AVX2 without AVX-512 inlined these with n = 256 and warned of an overflow
+// in a loop it had itself derived (-Waggressive-loop-optimizations).
 static inline void htp_fp16_to_fp32_row(const uint16_t * src, float * dst, int64_t n) {
     int64_t i = 0;
 #if defined(__AVX512F__)
-    for (; i + 16 <= n; i += 16) {
+    for (const int64_t n16 = n - n % 16; i < n16; i += 16) {
         _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(src + i))));
     }
 #endif
 #if defined(__F16C__)
-    for (; i + 8 <= n; i += 8) {
+    for (const int64_t n8 = n - n % 8; i < n8; i += 8) {
         _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + i))));
     }
 #endif
@@ -119,12 +123,12 @@ static inline void htp_fp16_to_fp32_row(const uint16_t * src, float * dst, int64
 static inline void htp_fp32_to_fp16_row(const float * src, uint16_t * dst, int64_t n) {
     int64_t i = 0;
 #if defined(__AVX512F__)
-    for (; i + 16 <= n; i += 16) {
+    for (const int64_t n16 = n - n % 16; i < n16; i += 16) {
         _mm256_storeu_si256((__m256i *)(dst + i), _mm512_cvtps_ph(_mm512_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
     }
 #endif
 #if defined(__F16C__)
-    for (; i + 8 <= n; i += 8) {
+    for (const int64_t n8 = n - n % 8; i < n8; i += 8) {
         _mm_storeu_si128((__m128i *)(dst + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
     }
 #endif
