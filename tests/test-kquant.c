@@ -5,7 +5,8 @@
 // portable) equals ggml's Q8_K (quants, scale, sums), and the 16-row dot
 // products (SIMD and portable) match ggml-cpu's vec_dot with Q8_K activations
 // to float rounding; the decode kernel that takes several row groups at once
-// gives the same bits.
+// gives the same bits. Also the Q8 activation blocks of the Q4_0-family
+// matmuls: SIMD against portable, and that they quantize their input.
 // Exit 0 pass, 1 fail.
 
 #include <math.h>
@@ -17,6 +18,7 @@
 #include "ggml-cpu.h"
 #include "ggml.h"
 #include "npu/ops/kquant.h"
+#include "npu/ops/quant.h"
 #include "proto/htp-proto.h"
 #include "npu/ops/tiled.h"
 
@@ -206,8 +208,44 @@ static void test_type(enum ggml_type type, int64_t k, int nrows) {
     free(g8);
 }
 
+// The Q8 activation blocks of the Q4_0-family matmuls (quant.h): the SIMD
+// code gives the portable code's bytes, on values with ties (x / d exactly
+// half-way between two integers) and an all-zero block; and each block is a
+// quantization: |q| <= 127, |x - q d| <= d / 2 (plus rounding), sum = sum q.
+static void test_qmm_activations(void) {
+    enum { NB = 64 };
+    float   x[NB * 32];
+    uint8_t simd[NB * 40], ref[NB * 40];
+    fill(x, NB, 32);
+    for (int j = 0; j < 32; j++) {
+        x[j]      = 0.0f;                                       // block 0: all zero
+        x[32 + j] = (j == 0) ? 127.0f : (float)(j % 9) - 4.5f;  // block 1: d = 1, ties
+        x[64 + j] = (j == 0) ? -63.5f : (float)j * 0.25f;       // block 2: d = 0.5, ties
+    }
+    htp_qmm_quantize_blocks(x, NB, simd);
+    htp_qmm_quantize_blocks_ref(x, NB, ref);
+    CHECK(memcmp(simd, ref, sizeof simd) == 0, "q8 activations: SIMD and portable bytes differ");
+    int bad = 0;
+    for (int b = 0; b < NB; b++) {
+        const uint8_t * o = ref + 40 * b;
+        float           d;
+        int32_t         sum, s = 0;
+        memcpy(&d, o + 32, 4);
+        memcpy(&sum, o + 36, 4);
+        for (int j = 0; j < 32; j++) {
+            const int q = (int8_t)o[j];
+            s += q;
+            bad += q < -127 || q > 127 || fabsf(x[32 * b + j] - (float)q * d) > 0.5001f * d + 1e-30f;
+        }
+        bad += s != sum;
+    }
+    CHECK(bad == 0, "q8 activations: %d values or sums are not a quantization of the input", bad);
+    printf("q8 activations (Q4_0 family): %d blocks checked\n", NB);
+}
+
 int main(void) {
     ggml_cpu_init();
+    test_qmm_activations();
     const enum ggml_type types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
     for (int t = 0; t < 3; t++) {
         test_type(types[t], 256, 5);

@@ -99,30 +99,9 @@ static size_t qmm_act_stride(int64_t K, int quant) {
 // Activation quantization: a row of K floats -> Q8 blocks of 32
 // ---------------------------------------------------------------------------
 
-// nb blocks of 32 floats at x -> nb activation blocks of QMM_ABLK bytes at out.
-#ifdef QMM_AVX512
-// The portable loop below on two 16-float registers a block, same bits: the
-// product is rounded to float, then to the nearest integer, ties to even.
-static void qmm_quantize_blocks(const float * x, int64_t nb, uint8_t * out) {
-    for (int64_t b = 0; b < nb; b++) {
-        const __m512 lo   = _mm512_loadu_ps(x + 32 * b);
-        const __m512 hi   = _mm512_loadu_ps(x + 32 * b + 16);
-        const float  amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(lo), _mm512_abs_ps(hi)));
-        const float  db   = amax / 127.0f;
-        const float  id   = db != 0.0f ? 1.0f / db : 0.0f;
-        const __m512 vid  = _mm512_set1_ps(id);
-        const __m512i qlo = _mm512_cvtps_epi32(_mm512_mul_ps(lo, vid));
-        const __m512i qhi = _mm512_cvtps_epi32(_mm512_mul_ps(hi, vid));
-        const int32_t s   = _mm512_reduce_add_epi32(_mm512_add_epi32(qlo, qhi));
-        uint8_t *     o   = out + QMM_ABLK * b;
-        _mm_storeu_si128((__m128i *)(void *)o, _mm512_cvtepi32_epi8(qlo));
-        _mm_storeu_si128((__m128i *)(void *)(o + 16), _mm512_cvtepi32_epi8(qhi));
-        memcpy(o + 32, &db, 4);
-        memcpy(o + 36, &s, 4);
-    }
-}
-#else
-static void qmm_quantize_blocks(const float * x, int64_t nb, uint8_t * out) {
+// nb blocks of 32 floats at x -> nb activation blocks of QMM_ABLK bytes at out
+// (quant.h). The portable code:
+void htp_qmm_quantize_blocks_ref(const float * x, int64_t nb, uint8_t * out) {
     for (int64_t b = 0; b < nb; b++) {
         const float * xb   = x + 32 * b;
         float         amax = 0.0f;
@@ -142,7 +121,37 @@ static void qmm_quantize_blocks(const float * x, int64_t nb, uint8_t * out) {
         memcpy(out + QMM_ABLK * b + 36, &s, 4);
     }
 }
+
+#ifdef QMM_AVX512
+// htp_qmm_quantize_blocks_ref on two 16-float registers a block, same bits: the
+// product is rounded to float, then to the nearest integer, ties to even.
+static void qmm_quantize_blocks_avx512(const float * x, int64_t nb, uint8_t * out) {
+    for (int64_t b = 0; b < nb; b++) {
+        const __m512  lo   = _mm512_loadu_ps(x + 32 * b);
+        const __m512  hi   = _mm512_loadu_ps(x + 32 * b + 16);
+        const float   amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(lo), _mm512_abs_ps(hi)));
+        const float   db   = amax / 127.0f;
+        const float   id   = db != 0.0f ? 1.0f / db : 0.0f;
+        const __m512  vid  = _mm512_set1_ps(id);
+        const __m512i qlo  = _mm512_cvtps_epi32(_mm512_mul_ps(lo, vid));
+        const __m512i qhi  = _mm512_cvtps_epi32(_mm512_mul_ps(hi, vid));
+        const int32_t s    = _mm512_reduce_add_epi32(_mm512_add_epi32(qlo, qhi));
+        uint8_t *     o    = out + QMM_ABLK * b;
+        _mm_storeu_si128((__m128i *)(void *)o, _mm512_cvtepi32_epi8(qlo));
+        _mm_storeu_si128((__m128i *)(void *)(o + 16), _mm512_cvtepi32_epi8(qhi));
+        memcpy(o + 32, &db, 4);
+        memcpy(o + 36, &s, 4);
+    }
+}
 #endif
+
+void htp_qmm_quantize_blocks(const float * x, int64_t nb, uint8_t * out) {
+#ifdef QMM_AVX512
+    qmm_quantize_blocks_avx512(x, nb, out);
+#else
+    htp_qmm_quantize_blocks_ref(x, nb, out);
+#endif
+}
 
 static void qmm_act_job(void * arg, uint32_t ith, uint32_t nth) {
     const struct qmm_args *        a    = arg;
@@ -167,7 +176,7 @@ static void qmm_act_job(void * arg, uint32_t ith, uint32_t nth) {
             } else {
                 htp_row_load_f32(buf, row + c * src1->nb[0], src1->nb[0], src1->type, k);
             }
-            qmm_quantize_blocks(x, k / 32, out + (c / 32) * QMM_ABLK);
+            htp_qmm_quantize_blocks(x, k / 32, out + (c / 32) * QMM_ABLK);
         }
     }
 }
@@ -365,10 +374,10 @@ static inline float qmm_scale(uint32_t type, const uint8_t * s, int r) {
 static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, const int nc, const uint8_t * group,
                                                            int64_t nblk, int64_t K, const struct qmm_col * cols,
                                                            float out[QMM_NC][HTP_TILE_ROWS]) {
-    const int      q8     = type == HTP_TYPE_Q8_0;
+    const int q8 = type == HTP_TYPE_Q8_0;
     const uint32_t qbytes = q8 ? 512 : 256;
     const uint32_t sbytes = type == HTP_TYPE_Q4_1 ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
-    const int      off    = qmm_offset(type);
+    const int off = qmm_offset(type);
     const uint8_t *qb = group, *sb = group + (size_t)nblk * qbytes;
     (void)K;
     for (int c = 0; c < nc; c++) {
@@ -386,7 +395,7 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
                         u = qb[kb * 512 + 64 * g + 4 * r + j];
                     } else {
                         const uint8_t b = qb[kb * 256 + 64 * (g & 3) + 4 * r + j];
-                        u               = g < 4 ? (b & 15) : (b >> 4);
+                        u = g < 4 ? (b & 15) : (b >> 4);
                         if (type == HTP_TYPE_IQ4_NL) {
                             u = (uint8_t)(htp_iq4nl_values[u] + 128);
                         } else if (type == HTP_TYPE_MXFP4) {
@@ -400,8 +409,8 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
             const float ms = type == HTP_TYPE_Q4_1 ? qmm_scale(type, sb + kb * sbytes + 32, r) : 0.0f;
             for (int c = 0; c < nc; c++) {
                 const int8_t * aq = (const int8_t *)cols[c].act + kb * QMM_ABLK;
-                float          ad;
-                int32_t        is;
+                float ad;
+                int32_t is;
                 memcpy(&ad, aq + 32, 4);
                 memcpy(&is, aq + 36, 4);
                 int32_t ia = -off * is;
@@ -420,7 +429,7 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
 static inline __attribute__((always_inline)) void qmm_tile_pair(const uint32_t type, const uint8_t * g0,
                                                                 const uint8_t * g1, int64_t nblk,
                                                                 const struct qmm_col * col,
-                                                                float                  out[2][HTP_TILE_ROWS]) {
+                                                                float out[2][HTP_TILE_ROWS]) {
     float o[QMM_NC][HTP_TILE_ROWS];
     qmm_tile(type, 1, g0, nblk, 0, col, o);
     memcpy(out[0], o[0], sizeof out[0]);

@@ -43,6 +43,14 @@ void htp_quant_dequant_tiled_row(const struct htp_tensor_view * v, int64_t i1, i
 // bit-exact with ggml's quantize_row_*_ref.
 void htp_quant_quantize_row(uint32_t type, const float * x, uint8_t * y, int64_t n);
 
+// Activations of the Q4_0-family matmuls: nb blocks of 32 floats at x ->
+// nb blocks of 40 bytes at out: int8 q[32] (round half to even of x / d),
+// float d = max |x| / 127 at byte 32, int32 sum of q at byte 36. The same
+// quants and d as ggml-cpu's SIMD quantize_row_q8_0 (which stores d as
+// fp16). AVX-512 where the build has it; _ref is the portable code (tests).
+void htp_qmm_quantize_blocks(const float * x, int64_t nb, uint8_t * out);
+void htp_qmm_quantize_blocks_ref(const float * x, int64_t nb, uint8_t * out);
+
 // A tiled view's strides match the tiled layout of its shape and type.
 int htp_quant_tiled_view_ok(const struct htp_tensor_view * v);
 
