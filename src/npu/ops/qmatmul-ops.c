@@ -515,66 +515,84 @@ static void qmm_write(const struct qmm_args * a, const struct qmm_col * cols, in
     }
 }
 
-static void qmm_job(void * arg, uint32_t ith, uint32_t nth) {
-    struct qmm_args *          a        = arg;
-    uint8_t *                  slice    = a->slices + (size_t)ith * a->slice_bytes;
-    const struct qmm_kernels * kern     = a->f ? qmm_kernels(a->f->type) : NULL;
-    const uint8_t *            packed_w = NULL;  // (slice, group) packed into slice
-    int64_t                    packed_g = -1;
+// A worker's state across the items it claims: its slice of scratch and the
+// (matrix, row group) packed into the slice, if any.
+struct qmm_worker {
+    uint8_t *                  slice;
+    const struct qmm_kernels * kern;  // NULL: float weights
+    const uint8_t *            packed_w;
+    int64_t                    packed_g;
+};
 
+// Row group g (rows m0 ..) of weight matrix w as a tile group: in place when
+// tiled, else packed into the worker's slice (kept while asked for again).
+static const uint8_t * qmm_group(const struct qmm_args * a, struct qmm_worker * wk, const uint8_t * w, int64_t g,
+                                 int64_t m0) {
+    if (a->tiled) {
+        return w + (size_t)g * a->gb;
+    }
+    if (wk->packed_w != w || wk->packed_g != g) {
+        htp_tiled_pack_group(a->f, w + m0 * a->src0->nb[1], (size_t)a->src0->nb[1],
+                             (int)htp_min64(HTP_TILE_ROWS, a->M - m0), a->nblk, wk->slice);
+        wk->packed_w = w;
+        wk->packed_g = g;
+    }
+    return wk->slice;
+}
+
+// Item t: row group t % n_groups against column block t / n_groups. Returns
+// how many items it did: 2 when a lone column (decode) took this group and
+// the next together (t + 1 < t1: the next one is this worker's too), else 1.
+static int64_t qmm_item(const struct qmm_args * a, struct qmm_worker * wk, int64_t t, int64_t t1) {
+    const int64_t g = t % a->n_groups, cb = t / a->n_groups;
+    const int64_t c0 = cb * QMM_CB, c1 = htp_min64(a->ncols, c0 + QMM_CB);
+    const int64_t m0 = g * HTP_TILE_ROWS;
+    if (wk->kern && a->tiled && c1 - c0 == 1 && t + 1 < t1 && g + 1 < a->n_groups) {
+        const struct qmm_col * col = a->cols + c0;
+        const uint8_t *        w   = col->w + (size_t)g * a->gb;
+        float                  out[2][HTP_TILE_ROWS];
+        wk->kern->pair(w, w + a->gb, a->nblk, col, out);
+        qmm_write(a, col, 1, m0, out);
+        qmm_write(a, col, 1, m0 + HTP_TILE_ROWS, out + 1);
+        return 2;
+    }
+    for (int64_t c = c0; c < c1;) {
+        int nc = 1;
+        while (nc < QMM_NC && c + nc < c1 && a->cols[c + nc].w == a->cols[c].w) {
+            nc++;
+        }
+        const struct qmm_col * cols = a->cols + c;
+        float                  out[QMM_NC][HTP_TILE_ROWS];
+        if (wk->kern) {
+            wk->kern->tile[nc - 1](qmm_group(a, wk, cols[0].w, g, m0), a->nblk, a->K, cols, out);
+        } else {
+            float *   wrow = (float *)(void *)wk->slice;
+            const int nr   = (int)htp_min64(HTP_TILE_ROWS, a->M - m0);
+            for (int r = 0; r < nr; r++) {
+                htp_row_load_f32(wrow, cols[0].w + (m0 + r) * a->src0->nb[1], a->src0->nb[0], a->src0->type, a->K);
+                for (int j = 0; j < nc; j++) {
+                    out[j][r] = htp_vec_dot_f32(a->K, wrow, (const float *)(const void *)cols[j].act);
+                }
+            }
+        }
+        qmm_write(a, cols, nc, m0, out);
+        c += nc;
+    }
+    return 1;
+}
+
+static void qmm_job(void * arg, uint32_t ith, uint32_t nth) {
+    struct qmm_args * a  = arg;
+    struct qmm_worker wk = {
+        .slice    = a->slices + (size_t)ith * a->slice_bytes,
+        .kern     = a->f ? qmm_kernels(a->f->type) : NULL,
+        .packed_g = -1,
+    };
     (void)nth;  // a->items knows the workers
     int64_t t0, t1;
     while (htp_share_claim(&a->items, ith, &t0, &t1)) {
-        for (int64_t t = t0; t < t1; t++) {
-            const int64_t g = t % a->n_groups, cb = t / a->n_groups;
-            const int64_t c0 = cb * QMM_CB, c1 = htp_min64(a->ncols, c0 + QMM_CB);
-            const int64_t m0 = g * HTP_TILE_ROWS;
-            // Decode (a lone column in its block): this row group and the next together.
-            if (kern && a->tiled && c1 - c0 == 1 && t + 1 < t1 && g + 1 < a->n_groups) {
-                const struct qmm_col * col = a->cols + c0;
-                const uint8_t *        w   = col->w + (size_t)g * a->gb;
-                float                  out[2][HTP_TILE_ROWS];
-                kern->pair(w, w + a->gb, a->nblk, col, out);
-                qmm_write(a, col, 1, m0, out);
-                qmm_write(a, col, 1, m0 + HTP_TILE_ROWS, out + 1);
-                t++;
-                continue;
-            }
-            for (int64_t c = c0; c < c1;) {
-                int nc = 1;
-                while (nc < QMM_NC && c + nc < c1 && a->cols[c + nc].w == a->cols[c].w) {
-                    nc++;
-                }
-                const struct qmm_col * cols = a->cols + c;
-                float                  out[QMM_NC][HTP_TILE_ROWS];
-                if (kern) {
-                    const uint8_t * group;
-                    if (a->tiled) {
-                        group = cols[0].w + (size_t)g * a->gb;
-                    } else {
-                        if (packed_w != cols[0].w || packed_g != g) {
-                            htp_tiled_pack_group(a->f, cols[0].w + m0 * a->src0->nb[1], (size_t)a->src0->nb[1],
-                                                 (int)htp_min64(HTP_TILE_ROWS, a->M - m0), a->nblk, slice);
-                            packed_w = cols[0].w;
-                            packed_g = g;
-                        }
-                        group = slice;
-                    }
-                    kern->tile[nc - 1](group, a->nblk, a->K, cols, out);
-                } else {
-                    float *   wrow = (float *)(void *)slice;
-                    const int nr   = (int)htp_min64(HTP_TILE_ROWS, a->M - m0);
-                    for (int r = 0; r < nr; r++) {
-                        htp_row_load_f32(wrow, cols[0].w + (m0 + r) * a->src0->nb[1], a->src0->nb[0], a->src0->type,
-                                         a->K);
-                        for (int j = 0; j < nc; j++) {
-                            out[j][r] = htp_vec_dot_f32(a->K, wrow, (const float *)(const void *)cols[j].act);
-                        }
-                    }
-                }
-                qmm_write(a, cols, nc, m0, out);
-                c += nc;
-            }
+        for (int64_t t = t0; t < t1;) {
+            t += qmm_item(a, &wk, t, t1);
         }
     }
 }
