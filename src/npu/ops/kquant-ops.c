@@ -240,12 +240,12 @@ static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
     uint8_t * p = ctx->vtcm + (a->ids ? ((size_t)a->ncols * sizeof(int32_t) + 127) / 128 * 128 : 0);
     a->pack     = a->tiled ? NULL : p;
     a->act      = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
+    a->n_rb     = (a->ngroup + KQ_RB - 1) / KQ_RB;
     for (a->j0 = 0; a->j0 < a->ncols; a->j0 = a->j1) {
         a->j1 = htp_min64(a->ncols, a->j0 + chunk);
         ctx->run(ctx->pool, kq_quantize_job, a);
         // Plain weights: one column block, so each group is packed once.
-        a->cb   = a->tiled ? KQ_CB : a->j1 - a->j0;
-        a->n_rb = (a->ngroup + KQ_RB - 1) / KQ_RB;
+        a->cb = a->tiled ? KQ_CB : a->j1 - a->j0;
         htp_share_init(&a->tiles, a->n_rb * ((a->j1 - a->j0 + a->cb - 1) / a->cb), 1, ctx->n_threads);
         ctx->run(ctx->pool, kq_dot_job, a);
     }
