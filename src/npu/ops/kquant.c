@@ -350,6 +350,13 @@ void htp_kq_dequant_row(uint32_t type, float * y, const uint8_t * row, int64_t n
 // Activations
 // ---------------------------------------------------------------------------
 
+// The 32-value sums from the 16-value ones.
+static void kq_q8k_sum32(struct htp_q8k_block * o) {
+    for (int g = 0; g < 8; g++) {
+        o->bsum32[g] = (int16_t)(o->bsum16[2 * g] + o->bsum16[2 * g + 1]);
+    }
+}
+
 // One super-block of 256 floats -> Q8_K: scale by -127 / (the first value of
 // largest magnitude), round half to even, clamp at 127; the 16- and 32-value
 // sums the dot products use for the weights' offsets.
@@ -391,9 +398,7 @@ static void kq_quantize_sb_scalar(struct htp_q8k_block * o, const float * x) {
         }
         o->bsum16[g] = (int16_t)s;
     }
-    for (int g = 0; g < 8; g++) {
-        o->bsum32[g] = (int16_t)(o->bsum16[2 * g] + o->bsum16[2 * g + 1]);
-    }
+    kq_q8k_sum32(o);
     o->d = 1.0f / iscale;
 }
 
@@ -429,9 +434,7 @@ static void kq_quantize_sb_avx512(struct htp_q8k_block * o, const float * x) {
         _mm_storeu_si128((__m128i *)(void *)(o->qs + 16 * i), _mm512_cvtepi32_epi8(q));
         o->bsum16[i] = (int16_t)_mm512_reduce_add_epi32(q);
     }
-    for (int g = 0; g < 8; g++) {
-        o->bsum32[g] = (int16_t)(o->bsum16[2 * g] + o->bsum16[2 * g + 1]);
-    }
+    kq_q8k_sum32(o);
     memset(o->pad, 0, sizeof o->pad);
     o->d = 1.0f / iscale;
 }
