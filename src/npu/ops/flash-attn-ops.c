@@ -326,9 +326,11 @@ static void fa_finish_scores(const struct fa_args * a, float * s, const float * 
 // does not follow; the conversion loops were most of the op's time.
 #define FA_PREFETCH_ROWS 8
 
-// Prefetch rows [ic, ic + n) of a K or V view (d elements each).
-static void fa_prefetch_rows(const struct htp_tensor_view * t, int64_t ic, int64_t i2, int64_t i3, int64_t n,
-                             int64_t d) {
+// Prefetch rows [ic, ic + n) of a K or V view (d elements each). Always
+// inlined: GCC deletes calls to an out-of-line function whose only effect
+// is prefetching (see kq_prefetch_sb in kquant.c).
+static inline __attribute__((always_inline)) void fa_prefetch_rows(const struct htp_tensor_view * t, int64_t ic,
+                                                                   int64_t i2, int64_t i3, int64_t n, int64_t d) {
     const int64_t row_bytes = d * t->nb[0];
     for (int64_t j = 0; j < n; j++) {
         const uint8_t * row = htp_view_row(t, ic + j, i2, i3);

@@ -197,7 +197,9 @@ static inline int qmm_offset(uint32_t type) {
 // read bandwidth (htp-bench matmul, m = 32768, k = 8192, n = 1).
 #define QMM_PREFETCH 4096
 
-static inline void qmm_prefetch(const uint8_t * p, uint32_t bytes) {
+// Always inlined: GCC deletes calls to an out-of-line function whose only
+// effect is prefetching (see kq_prefetch_sb in kquant.c).
+static inline __attribute__((always_inline)) void qmm_prefetch(const uint8_t * p, uint32_t bytes) {
     for (uint32_t o = 0; o < bytes; o += 64) {
         _mm_prefetch((const char *)(p + QMM_PREFETCH + o), _MM_HINT_T0);
     }
