@@ -47,7 +47,7 @@ struct share_job {
     _Atomic int32_t  owner[SHARE_MAX_ITEMS];  // worker that claimed the item
     _Atomic uint32_t bad_chunk;               // a claim not inside [0, n) or longer than chunk
     int64_t          n, chunk;
-    uint32_t         slow_ith;  // this worker sleeps after its first claim (nth + 1: none)
+    uint32_t         slow_ith;  // this worker sleeps after its first claim (>= nth: none)
 };
 
 static void share_fn(void * arg, uint32_t ith, uint32_t nth) {
