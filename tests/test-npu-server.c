@@ -3,7 +3,9 @@
 // serving; queue descriptors are validated; NOP batches round-trip; a bad
 // batch is refused and the next one runs; a fence signalled by one session is
 // waited on by another (in FIFO order; the reverse order times out, then the
-// signal runs); hanging up makes the process exit cleanly.
+// signal runs); batches of two sessions run in their submission numbers'
+// order, not in the order the NPU's readers took them; hanging up makes the
+// process exit cleanly.
 // Usage: test-npu-server PATH-TO-htp-npu
 
 #include <errno.h>
@@ -37,8 +39,9 @@ static int n_pass = 0, n_fail = 0;
         }                                                                   \
     } while (0)
 
-static int   sock = -1;
-static pid_t child;
+static int      sock = -1;
+static pid_t    child;
+static uint64_t orders_pushed;  // the device-wide submission numbers handed out so far
 
 static double now_s(void) {
     struct timespec ts;
@@ -185,8 +188,43 @@ static void push(struct sess * s, const struct htp_op_desc * ops, uint32_t n_ops
         memcpy(p + l.tensors, &t, sizeof(t));
     }
     memcpy(p + l.ops, ops, sizeof(*ops) * n_ops);
-    struct htp_opbatch_req r = {.seq = ++s->seq, .slot = slot, .n_bufs = 1, .n_tensors = nt, .n_ops = n_ops_claimed};
+    struct htp_opbatch_req r = {
+        .seq = ++s->seq, .order = ++orders_pushed, .slot = slot, .n_bufs = 1, .n_tensors = nt, .n_ops = n_ops_claimed};
     htp_ring_push(s->req, DEPTH, sizeof(r), &r);
+}
+
+// Batch of one fence op on fence slot `fence` of owner's pinned buffer (mapped
+// into s under the same fd number, as the host clones it), stamped `order`.
+static void push_fence_op(struct sess * s, const struct sess * owner, uint32_t fence, struct htp_op_desc op,
+                          uint64_t order) {
+    uint32_t               slot = (uint32_t)(s->seq % DEPTH);
+    uint8_t *              p    = s->mem + SLOTS_OFF + slot * s->slot_size;
+    struct htp_slot_layout l    = htp_slot_layout(1, 1, 1, 0, 0);
+    struct htp_buf_desc    bd   = {0, owner->size, owner->fd, owner == s ? HTP_BUF_PINNED : 0};
+    struct htp_tensor      t    = {
+                .data = FENCE_OFF + fence * HTP_FENCE_SLOT_SIZE, .type = HTP_TYPE_I8, .flags = HTP_TENSOR_FENCE, .bi = 0};
+    t.ne[0] = HTP_FENCE_SLOT_SIZE, t.ne[1] = t.ne[2] = t.ne[3] = 1;
+    t.nb[0] = 1, t.nb[1] = t.nb[2] = t.nb[3] = HTP_FENCE_SLOT_SIZE;
+    op.src[0] = 0;
+    memcpy(p + l.bufs, &bd, sizeof(bd));
+    memcpy(p + l.tensors, &t, sizeof(t));
+    memcpy(p + l.ops, &op, sizeof(op));
+    struct htp_opbatch_req rq = {
+        .seq = ++s->seq, .order = order, .slot = slot, .n_bufs = 1, .n_tensors = 1, .n_ops = 1};
+    htp_ring_push(s->req, DEPTH, sizeof(rq), &rq);
+}
+
+// Wait until s's reader has taken every request pushed so far.
+static int all_taken(struct sess * s, double timeout_s) {
+    double t0 = now_s();
+    while (__atomic_load_n((uint32_t *)&s->req->tail, __ATOMIC_ACQUIRE) !=
+           __atomic_load_n((uint32_t *)&s->req->head, __ATOMIC_RELAXED)) {
+        if (now_s() - t0 > timeout_s) {
+            return 0;
+        }
+        usleep(1000);
+    }
+    return 1;
 }
 
 static int pop(struct sess * s, struct htp_opbatch_rsp * rsp, double timeout_s) {
@@ -360,42 +398,48 @@ int main(int argc, char ** argv) {
     push(&a, &sig, 1, 1, 1);
     EXPECT(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK, "signal fence 1 from a");
     // b's batch names a's buffer under b's key for it (the same fd number here).
-    {
-        uint32_t               slot = (uint32_t)(b.seq % DEPTH);
-        uint8_t *              p    = b.mem + SLOTS_OFF + slot * b.slot_size;
-        struct htp_slot_layout l    = htp_slot_layout(1, 1, 1, 0, 0);
-        struct htp_buf_desc    bd   = {0, a.size, a.fd, 0};
-        struct htp_tensor      t    = {.data = FENCE_OFF, .type = HTP_TYPE_I8, .flags = HTP_TENSOR_FENCE, .bi = 0};
-        t.ne[0] = HTP_FENCE_SLOT_SIZE, t.ne[1] = t.ne[2] = t.ne[3] = 1;
-        t.nb[0] = 1, t.nb[1] = t.nb[2] = t.nb[3] = HTP_FENCE_SLOT_SIZE;
-        memcpy(p + l.bufs, &bd, sizeof(bd));
-        memcpy(p + l.tensors, &t, sizeof(t));
-        memcpy(p + l.ops, &wt, sizeof(wt));
-        struct htp_opbatch_req rq = {.seq = ++b.seq, .slot = slot, .n_bufs = 1, .n_tensors = 1, .n_ops = 1};
-        htp_ring_push(b.req, DEPTH, sizeof(rq), &rq);
-        EXPECT(pop(&b, &r, 5) == 0 && r.status == HTP_STATUS_OK, "b waits on a's fence 1: status %u", r.status);
+    push_fence_op(&b, &a, 0, wt, ++orders_pushed);
+    EXPECT(pop(&b, &r, 5) == 0 && r.status == HTP_STATUS_OK, "b waits on a's fence 1: status %u", r.status);
 
-        // Reverse order: b waits for 2 first; a's signal queues behind it, so
-        // the wait times out (400 ms here), then the signal runs.
-        wt.params[0] = 2;
-        slot         = (uint32_t)(b.seq % DEPTH);
-        p            = b.mem + SLOTS_OFF + slot * b.slot_size;
-        memcpy(p + l.bufs, &bd, sizeof(bd));
-        memcpy(p + l.tensors, &t, sizeof(t));
-        memcpy(p + l.ops, &wt, sizeof(wt));
-        rq        = (struct htp_opbatch_req){.seq = ++b.seq, .slot = slot, .n_bufs = 1, .n_tensors = 1, .n_ops = 1};
-        double t0 = now_s();
-        htp_ring_push(b.req, DEPTH, sizeof(rq), &rq);
-        usleep(20000);  // let b's reader take its ticket first
-        sig.params[0] = 2;
-        push(&a, &sig, 1, 1, 1);
-        int    got_b  = pop(&b, &r, 5) == 0;
-        double waited = now_s() - t0;
-        EXPECT(got_b && r.status == HTP_STATUS_INTERNAL_ERR && waited > 0.3 && waited < 3,
-               "wait queued before the signal times out: status %u after %.3f s", r.status, waited);
-        EXPECT(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK, "the signal runs after the timed-out wait");
-        // Relaxed: the response pop above (acquire) ordered the NPU's writes.
-        EXPECT(__atomic_load_n(&fence->seq, __ATOMIC_ACQUIRE) == 2, "host sees fence seq 2");
+    // Reverse order: b waits for 2 first; a's signal queues behind it, so the
+    // wait times out (400 ms here), then the signal runs.
+    wt.params[0]  = 2;
+    double t_wait = now_s();
+    push_fence_op(&b, &a, 0, wt, ++orders_pushed);
+    usleep(20000);  // let b's batch start first
+    sig.params[0] = 2;
+    push(&a, &sig, 1, 1, 1);
+    int    got_b  = pop(&b, &r, 5) == 0;
+    double waited = now_s() - t_wait;
+    EXPECT(got_b && r.status == HTP_STATUS_INTERNAL_ERR && waited > 0.3 && waited < 3,
+           "wait queued before the signal times out: status %u after %.3f s", r.status, waited);
+    EXPECT(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK, "the signal runs after the timed-out wait");
+    EXPECT(__atomic_load_n(&fence->seq, __ATOMIC_ACQUIRE) == 2, "host sees fence seq 2");
+
+    // Submission order, not pick-up order: while a's first batch holds the
+    // device (waiting for the host on fence slot 1), b's reader takes a batch
+    // numbered n + 2, then a batch numbered n + 1 lands in a's ring. Released,
+    // the device must run a's (signal 3) before b's (signal 4) although b's
+    // reader had its batch first; the other way round would leave seq 3.
+    {
+        struct htp_fence_slot * gate = (struct htp_fence_slot *)(void *)(a.mem + FENCE_OFF + HTP_FENCE_SLOT_SIZE);
+        uint64_t                n    = orders_pushed;
+        orders_pushed += 3;
+        push_fence_op(&a, &a, 1, op_of(HTP_OP_FENCE, 1, 1, 0), n);  // wait for the host's gate seq 1
+        EXPECT(all_taken(&a, 5), "a's reader took the gated batch");
+        push_fence_op(&b, &a, 0, op_of(HTP_OP_FENCE, 1, 4, 1), n + 2);
+        EXPECT(all_taken(&b, 5), "b's reader took its batch");
+        usleep(20000);  // b's reader is now waiting for its turn
+        push_fence_op(&a, &a, 0, op_of(HTP_OP_FENCE, 1, 3, 1), n + 1);
+        __atomic_store_n(&gate->status, HTP_STATUS_OK, __ATOMIC_RELAXED);
+        __atomic_store_n(&gate->seq, 1, __ATOMIC_RELEASE);
+        htp_futex_wake((_Atomic uint32_t *)(void *)&gate->seq);
+        int ok_a = pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK;
+        ok_a &= pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK;
+        int ok_b = pop(&b, &r, 5) == 0 && r.status == HTP_STATUS_OK;
+        EXPECT(ok_a && ok_b, "the three ordered batches ran");
+        EXPECT(__atomic_load_n(&fence->seq, __ATOMIC_ACQUIRE) == 4,
+               "the lower-numbered batch ran first: fence seq %u, want 4", fence->seq);
     }
 
     // Unmap refusals and accounting.

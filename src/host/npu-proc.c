@@ -40,6 +40,8 @@ struct htp_npu {
     char            death[96];
 
     struct htp_hw_info hw;
+
+    _Atomic uint64_t orders_taken;  // htp_npu_next_order's counter
 };
 
 static pthread_mutex_t  htp_npu_registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -157,6 +159,13 @@ pid_t htp_npu_pid(const struct htp_npu * npu) {
 
 uint32_t htp_npu_phys_idx(const struct htp_npu * npu) {
     return npu->phys_idx;
+}
+
+uint64_t htp_npu_next_order(struct htp_npu * npu) {
+    // Relaxed is enough: the read-modify-writes of one atomic are totally
+    // ordered consistently with happens-before, so a push that happens after
+    // another draws a larger number; the ring push publishes it.
+    return atomic_fetch_add_explicit(&npu->orders_taken, 1, memory_order_relaxed) + 1;
 }
 
 // Path of the NPU program: $GGML_HEXAGON_NPU, else htp-npu beside this library.

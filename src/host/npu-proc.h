@@ -66,6 +66,11 @@ bool htp_npu_alive(struct htp_npu * npu);
 // Why the NPU is dead ("exited with status 3", "killed by signal 9", ...), or "".
 const char * htp_npu_death(const struct htp_npu * npu);
 
+// Next device-wide submission number (1, 2, 3, ...) for a batch pushed to any
+// session of this NPU (struct htp_opbatch_req's order). Thread-safe; a push
+// that happens after another takes its number after it, so gets a larger one.
+uint64_t htp_npu_next_order(struct htp_npu * npu);
+
 const struct htp_hw_info * htp_npu_hw_info(const struct htp_npu * npu);
 pid_t                      htp_npu_pid(const struct htp_npu * npu);
 uint32_t                   htp_npu_phys_idx(const struct htp_npu * npu);

@@ -23,12 +23,13 @@ uint64_t htp_opqueue_ring_size(uint32_t depth, uint32_t entry_size) {
     return htp_ring_sizeof(depth, entry_size);
 }
 
-int htp_opqueue_init(struct htp_opqueue * q, void * req_ring, void * rsp_ring, void * slots, uint64_t slot_size,
-                     uint32_t depth, uint32_t n_threads, uint32_t n_traces, int poll) {
+int htp_opqueue_init(struct htp_opqueue * q, struct htp_npu * npu, void * req_ring, void * rsp_ring, void * slots,
+                     uint64_t slot_size, uint32_t depth, uint32_t n_threads, uint32_t n_traces, int poll) {
     memset(q, 0, sizeof *q);
     if (depth == 0 || depth > HTP_QUEUE_MAX_DEPTH || (depth & (depth - 1)) != 0) {
         return HTP_STATUS_HOST_ERR;
     }
+    q->npu       = npu;
     q->req       = htp_ring_init(req_ring);
     q->rsp       = htp_ring_init(rsp_ring);
     q->slots     = slots;
@@ -45,6 +46,7 @@ static int publish(struct htp_opqueue * q, const struct htp_opqueue_counts * c) 
     uint32_t               slot = (uint32_t)((seq - 1) & (q->depth - 1));
     struct htp_opbatch_req req  = {
          .seq       = seq,
+         .order     = htp_npu_next_order(q->npu),
          .slot      = slot,
          .n_bufs    = c->n_bufs,
          .n_tensors = c->n_tensors,

@@ -31,7 +31,10 @@ struct htp_opqueue_counts {
     uint32_t n_bufs, n_tensors, n_ops, n_traces;
 };
 
+struct htp_npu;
+
 struct htp_opqueue {
+    struct htp_npu *          npu;        // numbers each request (htp_npu_next_order)
     struct htp_ring *         req;        // host -> NPU
     struct htp_ring *         rsp;        // NPU -> host
     uint8_t *                 slots;      // slot 0
@@ -50,8 +53,8 @@ uint64_t htp_opqueue_ring_size(uint32_t depth, uint32_t entry_size);
 
 // Set up a queue over rings and slots already placed in the pinned buffer
 // (rings are initialised here). Returns 0 or HTP_STATUS_HOST_ERR.
-int htp_opqueue_init(struct htp_opqueue * q, void * req_ring, void * rsp_ring, void * slots, uint64_t slot_size,
-                     uint32_t depth, uint32_t n_threads, uint32_t n_traces, int poll);
+int htp_opqueue_init(struct htp_opqueue * q, struct htp_npu * npu, void * req_ring, void * rsp_ring, void * slots,
+                     uint64_t slot_size, uint32_t depth, uint32_t n_threads, uint32_t n_traces, int poll);
 
 static inline uint32_t htp_opqueue_in_flight(const struct htp_opqueue * q) {
     return (uint32_t)(q->req_seq - q->rsp_seq);

@@ -4,9 +4,9 @@
 // The pinned buffer. One memfd per session, mapped into the session with
 // HTP_BUF_PINNED (and into other sessions as an ordinary clone when they wait
 // on or signal its fences). Offsets in bytes; the request ring holds struct
-// htp_opbatch_req (32 bytes), the response ring struct htp_opbatch_rsp (48):
+// htp_opbatch_req (40 bytes), the response ring struct htp_opbatch_rsp (48):
 //
-//   0                  request ring   HTP_RING_HDR_SIZE + depth * 32, rounded up to 64
+//   0                  request ring   HTP_RING_HDR_SIZE + depth * 40, rounded up to 64
 //   rsp_off            response ring  HTP_RING_HDR_SIZE + depth * 48, rounded up to 64
 //   slots_off          op-queue slots depth * slot_size; slots_off is 4096-aligned,
 //                                     slot_size = htp_slot_size(batch_ops, n_threads,
@@ -234,8 +234,8 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
         goto fail;
     }
     uint8_t * base = htp_buffer_base(sess->pinned);
-    rc = htp_opqueue_init(&sess->queue, base, base + sess->rsp_off, base + sess->slots_off, sess->slot_size, depth,
-                          sess->n_threads, sess->n_traces, (int)params->poll);
+    rc = htp_opqueue_init(&sess->queue, sess->npu, base, base + sess->rsp_off, base + sess->slots_off, sess->slot_size,
+                          depth, sess->n_threads, sess->n_traces, (int)params->poll);
     if (rc != 0) {
         goto fail;
     }

@@ -1,6 +1,7 @@
 // session.c: sessions of the software NPU: map table over the VA window,
 // scratch area, and the queue reader that executes batches from the request
-// ring in device-wide FIFO order. See session.h for the locking.
+// ring in the host's device-wide submission order. See session.h for the
+// locking.
 
 #include "session.h"
 
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "../proto/htp-ring.h"
 #include "batch.h"
@@ -53,6 +55,11 @@ struct htp_session {
     struct htp_ring *     req_ring;
     struct htp_ring *     rsp_ring;
     struct htp_batch      batch;
+
+    // Device scheduling, guarded by dev->exec_mutex.
+    struct htp_session * next_queue;   // link in dev->queues while the reader runs
+    int                  taken;        // the reader holds a request waiting for its turn ...
+    uint64_t             taken_order;  // ... with this submission number
 };
 
 // ---------------------------------------------------------------------------
@@ -66,8 +73,12 @@ int htp_device_init(struct htp_device * dev, const struct htp_hw_info * hw) {
     if (rc != HTP_STATUS_OK) {
         return rc;
     }
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_mutex_init(&dev->exec_mutex, NULL);
-    pthread_cond_init(&dev->exec_cv, NULL);
+    pthread_cond_init(&dev->exec_cv, &attr);
+    pthread_condattr_destroy(&attr);
     return HTP_STATUS_OK;
 }
 
@@ -77,21 +88,96 @@ void htp_device_free(struct htp_device * dev) {
     pthread_cond_destroy(&dev->exec_cv);
 }
 
-static uint64_t exec_enter(struct htp_device * dev) {
+// Submission number of the request session o runs next: the one its reader
+// has taken, else the oldest in its ring. Returns 0 when it has none (or its
+// ring is corrupt, which its own reader reports). Caller holds exec_mutex,
+// which serialises this peek with o's pops.
+static int next_order(const struct htp_session * o, uint64_t * order) {
+    if (o->taken) {
+        *order = o->taken_order;
+        return 1;
+    }
+    struct htp_opbatch_req req;
+    if (htp_ring_peek(o->req_ring, o->q.depth, sizeof(req), &req) != HTP_RING_OK) {
+        return 0;
+    }
+    *order = req.order;
+    return 1;
+}
+
+// Whether s's taken request may run now: nothing runs, and no other session
+// has a request with a smaller (order, session id). Caller holds exec_mutex.
+static int is_my_turn(const struct htp_session * s) {
+    if (s->dev->exec_busy) {
+        return 0;
+    }
+    for (const struct htp_session * o = s->dev->queues; o != NULL; o = o->next_queue) {
+        uint64_t order;
+        if (o != s && next_order(o, &order) && (order < s->taken_order || (order == s->taken_order && o->id < s->id))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+// Take the oldest request of s's ring and wait for its turn; on HTP_RING_OK
+// the device is ours (exec_busy) until exec_leave. HTP_RING_EMPTY when the
+// ring had nothing after all or the queue is stopping (the request is dropped:
+// nobody will read its answer), HTP_RING_CORRUPT for impossible indices.
+static int exec_enter(struct htp_session * s, struct htp_opbatch_req * req) {
+    struct htp_device * dev = s->dev;
     pthread_mutex_lock(&dev->exec_mutex);
-    uint64_t ticket = dev->exec_next++;
-    while (dev->exec_serving != ticket) {
-        pthread_cond_wait(&dev->exec_cv, &dev->exec_mutex);
+    int rc = htp_ring_pop(s->req_ring, s->q.depth, sizeof(*req), req);
+    if (rc == HTP_RING_OK) {
+        s->taken       = 1;
+        s->taken_order = req->order;
+        // Timed: the stop flag is not announced through exec_cv.
+        while (!is_my_turn(s) && !atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            ts.tv_nsec += (long)QUEUE_WAIT_US * 1000;
+            ts.tv_sec += ts.tv_nsec / 1000000000;
+            ts.tv_nsec %= 1000000000;
+            pthread_cond_timedwait(&dev->exec_cv, &dev->exec_mutex, &ts);
+        }
+        s->taken = 0;
+        if (is_my_turn(s)) {
+            dev->exec_busy = 1;
+        } else {
+            rc = HTP_RING_EMPTY;
+            pthread_cond_broadcast(&dev->exec_cv);  // others may have waited for what we dropped
+        }
     }
     pthread_mutex_unlock(&dev->exec_mutex);
-    return ticket;
+    return rc;
 }
 
 static void exec_leave(struct htp_device * dev) {
     pthread_mutex_lock(&dev->exec_mutex);
-    dev->exec_serving++;
+    dev->exec_busy = 0;
     pthread_cond_broadcast(&dev->exec_cv);
     pthread_mutex_unlock(&dev->exec_mutex);
+}
+
+static void queues_add(struct htp_session * s) {
+    pthread_mutex_lock(&s->dev->exec_mutex);
+    s->next_queue  = s->dev->queues;
+    s->dev->queues = s;
+    pthread_mutex_unlock(&s->dev->exec_mutex);
+}
+
+// After this nobody peeks s's ring, so its pinned buffer may go.
+static void queues_remove(struct htp_session * s) {
+    pthread_mutex_lock(&s->dev->exec_mutex);
+    for (struct htp_session ** p = &s->dev->queues; *p != NULL; p = &(*p)->next_queue) {
+        if (*p == s) {
+            *p = s->next_queue;
+            break;
+        }
+    }
+    s->next_queue = NULL;
+    pthread_cond_broadcast(&s->dev->exec_cv);  // a reader may have waited for s's requests
+    pthread_mutex_unlock(&s->dev->exec_mutex);
 }
 
 // ---------------------------------------------------------------------------
@@ -344,7 +430,8 @@ static void * queue_reader(void * arg) {
         }
         struct htp_opbatch_req req;
         struct htp_opbatch_rsp rsp;
-        rc = htp_ring_pop(s->req_ring, s->q.depth, sizeof(req), &req);
+        env.prof_mode = atomic_load_explicit(&s->prof_mode, memory_order_relaxed);
+        rc            = exec_enter(s, &req);
         if (rc == HTP_RING_EMPTY) {
             continue;
         }
@@ -356,8 +443,6 @@ static void * queue_reader(void * arg) {
             break;
         }
 
-        env.prof_mode = atomic_load_explicit(&s->prof_mode, memory_order_relaxed);
-        exec_enter(s->dev);
         htp_pool_prewake(&s->dev->pool);  // the helpers' wake-up overlaps validation
         pthread_rwlock_rdlock(&s->busy);
         // Relaxed: read by the fault handler on this or a worker thread of
@@ -376,6 +461,7 @@ static void * queue_reader(void * arg) {
             break;
         }
     }
+    queues_remove(s);
     htp_ops_set_cancel_flag(NULL);
     return NULL;
 }
@@ -398,8 +484,11 @@ int htp_session_queue_start(struct htp_session * s, const struct htp_queue_desc 
     s->req_ring = (struct htp_ring *)(void *)(e.addr + q->req_ring_off);
     s->rsp_ring = (struct htp_ring *)(void *)(e.addr + q->rsp_ring_off);
     atomic_store_explicit(&s->stop, 0, memory_order_relaxed);
-    // The fields above are published to the reader by pthread_create.
+    // The fields above are published to the reader by pthread_create, and
+    // to readers of other sessions by exec_mutex.
+    queues_add(s);
     if (pthread_create(&s->reader, NULL, queue_reader, s) != 0) {
+        queues_remove(s);
         htp_batch_free(&s->batch);
         return HTP_STATUS_NO_MEMORY;
     }
@@ -419,6 +508,9 @@ int htp_session_queue_stop(struct htp_session * s) {
     // Wake a reader sleeping on either ring's futex.
     htp_futex_wake(&s->req_ring->head);
     htp_futex_wake(&s->rsp_ring->tail);
+    pthread_mutex_lock(&s->dev->exec_mutex);  // and one waiting for its turn
+    pthread_cond_broadcast(&s->dev->exec_cv);
+    pthread_mutex_unlock(&s->dev->exec_mutex);
     pthread_join(s->reader, NULL);
     pthread_mutex_lock(&s->lock);
     s->running = 0;

@@ -2,8 +2,12 @@
 //
 // A device (one per htp-npu process, i.e. per physical NPU) owns the worker
 // pool and the execution order: batches of all its sessions run one at a time,
-// in the order their queue readers picked them up (a ticket lock), as on a
-// DSP where sessions of one physical NPU run sequentially.
+// as on a DSP where sessions of one physical NPU run sequentially, in the
+// host's push order. Each request carries the host's device-wide submission
+// number (htp_opbatch_req.order); a reader that has taken a request runs it
+// only when no other session holds, or has in its request ring, a request
+// numbered lower. The smallest request anywhere can always run, so a bad
+// number reorders batches at worst, never stalls the device.
 //
 // A session owns a VA window (vmem.h), a map table (host fd -> NPU address), a
 // scratch area ("VTCM") and, once started, a queue reader thread serving the
@@ -29,11 +33,13 @@ struct htp_device {
     struct htp_hw_info hw;
     struct htp_pool    pool;
 
-    // Ticket lock over batch execution: FIFO across sessions.
-    pthread_mutex_t exec_mutex;
-    pthread_cond_t  exec_cv;
-    uint64_t        exec_next;     // next ticket to hand out
-    uint64_t        exec_serving;  // ticket allowed to run
+    // Batch execution, one at a time in submission order. Guarded by
+    // exec_mutex: the list, exec_busy, and each listed session's taken
+    // request and request ring tail (readers pop under it).
+    pthread_mutex_t      exec_mutex;
+    pthread_cond_t       exec_cv;  // broadcast when a batch ends or a queue leaves
+    int                  exec_busy;
+    struct htp_session * queues;  // sessions whose queue reader runs
 };
 
 // Id of the session whose batch is executing (0: none); read by the fault

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HTP_PROTO_VERSION 1
+#define HTP_PROTO_VERSION 2
 
 // ---------------------------------------------------------------------------
 // Limits
@@ -257,8 +257,16 @@ struct htp_trace_desc {
 // Queue packets: what travels through the request and response rings.
 // ---------------------------------------------------------------------------
 
+// order is the host's device-wide submission number: the host numbers the
+// batches it pushes to all sessions of one physical NPU from one counter, so a
+// push that happens before another gets the smaller number. The NPU runs its
+// sessions' batches one at a time, never one while a batch with a smaller
+// order waits in (or was taken from) another session's ring; ties go to the
+// lower session id. That makes "sessions of one NPU run in FIFO order" mean
+// push order, not the order in which the NPU's queue readers woke up.
 struct htp_opbatch_req {
     uint64_t seq;        // batch sequence number, 1, 2, 3, ... per session
+    uint64_t order;      // device-wide submission number (see above)
     uint32_t slot;       // op-queue slot holding the descriptors (< depth)
     uint32_t n_bufs;     // <= HTP_OP_MAX_BUFS
     uint32_t n_tensors;  // <= HTP_OP_MAX_TENSORS
@@ -405,7 +413,7 @@ _Static_assert(offsetof(struct htp_op_desc, kernel_params) == 96, "htp_op_desc.k
 _Static_assert(sizeof(struct htp_op_desc) == 160, "htp_op_desc layout");
 _Static_assert(sizeof(struct htp_prof_desc) == 32, "htp_prof_desc layout");
 _Static_assert(sizeof(struct htp_trace_desc) == 16, "htp_trace_desc layout");
-_Static_assert(sizeof(struct htp_opbatch_req) == 32, "htp_opbatch_req layout");
+_Static_assert(sizeof(struct htp_opbatch_req) == 40, "htp_opbatch_req layout");
 _Static_assert(sizeof(struct htp_opbatch_rsp) == 48, "htp_opbatch_rsp layout");
 _Static_assert(sizeof(struct htp_fence_slot) == HTP_FENCE_SLOT_SIZE, "htp_fence_slot layout");
 _Static_assert(sizeof(struct htp_hw_info) == 64, "htp_hw_info layout");

@@ -138,10 +138,12 @@ static inline int htp_ring_push(struct htp_ring * r, uint32_t depth, uint32_t en
 
 // --- consumer side ---
 
-// Copy the oldest packet out. HTP_RING_EMPTY when there is none,
-// HTP_RING_CORRUPT when the indices are impossible.
-static inline int htp_ring_pop(struct htp_ring * r, uint32_t depth, uint32_t entry_size, void * pkt) {
-    // Only we write tail.
+// Copy the oldest packet out without consuming it. HTP_RING_EMPTY when there
+// is none, HTP_RING_CORRUPT when the indices are impossible. Consumer side: a
+// thread other than the consumer may peek only if something serialises it
+// with the consumer's pops.
+static inline int htp_ring_peek(struct htp_ring * r, uint32_t depth, uint32_t entry_size, void * pkt) {
+    // Relaxed: tail is written by the consumer only.
     uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     // Acquire: pairs with the producer's release of head; the packet is visible.
     uint32_t head = atomic_load_explicit(&r->head, memory_order_acquire);
@@ -152,7 +154,19 @@ static inline int htp_ring_pop(struct htp_ring * r, uint32_t depth, uint32_t ent
         return HTP_RING_CORRUPT;
     }
     memcpy(pkt, r->entries + (size_t)(tail & (depth - 1)) * entry_size, entry_size);
-    // Release: we are done reading this entry; the producer may reuse it.
+    return HTP_RING_OK;
+}
+
+// Copy the oldest packet out and consume it. HTP_RING_EMPTY when there is
+// none, HTP_RING_CORRUPT when the indices are impossible.
+static inline int htp_ring_pop(struct htp_ring * r, uint32_t depth, uint32_t entry_size, void * pkt) {
+    int rc = htp_ring_peek(r, depth, entry_size, pkt);
+    if (rc != HTP_RING_OK) {
+        return rc;
+    }
+    // Only we write tail. Release: we are done reading this entry; the
+    // producer may reuse it.
+    uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&r->producer_sleeping, memory_order_relaxed)) {
