@@ -13,16 +13,20 @@
 //
 // Mixture-of-experts routing is a discrete choice: where the CPU's router
 // probabilities put the n_expert_used-th and the next expert within a hair of
-// each other, rounding alone may make HTP pick the other expert (seen: gaps of
-// 8e-4, and 2.7e-3 in the last layer, with quantized weights, whose
-// activations ggml-cpu rounds to 8 bits), and that position's logits differ
-// wholesale. So both sides' router choices are recorded through the eval
-// callback (on HTP in a second run: the callback cuts the graph into pieces,
-// and the judged run must be the plain one). A flip where the CPU's choice was
-// clear (gap >= 1e-3 for F16, 5e-3 quantized) fails the case. A near-tie flip
-// takes its position out of the judgement, and, when it happens before the
-// last layer, every later position too (they see it through the KV cache);
-// those are reported, and at least MIN_JUDGED positions must be judged.
+// each other, rounding alone may make HTP pick the other expert, and that
+// position's logits differ wholesale. With F16 weights the flips seen were at
+// gaps under 1e-3. With quantized weights, whose activations ggml-cpu rounds
+// to 8 bits, the logits of every architecture differ by an NMSE of 2e-4 to
+// 9e-4, and flips were seen at gaps up to 1.1e-2 (seven prompts, AVX-512 and
+// AVX2 builds; each took one or two of 28 positions out, the others as close
+// as the dense models'). So both sides' router choices are recorded through
+// the eval callback (on HTP in a second run: the callback cuts the graph into
+// pieces, and the judged run must be the plain one). A flip where the CPU's
+// choice was clear (gap >= 1e-3 for F16, 2e-2 quantized) fails the case. A
+// near-tie flip takes its position out of the judgement, and, when it happens
+// before the last layer, every later position too (they see it through the KV
+// cache); those are reported, and at least MIN_JUDGED positions must be
+// judged, so a router that is wrong often fails at any margin.
 //
 // And the graph must run on HTP in one split apart from the input embedding:
 // libllama's "graph splits" (its log, for the prompt and the 1-token graph)
@@ -391,7 +395,7 @@ struct case_result {
 // flips into r; a flip whose inputs no earlier flip reached must be at a
 // near-tie of the CPU's router. 0, or -1 when a router output was not seen on both sides.
 static int judge_routing(const struct htp_model_spec * spec, int n_pos, bool * judged, struct case_result * r) {
-    const float margin  = spec->wtype == GGML_TYPE_F16 ? 1e-3f : 5e-3f;
+    const float margin  = spec->wtype == GGML_TYPE_F16 ? 1e-3f : 2e-2f;
     bool        spoiled = false;      // a flip before the last layer, at this or an earlier position
     int         lowest  = RT_LAYERS;  // the lowest layer with a flip so far: the layers above it see its
                                       // effects at this and every later position, so theirs prove nothing
