@@ -6,8 +6,8 @@
 // host's push order. Each request carries the host's device-wide submission
 // number (htp_opbatch_req.order); a reader that has taken a request runs it
 // only when no other session holds, or has in its request ring, a request
-// numbered lower. The smallest request anywhere can always run, so a bad
-// number reorders batches at worst, never stalls the device.
+// numbered lower. The smallest request anywhere can always run once its
+// reader takes it, so a bad number can reorder batches but not deadlock them.
 //
 // A session owns a VA window (vmem.h), a map table (host fd -> NPU address), a
 // scratch area ("VTCM") and, once started, a queue reader thread serving the
