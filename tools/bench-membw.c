@@ -59,23 +59,44 @@ static void * membw_thread(void * arg) {
     return NULL;
 }
 
-double bench_membw_measure(int n_threads, size_t bytes, int reps) {
-    size_t n = bytes / sizeof(vf32) / MEMBW_CHUNK * MEMBW_CHUNK;
-    if (n == 0 || n_threads < 1 || n_threads > 64) {
-        return 0;
-    }
-    vf32 * buf = aligned_alloc(4096, n * sizeof(vf32));
-    if (!buf) {
-        return 0;
-    }
-    memset(buf, 1, n * sizeof(vf32));  // fault every page in first
+struct bench_membw {
+    vf32 * data;
+    size_t n;  // vectors, a multiple of MEMBW_CHUNK
+};
 
+struct bench_membw * bench_membw_open(size_t bytes) {
+    const size_t         n = bytes / sizeof(vf32) / MEMBW_CHUNK * MEMBW_CHUNK;
+    struct bench_membw * m = n ? malloc(sizeof *m) : NULL;
+    if (!m) {
+        return NULL;
+    }
+    m->n    = n;
+    m->data = aligned_alloc(4096, n * sizeof(vf32));
+    if (!m->data) {
+        free(m);
+        return NULL;
+    }
+    memset(m->data, 1, n * sizeof(vf32));  // fault every page in first
+    return m;
+}
+
+void bench_membw_close(struct bench_membw * m) {
+    if (m) {
+        free(m->data);
+        free(m);
+    }
+}
+
+double bench_membw_measure(struct bench_membw * m, int n_threads, int reps) {
+    if (!m || n_threads < 1 || n_threads > 64 || reps < 1) {
+        return 0;
+    }
     int64_t * times = calloc((size_t)reps, sizeof(int64_t));
     for (int r = 0; r < reps && times; r++) {
         pthread_t         th[64];
         struct membw_job  jobs[64];
         pthread_barrier_t start;
-        struct membw_run  run = {.data = buf, .n = n, .start = &start};
+        struct membw_run  run = {.data = m->data, .n = m->n, .start = &start};
         atomic_init(&run.next_chunk, 0);
         pthread_barrier_init(&start, NULL, (unsigned)n_threads);
         for (int t = 0; t < n_threads; t++) {
@@ -93,8 +114,7 @@ double bench_membw_measure(int n_threads, size_t bytes, int reps) {
     }
     const int64_t med = times ? bench_median_i64(times, reps) : 0;
     free(times);
-    free(buf);
-    return med > 0 ? (double)(n * sizeof(vf32)) / (med * 1e-9) : 0;
+    return med > 0 ? (double)(m->n * sizeof(vf32)) / (med * 1e-9) : 0;
 }
 
 int bench_mode_membw(int argc, char ** argv) {
@@ -118,9 +138,15 @@ int bench_mode_membw(int argc, char ** argv) {
         fprintf(stderr, "membw: --mib >= 16, --reps >= 1, 1 <= --threads <= 64\n");
         return 2;
     }
-    double bw = bench_membw_measure(threads, (size_t)mib << 20, reps);
-    if (bw <= 0) {
+    struct bench_membw * m = bench_membw_open((size_t)mib << 20);
+    if (!m) {
         fprintf(stderr, "membw: cannot allocate %d MiB\n", mib);
+        return 1;
+    }
+    const double bw = bench_membw_measure(m, threads, reps);
+    bench_membw_close(m);
+    if (bw <= 0) {
+        fprintf(stderr, "membw: the measurement failed\n");
         return 1;
     }
     if (json) {

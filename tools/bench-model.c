@@ -351,14 +351,15 @@ static void bm_side_summary(struct bm_side * out, int64_t * t_pp, int64_t * t_tg
 // Read bandwidth around the decode repetitions: one measurement right
 // before each decode repetition (the sides' in turn) and one right after.
 struct bm_bw {
-    double wbytes;   // in: bytes of weights a generated token reads
-    double best;     // out: the highest measurement, bytes/s
-    double frac[2];  // out, [side]: median over the decode repetitions of
-                     // tokens/s x wbytes / (mean of the measurements around it)
+    struct bench_membw * buf;      // in: the buffer measured (allocated once; NULL: no figures)
+    double               wbytes;   // in: bytes of weights a generated token reads
+    double               best;     // out: the highest measurement, bytes/s
+    double               frac[2];  // out, [side]: median over the decode repetitions of
+                                   // tokens/s x wbytes / (mean of the measurements around it)
 };
 
 static double bm_measure_bw(struct bm_bw * bw, int threads) {
-    const double v = bench_membw_measure(threads < 64 ? threads : 64, (size_t)512 << 20, 3);
+    const double v = bench_membw_measure(bw->buf, threads < 64 ? threads : 64, 3);
     bw->best       = v > bw->best ? v : bw->best;
     return v;
 }
@@ -504,12 +505,13 @@ int bench_mode_model(int argc, char ** argv) {
 
     const int      threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     struct bm_side h, c;
-    struct bm_bw   bw = {.wbytes = (double)wbytes};
-    if (bm_run(path, device, n_pp, n_tg, reps, &h, &c, &bw) != 0) {
-        llama_backend_free();
+    struct bm_bw   bw = {.buf = n_tg > 0 ? bench_membw_open((size_t)512 << 20) : NULL, .wbytes = (double)wbytes};
+    const int      rc = bm_run(path, device, n_pp, n_tg, reps, &h, &c, &bw);
+    bench_membw_close(bw.buf);
+    llama_backend_free();
+    if (rc != 0) {
         return 1;
     }
-    llama_backend_free();
 
     // Host time per generated token (HTP).
     const double tok      = h.tg_tokens > 0 ? h.tg_tokens : 1;

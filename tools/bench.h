@@ -4,6 +4,7 @@
 #ifndef HTP_BENCH_H
 #define HTP_BENCH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 int64_t bench_now_ns(void);
@@ -16,8 +17,15 @@ int bench_mode_membw(int argc, char ** argv);
 int bench_mode_model(int argc, char ** argv);  // bench-model.c: a whole model, HTP vs CPU
 int bench_mode_vmem(int argc, char ** argv);
 
-// Read bandwidth of this machine with n_threads threads over a buffer of
-// `bytes` (much larger than the caches), median of reps, in bytes/s.
-double bench_membw_measure(int n_threads, size_t bytes, int reps);
+// A buffer for read-bandwidth measurements: `bytes` (much larger than the
+// caches; rounded down to whole 1 MiB chunks), every page faulted in once, so
+// that each measurement only reads. NULL when it cannot be allocated.
+struct bench_membw;
+struct bench_membw * bench_membw_open(size_t bytes);
+void                 bench_membw_close(struct bench_membw * m);
+
+// Read bandwidth of this machine with n_threads (1..64) threads over m,
+// median of reps, in bytes/s; 0 when m is NULL or the arguments are out of range.
+double bench_membw_measure(struct bench_membw * m, int n_threads, int reps);
 
 #endif  // HTP_BENCH_H
