@@ -131,17 +131,15 @@ static int exec_enter(struct htp_session * s, struct htp_opbatch_req * req) {
     if (rc == HTP_RING_OK) {
         s->taken       = 1;
         s->taken_order = req->order;
+        int mine;
         // Timed: the stop flag is not announced through exec_cv.
-        while (!is_my_turn(s) && !atomic_load_explicit(&s->stop, memory_order_relaxed)) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            ts.tv_nsec += (long)QUEUE_WAIT_US * 1000;
-            ts.tv_sec += ts.tv_nsec / 1000000000;
-            ts.tv_nsec %= 1000000000;
+        while (!(mine = is_my_turn(s)) && !atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+            const uint64_t        until = htp_npu_now_us() + QUEUE_WAIT_US;  // CLOCK_MONOTONIC, as exec_cv's
+            const struct timespec ts    = {(time_t)(until / 1000000u), (long)(until % 1000000u) * 1000};
             pthread_cond_timedwait(&dev->exec_cv, &dev->exec_mutex, &ts);
         }
         s->taken = 0;
-        if (is_my_turn(s)) {
+        if (mine) {
             dev->exec_busy = 1;
         } else {
             rc = HTP_RING_EMPTY;
