@@ -217,8 +217,8 @@ static void push_fence_op(struct sess * s, const struct sess * owner, uint32_t f
 // Wait until s's reader has taken every request pushed so far.
 static int all_taken(struct sess * s, double timeout_s) {
     double t0 = now_s();
-    while (__atomic_load_n((uint32_t *)&s->req->tail, __ATOMIC_ACQUIRE) !=
-           __atomic_load_n((uint32_t *)&s->req->head, __ATOMIC_RELAXED)) {
+    while (atomic_load_explicit(&s->req->tail, memory_order_acquire) !=
+           atomic_load_explicit(&s->req->head, memory_order_relaxed)) {
         if (now_s() - t0 > timeout_s) {
             return 0;
         }
