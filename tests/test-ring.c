@@ -1,5 +1,5 @@
 // test-ring: the SPSC ring of htp-ring.h on its own, in one process over a
-// shared mapping: full / empty, 32-bit index wrap-around, corruption detection,
+// shared mapping: full / empty, peek, 32-bit index wrap-around, corruption detection,
 // back-pressure at depth, 1,000,000 stamped packets between two threads pinned
 // to different cores, and both futex sleep / wake paths, each bounded in time.
 
@@ -83,6 +83,7 @@ static void test_full_empty_wrap(void) {
     atomic_store_explicit(&r->tail, 0xfffffff0u, memory_order_relaxed);
 
     CHECK(htp_ring_pop(r, DEPTH, sizeof p, &p) == HTP_RING_EMPTY, "new ring not empty");
+    CHECK(htp_ring_peek(r, DEPTH, sizeof p, &p) == HTP_RING_EMPTY, "peek of a new ring found a packet");
 
     uint64_t pushed = 0, popped = 0;
     for (int round = 0; round < 10; round++) {
@@ -100,6 +101,11 @@ static void test_full_empty_wrap(void) {
         // Drain part of it (varying), so the fill level moves around the mask.
         uint32_t n_pop = round % 3 == 0 ? DEPTH : 3u + (uint32_t)round % 4u;
         for (uint32_t i = 0; i < n_pop; i++) {
+            // Peek shows the packet pop then takes; twice, as it consumes nothing.
+            for (int k = 0; k < 2; k++) {
+                CHECK(htp_ring_peek(r, DEPTH, sizeof p, &p) == HTP_RING_OK && packet_check(&p, popped),
+                      "peek %d at packet %llu", k, (unsigned long long)popped);
+            }
             CHECK(htp_ring_pop(r, DEPTH, sizeof p, &p) == HTP_RING_OK, "pop %u of a non-empty ring", i);
             CHECK(packet_check(&p, popped), "packet %llu read back wrong", (unsigned long long)popped);
             popped++;
@@ -119,6 +125,7 @@ static void test_full_empty_wrap(void) {
     atomic_store_explicit(&r->head, atomic_load_explicit(&r->tail, memory_order_relaxed) + DEPTH + 1,
                           memory_order_relaxed);
     CHECK(htp_ring_pop(r, DEPTH, sizeof p, &p) == HTP_RING_CORRUPT, "corrupt ring not reported");
+    CHECK(htp_ring_peek(r, DEPTH, sizeof p, &p) == HTP_RING_CORRUPT, "corrupt ring not reported by peek");
     ring_del(r, DEPTH);
 }
 
