@@ -172,46 +172,45 @@ static uint32_t queue_start(struct sess * s, const struct htp_queue_desc * q) {
     return call(&req, -1, &rsp);
 }
 
-// Batch of ops in slot (seq % DEPTH); tensors: optional one fence slot.
-static void push(struct sess * s, const struct htp_op_desc * ops, uint32_t n_ops, int with_fence,
-                 uint32_t n_ops_claimed) {
+// Batch of n_ops ops (claiming n_ops_claimed) in slot (seq % DEPTH), stamped
+// `order`. Its one buffer is owner's pinned buffer (mapped into s under the
+// same fd number, as the host clones it); its one tensor, unless fence < 0,
+// is fence slot `fence` of that buffer.
+static void push_batch(struct sess * s, const struct sess * owner, int fence, const struct htp_op_desc * ops,
+                       uint32_t n_ops, uint32_t n_ops_claimed, uint64_t order) {
     uint32_t               slot = (uint32_t)(s->seq % DEPTH);
     uint8_t *              p    = s->mem + SLOTS_OFF + slot * s->slot_size;
-    uint32_t               nt   = with_fence ? 1 : 0;
+    uint32_t               nt   = fence >= 0 ? 1 : 0;
     struct htp_slot_layout l    = htp_slot_layout(1, nt, n_ops, 0, 0);
-    struct htp_buf_desc    b    = {0, s->size, s->fd, HTP_BUF_PINNED};
+    struct htp_buf_desc    b    = {0, owner->size, owner->fd, owner == s ? HTP_BUF_PINNED : 0};
     memcpy(p + l.bufs, &b, sizeof(b));
-    if (with_fence) {
-        struct htp_tensor t = {.data = FENCE_OFF, .type = HTP_TYPE_I8, .flags = HTP_TENSOR_FENCE, .bi = 0};
+    if (fence >= 0) {
+        struct htp_tensor t = {.data  = FENCE_OFF + (uint64_t)fence * HTP_FENCE_SLOT_SIZE,
+                               .type  = HTP_TYPE_I8,
+                               .flags = HTP_TENSOR_FENCE,
+                               .bi    = 0};
         t.ne[0] = HTP_FENCE_SLOT_SIZE, t.ne[1] = t.ne[2] = t.ne[3] = 1;
         t.nb[0] = 1, t.nb[1] = t.nb[2] = t.nb[3] = HTP_FENCE_SLOT_SIZE;
         memcpy(p + l.tensors, &t, sizeof(t));
     }
     memcpy(p + l.ops, ops, sizeof(*ops) * n_ops);
     struct htp_opbatch_req r = {
-        .seq = ++s->seq, .order = ++orders_pushed, .slot = slot, .n_bufs = 1, .n_tensors = nt, .n_ops = n_ops_claimed};
+        .seq = ++s->seq, .order = order, .slot = slot, .n_bufs = 1, .n_tensors = nt, .n_ops = n_ops_claimed};
     htp_ring_push(s->req, DEPTH, sizeof(r), &r);
 }
 
-// Batch of one fence op on fence slot `fence` of owner's pinned buffer (mapped
-// into s under the same fd number, as the host clones it), stamped `order`.
+// Batch of ops on s's own pinned buffer, next in submission order; tensors:
+// optional fence slot 0.
+static void push(struct sess * s, const struct htp_op_desc * ops, uint32_t n_ops, int with_fence,
+                 uint32_t n_ops_claimed) {
+    push_batch(s, s, with_fence ? 0 : -1, ops, n_ops, n_ops_claimed, ++orders_pushed);
+}
+
+// Batch of one fence op on fence slot `fence` of owner's pinned buffer, stamped `order`.
 static void push_fence_op(struct sess * s, const struct sess * owner, uint32_t fence, struct htp_op_desc op,
                           uint64_t order) {
-    uint32_t               slot = (uint32_t)(s->seq % DEPTH);
-    uint8_t *              p    = s->mem + SLOTS_OFF + slot * s->slot_size;
-    struct htp_slot_layout l    = htp_slot_layout(1, 1, 1, 0, 0);
-    struct htp_buf_desc    bd   = {0, owner->size, owner->fd, owner == s ? HTP_BUF_PINNED : 0};
-    struct htp_tensor      t    = {
-                .data = FENCE_OFF + fence * HTP_FENCE_SLOT_SIZE, .type = HTP_TYPE_I8, .flags = HTP_TENSOR_FENCE, .bi = 0};
-    t.ne[0] = HTP_FENCE_SLOT_SIZE, t.ne[1] = t.ne[2] = t.ne[3] = 1;
-    t.nb[0] = 1, t.nb[1] = t.nb[2] = t.nb[3] = HTP_FENCE_SLOT_SIZE;
     op.src[0] = 0;
-    memcpy(p + l.bufs, &bd, sizeof(bd));
-    memcpy(p + l.tensors, &t, sizeof(t));
-    memcpy(p + l.ops, &op, sizeof(op));
-    struct htp_opbatch_req rq = {
-        .seq = ++s->seq, .order = order, .slot = slot, .n_bufs = 1, .n_tensors = 1, .n_ops = 1};
-    htp_ring_push(s->req, DEPTH, sizeof(rq), &rq);
+    push_batch(s, owner, (int)fence, &op, 1, 1, order);
 }
 
 // Wait until s's reader has taken every request pushed so far.
