@@ -22,6 +22,7 @@
 
 #include "proto/htp-proto.h"
 #include "proto/htp-ring.h"
+#include "test-ring-sys.h"
 
 #define PAGE 4096
 
@@ -196,7 +197,7 @@ static void push_batch(struct sess * s, const struct sess * owner, int fence, co
     memcpy(p + l.ops, ops, sizeof(*ops) * n_ops);
     struct htp_opbatch_req r = {
         .seq = ++s->seq, .order = order, .slot = slot, .n_bufs = 1, .n_tensors = nt, .n_ops = n_ops_claimed};
-    htp_ring_push(s->req, DEPTH, sizeof(r), &r);
+    htp_ring_push(s->req, DEPTH, sizeof(r), &r, &test_ring_sys);
 }
 
 // Batch of ops on s's own pinned buffer, next in submission order; tensors:
@@ -227,10 +228,10 @@ static int all_taken(struct sess * s, double timeout_s) {
 }
 
 static int pop(struct sess * s, struct htp_opbatch_rsp * rsp, double timeout_s) {
-    if (htp_ring_wait_nonempty(s->rsp, (int64_t)(timeout_s * 1e6), 50, 0) != HTP_RING_OK) {
+    if (htp_ring_wait_nonempty(s->rsp, (int64_t)(timeout_s * 1e6), 50, 0, &test_ring_sys) != HTP_RING_OK) {
         return -1;
     }
-    return htp_ring_pop(s->rsp, DEPTH, sizeof(*rsp), rsp) == HTP_RING_OK ? 0 : -1;
+    return htp_ring_pop(s->rsp, DEPTH, sizeof(*rsp), rsp, &test_ring_sys) == HTP_RING_OK ? 0 : -1;
 }
 
 static struct htp_op_desc op_of(uint32_t opcode, int fence, int32_t p0, int32_t p1) {
@@ -432,7 +433,7 @@ int main(int argc, char ** argv) {
         push_fence_op(&a, &a, 0, op_of(HTP_OP_FENCE, 1, 3, 1), n + 1);
         __atomic_store_n(&gate->status, HTP_STATUS_OK, __ATOMIC_RELAXED);
         __atomic_store_n(&gate->seq, 1, __ATOMIC_RELEASE);
-        htp_futex_wake((_Atomic uint32_t *)(void *)&gate->seq);
+        test_ring_wake_all((_Atomic uint32_t *)(void *)&gate->seq);
         int ok_a = pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK;
         ok_a &= pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK;
         int ok_b = pop(&b, &r, 5) == 0 && r.status == HTP_STATUS_OK;

@@ -4,6 +4,7 @@
 // to different cores, and both futex sleep / wake paths, each bounded in time.
 
 #include "proto/htp-ring.h"
+#include "test-ring-sys.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -82,7 +83,7 @@ static void test_full_empty_wrap(void) {
     atomic_store_explicit(&r->head, 0xfffffff0u, memory_order_relaxed);
     atomic_store_explicit(&r->tail, 0xfffffff0u, memory_order_relaxed);
 
-    CHECK(htp_ring_pop(r, DEPTH, sizeof p, &p) == HTP_RING_EMPTY, "new ring not empty");
+    CHECK(htp_ring_pop(r, DEPTH, sizeof p, &p, &test_ring_sys) == HTP_RING_EMPTY, "new ring not empty");
     CHECK(htp_ring_peek(r, DEPTH, sizeof p, &p) == HTP_RING_EMPTY, "peek of a new ring found a packet");
 
     uint64_t pushed = 0, popped = 0;
@@ -90,13 +91,15 @@ static void test_full_empty_wrap(void) {
         // Fill to depth; the next push must be refused.
         for (uint32_t i = 0; i < DEPTH; i++) {
             packet_stamp(&p, pushed);
-            CHECK(htp_ring_push(r, DEPTH, sizeof p, &p) == HTP_RING_OK, "push %u of a non-full ring", i);
+            CHECK(htp_ring_push(r, DEPTH, sizeof p, &p, &test_ring_sys) == HTP_RING_OK, "push %u of a non-full ring",
+                  i);
             pushed++;
         }
         packet_stamp(&p, 9999);
-        CHECK(htp_ring_push(r, DEPTH, sizeof p, &p) == HTP_RING_FULL, "push into a full ring accepted");
-        CHECK(htp_ring_wait_nonfull(r, DEPTH, 1000, 0, 1) == HTP_RING_TIMEOUT, "full ring reported room");
-        CHECK(htp_ring_wait_nonempty(r, 1000, 0, 1) == HTP_RING_OK, "full ring reported empty");
+        CHECK(htp_ring_push(r, DEPTH, sizeof p, &p, &test_ring_sys) == HTP_RING_FULL, "push into a full ring accepted");
+        CHECK(htp_ring_wait_nonfull(r, DEPTH, 1000, 0, 1, &test_ring_sys) == HTP_RING_TIMEOUT,
+              "full ring reported room");
+        CHECK(htp_ring_wait_nonempty(r, 1000, 0, 1, &test_ring_sys) == HTP_RING_OK, "full ring reported empty");
 
         // Drain part of it (varying), so the fill level moves around the mask.
         uint32_t n_pop = round % 3 == 0 ? DEPTH : 3u + (uint32_t)round % 4u;
@@ -106,17 +109,18 @@ static void test_full_empty_wrap(void) {
                 CHECK(htp_ring_peek(r, DEPTH, sizeof p, &p) == HTP_RING_OK && packet_check(&p, popped),
                       "peek %d at packet %llu", k, (unsigned long long)popped);
             }
-            CHECK(htp_ring_pop(r, DEPTH, sizeof p, &p) == HTP_RING_OK, "pop %u of a non-empty ring", i);
+            CHECK(htp_ring_pop(r, DEPTH, sizeof p, &p, &test_ring_sys) == HTP_RING_OK, "pop %u of a non-empty ring", i);
             CHECK(packet_check(&p, popped), "packet %llu read back wrong", (unsigned long long)popped);
             popped++;
         }
         // Drain the rest.
-        while (htp_ring_pop(r, DEPTH, sizeof p, &p) == HTP_RING_OK) {
+        while (htp_ring_pop(r, DEPTH, sizeof p, &p, &test_ring_sys) == HTP_RING_OK) {
             CHECK(packet_check(&p, popped), "packet %llu read back wrong", (unsigned long long)popped);
             popped++;
         }
         CHECK(popped == pushed, "popped %llu of %llu", (unsigned long long)popped, (unsigned long long)pushed);
-        CHECK(htp_ring_wait_nonempty(r, 1000, 0, 1) == HTP_RING_TIMEOUT, "empty ring reported a packet");
+        CHECK(htp_ring_wait_nonempty(r, 1000, 0, 1, &test_ring_sys) == HTP_RING_TIMEOUT,
+              "empty ring reported a packet");
     }
     uint32_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     CHECK(head < 0xfffffff0u, "head did not wrap (0x%x)", head);
@@ -124,7 +128,7 @@ static void test_full_empty_wrap(void) {
     // An impossible fill level (peer wrote garbage) is reported, not read.
     atomic_store_explicit(&r->head, atomic_load_explicit(&r->tail, memory_order_relaxed) + DEPTH + 1,
                           memory_order_relaxed);
-    CHECK(htp_ring_pop(r, DEPTH, sizeof p, &p) == HTP_RING_CORRUPT, "corrupt ring not reported");
+    CHECK(htp_ring_pop(r, DEPTH, sizeof p, &p, &test_ring_sys) == HTP_RING_CORRUPT, "corrupt ring not reported");
     CHECK(htp_ring_peek(r, DEPTH, sizeof p, &p) == HTP_RING_CORRUPT, "corrupt ring not reported by peek");
     ring_del(r, DEPTH);
 }
@@ -157,8 +161,8 @@ static void * producer(void * arg) {
     struct packet p;
     for (uint64_t i = 0; i < s->n; i++) {
         packet_stamp(&p, i);
-        while (htp_ring_push(s->r, DEPTH, sizeof p, &p) == HTP_RING_FULL) {
-            if (htp_ring_wait_nonfull(s->r, DEPTH, 2000000, 20, 0) == HTP_RING_TIMEOUT) {
+        while (htp_ring_push(s->r, DEPTH, sizeof p, &p, &test_ring_sys) == HTP_RING_FULL) {
+            if (htp_ring_wait_nonfull(s->r, DEPTH, 2000000, 20, 0, &test_ring_sys) == HTP_RING_TIMEOUT) {
                 s->timeouts++;
                 return NULL;
             }
@@ -173,8 +177,8 @@ static void * consumer(void * arg) {
     struct packet p;
     for (uint64_t i = 0; i < s->n; i++) {
         int rc;
-        while ((rc = htp_ring_pop(s->r, DEPTH, sizeof p, &p)) == HTP_RING_EMPTY) {
-            if (htp_ring_wait_nonempty(s->r, 2000000, 20, 0) == HTP_RING_TIMEOUT) {
+        while ((rc = htp_ring_pop(s->r, DEPTH, sizeof p, &p, &test_ring_sys)) == HTP_RING_EMPTY) {
+            if (htp_ring_wait_nonempty(s->r, 2000000, 20, 0, &test_ring_sys) == HTP_RING_TIMEOUT) {
                 s->timeouts++;
                 return NULL;
             }
@@ -196,12 +200,12 @@ static void test_stream(void) {
     struct stream     prod = {r, N_PACKETS, n_cpu > 1 ? 0 : -1, 0, 0};
     struct stream     cons = {r, N_PACKETS, n_cpu > 1 ? 1 : -1, 0, 0};
     pthread_t         tp, tc;
-    int64_t           t0 = htp_ring_now_us();
+    int64_t           t0 = test_ring_now_us();
     pthread_create(&tc, NULL, consumer, &cons);
     pthread_create(&tp, NULL, producer, &prod);
     pthread_join(tp, NULL);
     pthread_join(tc, NULL);
-    int64_t t1 = htp_ring_now_us();
+    int64_t t1 = test_ring_now_us();
     CHECK(cons.errors == 0, "%llu packets out of order or corrupted", (unsigned long long)cons.errors);
     CHECK(prod.timeouts == 0 && cons.timeouts == 0, "a wait timed out (lost wake-up?)");
     CHECK(atomic_load_explicit(&r->head, memory_order_relaxed) == (uint32_t)N_PACKETS, "head != packets");
@@ -221,23 +225,23 @@ struct sleeper {
 static void * sleep_nonempty(void * arg) {
     struct sleeper * s = arg;
     // spin_us 0: goes to sleep on the futex right away.
-    s->rc      = htp_ring_wait_nonempty(s->r, 5000000, 0, 0);
-    s->woke_us = htp_ring_now_us();
+    s->rc      = htp_ring_wait_nonempty(s->r, 5000000, 0, 0, &test_ring_sys);
+    s->woke_us = test_ring_now_us();
     return NULL;
 }
 
 static void * sleep_nonfull(void * arg) {
     struct sleeper * s = arg;
-    s->rc              = htp_ring_wait_nonfull(s->r, DEPTH, 5000000, 0, 0);
-    s->woke_us         = htp_ring_now_us();
+    s->rc              = htp_ring_wait_nonfull(s->r, DEPTH, 5000000, 0, 0, &test_ring_sys);
+    s->woke_us         = test_ring_now_us();
     return NULL;
 }
 
 // Wait (bounded) until *flag reads 1: the other thread is asleep.
 static int wait_flag(_Atomic uint32_t * flag) {
-    int64_t t0 = htp_ring_now_us();
+    int64_t t0 = test_ring_now_us();
     while (atomic_load_explicit(flag, memory_order_relaxed) == 0) {
-        if (htp_ring_now_us() - t0 > 2000000) {
+        if (test_ring_now_us() - t0 > 2000000) {
             return 0;
         }
         usleep(100);
@@ -256,8 +260,8 @@ static void test_futex(void) {
     CHECK(asleep, "consumer never announced its sleep");
     usleep(20000);  // let it really block in the kernel
     packet_stamp(&p, 1);
-    int64_t t_push = htp_ring_now_us();
-    CHECK(htp_ring_push(r, DEPTH, sizeof p, &p) == HTP_RING_OK, "push");
+    int64_t t_push = test_ring_now_us();
+    CHECK(htp_ring_push(r, DEPTH, sizeof p, &p, &test_ring_sys) == HTP_RING_OK, "push");
     pthread_join(t, NULL);
     CHECK(s.rc == HTP_RING_OK, "consumer wait returned %d", s.rc);
     printf("  woken %lld us after the push\n", (long long)(s.woke_us - t_push));
@@ -267,15 +271,15 @@ static void test_futex(void) {
     printf("futex: producer asleep on a full ring, woken by a pop\n");
     for (uint32_t i = 1; i < DEPTH; i++) {
         packet_stamp(&p, 1 + i);
-        CHECK(htp_ring_push(r, DEPTH, sizeof p, &p) == HTP_RING_OK, "fill");
+        CHECK(htp_ring_push(r, DEPTH, sizeof p, &p, &test_ring_sys) == HTP_RING_OK, "fill");
     }
     struct sleeper s2 = {r, -99, 0};
     pthread_create(&t, NULL, sleep_nonfull, &s2);
     asleep = wait_flag(&r->producer_sleeping);
     CHECK(asleep, "producer never announced its sleep");
     usleep(20000);
-    int64_t t_pop = htp_ring_now_us();
-    CHECK(htp_ring_pop(r, DEPTH, sizeof p, &p) == HTP_RING_OK && packet_check(&p, 1), "pop");
+    int64_t t_pop = test_ring_now_us();
+    CHECK(htp_ring_pop(r, DEPTH, sizeof p, &p, &test_ring_sys) == HTP_RING_OK && packet_check(&p, 1), "pop");
     pthread_join(t, NULL);
     CHECK(s2.rc == HTP_RING_OK, "producer wait returned %d", s2.rc);
     printf("  woken %lld us after the pop\n", (long long)(s2.woke_us - t_pop));
@@ -283,9 +287,9 @@ static void test_futex(void) {
 
     printf("futex: a sleep with nobody to wake it ends at its deadline\n");
     struct htp_ring * e  = ring_new(DEPTH);
-    int64_t           t0 = htp_ring_now_us();
-    int               rc = htp_ring_wait_nonempty(e, 50000, 0, 0);
-    int64_t           dt = htp_ring_now_us() - t0;
+    int64_t           t0 = test_ring_now_us();
+    int               rc = htp_ring_wait_nonempty(e, 50000, 0, 0, &test_ring_sys);
+    int64_t           dt = test_ring_now_us() - t0;
     CHECK(rc == HTP_RING_TIMEOUT, "wait on an empty ring returned %d", rc);
     CHECK(dt >= 50000 && dt < 1000000, "50 ms wait took %lld us", (long long)dt);
     ring_del(e, DEPTH);

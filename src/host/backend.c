@@ -14,6 +14,7 @@
 #include "ggml-internal.h"
 #include "graph-order.h"
 #include "log.h"
+#include "wait.h"
 
 static struct htp_device * backend_device(ggml_backend_t backend) {
     return (struct htp_device *)backend->context;
@@ -59,12 +60,6 @@ static void backend_get_tensor_async(ggml_backend_t backend, const struct ggml_t
     ggml_backend_tensor_get(tensor, data, offset, size);
 }
 
-static int64_t now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static enum ggml_status graph_compute(struct htp_device * d, struct ggml_cgraph * graph) {
     struct htp_session * sess = d->sess;
     if (!sess || htp_session_last_error(sess) != 0) {
@@ -98,10 +93,10 @@ static enum ggml_status graph_compute(struct htp_device * d, struct ggml_cgraph 
 
 static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph * graph) {
     struct htp_device * d     = backend_device(backend);
-    int64_t             start = now_us();
+    const uint64_t      start = htp_wait_now_us();
     enum ggml_status    st    = graph_compute(d, graph);
     d->stats.graphs++;
-    d->stats.host_usecs += (uint64_t)(now_us() - start);
+    d->stats.host_usecs += htp_wait_now_us() - start;
     return st;
 }
 

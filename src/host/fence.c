@@ -6,18 +6,12 @@
 
 #include "fence.h"
 
-#include <limits.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "npu-proc.h"
-
-#if defined(__linux__)
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
+#include "wait.h"
 
 int htp_fence_pool_init(struct htp_fence_pool * pool, void * mem, uint32_t n_slots) {
     memset(pool, 0, sizeof *pool);
@@ -103,11 +97,8 @@ void htp_fence_signal(struct htp_fence_slot * slot, uint32_t seq, uint32_t statu
     // Relaxed: published by the release store of seq below.
     atomic_store_explicit((_Atomic uint32_t *)&slot->status, status, memory_order_relaxed);
     atomic_store_explicit((_Atomic uint32_t *)&slot->seq, seq, memory_order_release);
-#if defined(__linux__)
     // Waiters (NPU ops, other host threads) may sleep on seq: wake them all.
-    // Process-shared futex: the waiters are in other processes.
-    syscall(SYS_futex, (uint32_t *)&slot->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-#endif
+    htp_wait_wake((_Atomic uint32_t *)&slot->seq, UINT32_MAX);
 }
 
 uint32_t htp_fence_status(const struct htp_fence_slot * slot) {

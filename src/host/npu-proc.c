@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "wait.h"
 
 extern char ** environ;
 
@@ -79,9 +80,7 @@ const char * htp_status_str(int status) {
 }
 
 static int64_t now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t)(htp_wait_now_us() / 1000u);
 }
 
 // Record the first death and its cause. Later causes are ignored.

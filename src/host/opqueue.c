@@ -18,6 +18,7 @@
 #include "log.h"
 #include "npu/ops/htp-ops.h"
 #include "npu-proc.h"
+#include "wait.h"
 
 uint64_t htp_opqueue_ring_size(uint32_t depth, uint32_t entry_size) {
     return htp_ring_sizeof(depth, entry_size);
@@ -55,7 +56,7 @@ static int publish(struct htp_opqueue * q, const struct htp_opqueue_counts * c) 
     };
     // The ring has depth entries and at most depth - 1 batches are in flight
     // here, so it has room; FULL would mean the NPU corrupted the tail.
-    if (htp_ring_push(q->req, q->depth, HTP_OPQUEUE_REQ_SIZE, &req) != HTP_RING_OK) {
+    if (htp_ring_push(q->req, q->depth, HTP_OPQUEUE_REQ_SIZE, &req, &htp_wait_ring_sys) != HTP_RING_OK) {
         return HTP_STATUS_PROTOCOL;
     }
     q->pushed[slot] = *c;
@@ -103,11 +104,13 @@ int htp_opqueue_push_raw(struct htp_opqueue * q, const void * bytes, uint64_t n,
 }
 
 int htp_opqueue_wait(struct htp_opqueue * q, int64_t timeout_us) {
-    return htp_ring_wait_nonempty(q->rsp, timeout_us, 0, q->poll) == HTP_RING_OK ? 0 : HTP_STATUS_TIMEOUT;
+    return htp_ring_wait_nonempty(q->rsp, timeout_us, 0, q->poll, &htp_wait_ring_sys) == HTP_RING_OK
+               ? 0
+               : HTP_STATUS_TIMEOUT;
 }
 
 int htp_opqueue_pop(struct htp_opqueue * q, struct htp_opbatch_rsp * rsp, struct htp_opqueue_prof * prof) {
-    int rc = htp_ring_pop(q->rsp, q->depth, HTP_OPQUEUE_RSP_SIZE, rsp);
+    int rc = htp_ring_pop(q->rsp, q->depth, HTP_OPQUEUE_RSP_SIZE, rsp, &htp_wait_ring_sys);
     if (rc == HTP_RING_EMPTY) {
         return HTP_OPQUEUE_EMPTY;
     }

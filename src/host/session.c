@@ -31,6 +31,7 @@
 
 #include "log.h"
 #include "opqueue.h"
+#include "wait.h"
 
 #define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
@@ -858,16 +859,10 @@ uint32_t htp_session_next_fence_seq(struct htp_session * sess) {
     return sess->fence_seq;
 }
 
-static int64_t now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 int htp_session_fence_wait(struct htp_session * sess, const struct htp_fence_slot * slot, uint32_t seq,
                            int64_t timeout_us, uint32_t * status) {
     _Atomic uint32_t * word  = (_Atomic uint32_t *)&slot->seq;
-    int64_t            start = now_us();
+    const uint64_t     start = htp_wait_now_us();
     for (;;) {
         // Acquire (in htp_fence_reached): the status and data the signaller published.
         if (htp_fence_reached(slot, seq)) {
@@ -876,12 +871,12 @@ int htp_session_fence_wait(struct htp_session * sess, const struct htp_fence_slo
             }
             return 0;
         }
-        int64_t waited = now_us() - start;
+        int64_t waited = (int64_t)(htp_wait_now_us() - start);
         if (waited >= timeout_us) {
             return HTP_STATUS_TIMEOUT;
         }
         if (waited < 50) {
-            htp_cpu_relax();  // a fence about to be signalled: spin briefly
+            htp_wait_relax();  // a fence about to be signalled: spin briefly
             continue;
         }
         if (!htp_npu_alive(sess->npu)) {
@@ -893,7 +888,7 @@ int htp_session_fence_wait(struct htp_session * sess, const struct htp_fence_slo
         int64_t  slice =
             timeout_us - waited < HTP_SESSION_WAIT_SLICE_US ? timeout_us - waited : HTP_SESSION_WAIT_SLICE_US;
         if ((int32_t)(cur - seq) < 0) {
-            htp_futex_wait(word, cur, slice);
+            htp_wait_futex(word, cur, slice);
         }
     }
 }

@@ -9,6 +9,7 @@
 
 #include "htp-types.h"
 #include "npu-util.h"
+#include "platform/platform.h"
 #include "ops/op-families.h"
 
 int htp_batch_init(struct htp_batch * b) {
@@ -95,7 +96,7 @@ static void trace_event(struct htp_batch * b, uint32_t thread, uint32_t op, uint
         return;  // this thread's share of the trace area is full
     }
     struct htp_trace_desc e = {
-        .usecs  = htp_npu_now_us() - b->t_start,
+        .usecs  = htp_plat_now_us() - b->t_start,
         .op     = op,
         .event  = event,
         .thread = (uint16_t)thread,
@@ -161,6 +162,7 @@ static void make_ctx(struct htp_batch * b, const struct htp_batch_env * env, uin
     ctx->vtcm_size = env->vtcm_size;
     ctx->run       = batch_run;
     ctx->pool      = rc;
+    ctx->cancel    = env->cancel;
 }
 
 // --- validation ---
@@ -251,8 +253,8 @@ int htp_batch_validate(struct htp_batch * b, const struct htp_batch_env * env, c
 // --- execution ---
 
 int htp_batch_execute(struct htp_batch * b, const struct htp_batch_env * env, struct htp_opbatch_rsp * rsp) {
-    uint64_t                       t0     = htp_npu_now_us();
-    uint64_t                       c0     = htp_npu_cycles();
+    uint64_t                       t0     = htp_plat_now_us();
+    uint64_t                       c0     = htp_plat_cycles();
     const struct htp_opbatch_req * r      = &b->req;
     uint32_t                       nth    = op_threads(env);
     int                            trace  = env->prof_mode == 3 && r->n_traces > 0;
@@ -274,8 +276,8 @@ int htp_batch_execute(struct htp_batch * b, const struct htp_batch_env * env, st
         if (trace) {
             trace_event(b, 0, done, HTP_TRACE_EVT_OP_BEGIN);
         }
-        uint64_t ot = htp_npu_now_us();
-        uint64_t oc = htp_npu_cycles();
+        uint64_t ot = htp_plat_now_us();
+        uint64_t oc = htp_plat_cycles();
         int      st;
         if (!grouped) {
             st = htp_ops_run(&ctx);
@@ -285,8 +287,8 @@ int htp_batch_execute(struct htp_batch * b, const struct htp_batch_env * env, st
             st = htp_group_run_op(&group, &ctx);
         }
         struct htp_prof_desc pd = {
-            .usecs     = htp_npu_now_us() - ot,
-            .cycles    = htp_npu_cycles() - oc,
+            .usecs     = htp_plat_now_us() - ot,
+            .cycles    = htp_plat_cycles() - oc,
             .opcode    = b->ops[done].opcode,
             .status    = (uint32_t)st,
             .n_threads = rc.pooled ? nth : 1,
@@ -331,15 +333,15 @@ int htp_batch_execute(struct htp_batch * b, const struct htp_batch_env * env, st
     rsp->n_ops     = r->n_ops;
     rsp->n_done    = done;
     rsp->n_traces  = n_traces;
-    rsp->usecs     = htp_npu_now_us() - t0;
-    rsp->cycles    = htp_npu_cycles() - c0;
+    rsp->usecs     = htp_plat_now_us() - t0;
+    rsp->cycles    = htp_plat_cycles() - c0;
     return status;
 }
 
 int htp_batch_process(struct htp_batch * b, const struct htp_batch_env * env, const struct htp_opbatch_req * req,
                       struct htp_opbatch_rsp * rsp) {
-    uint64_t t0 = htp_npu_now_us();
-    uint64_t c0 = htp_npu_cycles();
+    uint64_t t0 = htp_plat_now_us();
+    uint64_t c0 = htp_plat_cycles();
     int      st = htp_batch_validate(b, env, req);
     if (st == HTP_STATUS_OK) {
         htp_batch_execute(b, env, rsp);
@@ -352,7 +354,7 @@ int htp_batch_process(struct htp_batch * b, const struct htp_batch_env * env, co
         rsp->n_ops     = req->n_ops;
         rsp->n_done    = 0;
     }
-    rsp->usecs  = htp_npu_now_us() - t0;
-    rsp->cycles = htp_npu_cycles() - c0;
+    rsp->usecs  = htp_plat_now_us() - t0;
+    rsp->cycles = htp_plat_cycles() - c0;
     return (int)rsp->status;
 }

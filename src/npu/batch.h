@@ -21,6 +21,7 @@
 #ifndef HTP_BATCH_H
 #define HTP_BATCH_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "../proto/htp-proto.h"
@@ -41,16 +42,17 @@ typedef int (*htp_map_lookup_fn)(void * arg, int32_t fd, struct htp_map_entry * 
 
 // What a batch runs against: the session's state, read-only here.
 struct htp_batch_env {
-    htp_map_lookup_fn lookup;
-    void *            lookup_arg;
-    uint8_t *         slots;      // first op-queue slot (NPU address)
-    uint32_t          depth;      // slots
-    uint64_t          slot_size;  // bytes per slot
-    uint32_t          n_threads;  // workers per op; also the slot layout's thread count
-    uint8_t *         vtcm;       // scratch
-    size_t            vtcm_size;
-    struct htp_pool * pool;       // NULL: jobs run serially on the caller (tests)
-    uint32_t          prof_mode;  // 0 off, 1 basic, 2 pmu, 3 trace (trace events written)
+    htp_map_lookup_fn        lookup;
+    void *                   lookup_arg;
+    uint8_t *                slots;      // first op-queue slot (NPU address)
+    uint32_t                 depth;      // slots
+    uint64_t                 slot_size;  // bytes per slot
+    uint32_t                 n_threads;  // workers per op; also the slot layout's thread count
+    uint8_t *                vtcm;       // scratch
+    size_t                   vtcm_size;
+    struct htp_pool *        pool;       // NULL: jobs run serially on the caller (tests)
+    uint32_t                 prof_mode;  // 0 off, 1 basic, 2 pmu, 3 trace (trace events written)
+    const _Atomic uint32_t * cancel;     // the queue's stop flag: ops that wait give up once set (NULL: none)
 };
 
 struct htp_batch {

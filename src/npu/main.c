@@ -1,25 +1,22 @@
 // main.c: htp-npu, the software NPU. Started by libggml-htp with an inherited
 // control socket (--fd N), or by hand for debugging (--listen PATH).
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "npu-util.h"
 #include "server.h"
 
 static void usage(const char * argv0) {
-    fprintf(stderr,
-            "usage: %s --fd N [--phys P]        serve the connected SOCK_SEQPACKET socket N\n"
-            "       %s --listen PATH [--phys P] accept connections on a unix socket at PATH\n",
-            argv0, argv0);
+    htp_npu_log("usage: %s --fd N [--phys P]        serve the connected SOCK_SEQPACKET socket N", argv0);
+    htp_npu_log("       %s --listen PATH [--phys P] accept connections on a unix socket at PATH", argv0);
 }
 
 static int parse_u32(const char * s, uint32_t * out) {
-    char * end;
-    errno           = 0;
+    char *        end;
     unsigned long v = strtoul(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || *s == '-' || v > 0x7fffffffu) {
+    // An overflow saturates at ULONG_MAX, which the bound refuses too.
+    if (end == s || *end != '\0' || *s == '-' || v > 0x7fffffffu) {
         return -1;
     }
     *out = (uint32_t)v;

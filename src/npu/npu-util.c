@@ -1,4 +1,5 @@
-// npu-util.c: logging, validated environment parsing and clocks for htp-npu.
+// npu-util.c: logging and validated environment parsing for htp-npu, over
+// the platform seam (the log line is formatted here, written there).
 
 #include "npu-util.h"
 
@@ -6,26 +7,31 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include <string.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
+#include "platform/platform.h"
 
 int htp_npu_verbose = 0;
 
 void htp_npu_log(const char * fmt, ...) {
-    char    line[512];
+    static const char prefix[] = "htp-npu: ";
+    char              line[512];
+    memcpy(line, prefix, sizeof(prefix) - 1);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
+    int n = vsnprintf(line + sizeof(prefix) - 1, sizeof(line) - sizeof(prefix), fmt, ap);
     va_end(ap);
-    // One fprintf per line so lines from different threads do not interleave.
-    fprintf(stderr, "htp-npu: %s\n", line);
+    size_t len = sizeof(prefix) - 1 + (n < 0 ? 0 : (size_t)n);
+    if (len > sizeof(line) - 2) {
+        len = sizeof(line) - 2;  // truncated: vsnprintf stopped there
+    }
+    line[len++] = '\n';
+    // One write per line so lines from different threads do not interleave.
+    htp_plat_log_write(line, len);
 }
 
 uint64_t htp_npu_env_u64(const char * name, uint64_t def, uint64_t min, uint64_t max) {
-    const char * s = getenv(name);
+    const char * s = htp_plat_getenv(name);
     if (s == NULL || *s == '\0') {
         return def;
     }
@@ -42,7 +48,7 @@ uint64_t htp_npu_env_u64(const char * name, uint64_t def, uint64_t min, uint64_t
 }
 
 uint64_t htp_npu_env_size(const char * name, uint64_t def, uint64_t max) {
-    const char * s = getenv(name);
+    const char * s = htp_plat_getenv(name);
     if (s == NULL || *s == '\0') {
         return def;
     }
@@ -87,18 +93,4 @@ uint64_t htp_npu_env_size(const char * name, uint64_t def, uint64_t max) {
         return def;
     }
     return (uint64_t)bytes;
-}
-
-uint64_t htp_npu_now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-uint64_t htp_npu_cycles(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    return (uint64_t)__rdtsc();
-#else
-    return 0;
-#endif
 }

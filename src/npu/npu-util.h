@@ -1,5 +1,5 @@
-// npu-util.h: small helpers shared by the htp-npu modules: logging to stderr,
-// environment variables parsed with validation, and clocks.
+// npu-util.h: small helpers shared by the htp-npu modules: logging and
+// environment variables parsed with validation. (Clocks are the platform's.)
 //
 // Environment values are untrusted input: a malformed or out-of-range value is
 // never fatal; it is reported once on stderr, naming the variable and the value
@@ -13,7 +13,7 @@
 // 1 when GGML_HEXAGON_VERBOSE asks for control-request logging (set by the server).
 extern int htp_npu_verbose;
 
-// printf-style line on stderr, prefixed "htp-npu: ".
+// printf-style line to the log (stderr here), prefixed "htp-npu: ".
 void htp_npu_log(const char * fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #define HTP_NPU_VERBOSE(...)          \
@@ -32,11 +32,5 @@ uint64_t htp_npu_env_u64(const char * name, uint64_t def, uint64_t min, uint64_t
 // fractional) with an optional k/m/g suffix (KiB, MiB, GiB); a plain number
 // means MiB. Unset or empty: def. Malformed, zero or above max: warns, def.
 uint64_t htp_npu_env_size(const char * name, uint64_t def, uint64_t max);
-
-// Monotonic clock in microseconds.
-uint64_t htp_npu_now_us(void);
-
-// Cycle counter (x86 time-stamp counter); 0 where there is none.
-uint64_t htp_npu_cycles(void);
 
 #endif  // HTP_NPU_UTIL_H

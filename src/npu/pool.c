@@ -12,29 +12,9 @@
 
 #include "pool.h"
 
-#include <limits.h>
 #include <stdlib.h>
 
-#if defined(__linux__)
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
-#include <time.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define cpu_relax() _mm_pause()
-#else
-#define cpu_relax() ((void)0)
-#endif
-
-static uint64_t pool_now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
+#include "platform/platform.h"
 
 // A spin budget: pause instructions, the clock read every 64 of them.
 struct spin {
@@ -43,36 +23,26 @@ struct spin {
 };
 
 static void spin_start(struct spin * sp) {
-    sp->start = pool_now_us();
+    sp->start = htp_plat_now_us();
     sp->n     = 0;
 }
 
 // One pause; 0 once budget_us has passed since spin_start.
 static int spin_once(struct spin * sp, uint32_t budget_us) {
-    cpu_relax();
+    htp_plat_relax();
     if (++sp->n % 64 != 0) {
         return 1;
     }
-    return pool_now_us() - sp->start < budget_us;
+    return htp_plat_now_us() - sp->start < budget_us;
 }
 
-// Private futexes: the pool never leaves this process.
+// Private waits: the pool never leaves this process.
 static void futex_wait(_Atomic uint32_t * addr, uint32_t val) {
-#if defined(__linux__)
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
-#else
-    (void)addr;
-    (void)val;
-    sched_yield();
-#endif
+    htp_plat_wait(addr, val, -1, 0);
 }
 
 static void futex_wake_all(_Atomic uint32_t * addr) {
-#if defined(__linux__)
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-#else
-    (void)addr;
-#endif
+    htp_plat_wake(addr, UINT32_MAX, 0);
 }
 
 // Claim a slice of job gen: `prefer` if it is unclaimed, else the lowest
@@ -100,7 +70,7 @@ struct worker_arg {
     uint32_t          seen;  // generation when the thread was created
 };
 
-static void * worker_main(void * p) {
+static void worker_main(void * p) {
     struct worker_arg * wa   = p;
     struct htp_pool *   pool = wa->pool;
     uint32_t            ith  = wa->ith;
@@ -148,7 +118,6 @@ static void * worker_main(void * p) {
             }
         }
     }
-    return NULL;
 }
 
 int htp_pool_init(struct htp_pool * pool, uint32_t n_threads) {
@@ -173,7 +142,7 @@ int htp_pool_init(struct htp_pool * pool, uint32_t n_threads) {
     if (n_threads == 1) {
         return HTP_STATUS_OK;
     }
-    pool->threads = calloc(n_threads - 1, sizeof(pthread_t));
+    pool->threads = calloc(n_threads - 1, sizeof(*pool->threads));
     if (pool->threads == NULL) {
         return HTP_STATUS_NO_MEMORY;
     }
@@ -184,7 +153,7 @@ int htp_pool_init(struct htp_pool * pool, uint32_t n_threads) {
             wa->ith  = i;
             wa->seen = 0;  // no job runs before init returns
         }
-        if (wa == NULL || pthread_create(&pool->threads[i - 1], NULL, worker_main, wa) != 0) {
+        if (wa == NULL || htp_plat_thread_start(worker_main, wa, &pool->threads[i - 1]) != 0) {
             free(wa);
             pool->n_threads = i;  // free() joins the ones started
             htp_pool_free(pool);
@@ -201,7 +170,7 @@ void htp_pool_free(struct htp_pool * pool) {
         atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release);
         futex_wake_all(&pool->generation);
         for (uint32_t i = 1; i < pool->n_threads; i++) {
-            pthread_join(pool->threads[i - 1], NULL);
+            htp_plat_thread_join(pool->threads[i - 1]);
         }
         free(pool->threads);
         pool->threads = NULL;

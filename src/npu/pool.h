@@ -17,15 +17,16 @@
 #ifndef HTP_POOL_H
 #define HTP_POOL_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
 #include "ops/htp-ops.h"
 
+struct htp_plat_thread;
+
 struct htp_pool {
-    uint32_t    n_threads;  // workers including the caller
-    pthread_t * threads;    // n_threads - 1 helper threads
+    uint32_t                  n_threads;  // workers including the caller
+    struct htp_plat_thread ** threads;    // n_threads - 1 helper threads
 
     // Published by htp_pool_run before the generation bump (release).
     htp_job_fn job;

@@ -4,26 +4,22 @@
 // hangs up. Nothing a client sends may crash the server: wrong sizes, unknown
 // types or sessions, missing or extra fds are all answered with a status.
 //
-// Faults: a kernel that touches a guard page or an unmapped address raises
-// SIGSEGV/SIGBUS. We do not try to recover (a DSP does not either): the
-// handler writes one line naming the session whose batch was running and the
-// faulting address, then the default action kills the process and the host
+// Faults: a kernel that touches a guard page or an unmapped address faults
+// (SIGSEGV/SIGBUS on Linux). We do not try to recover (a DSP does not either):
+// the platform's handler has us write one line naming the session whose batch
+// was running and the faulting address, then the process dies and the host
 // sees its connection hang up.
 
 #include "server.h"
 
-#include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
 
+#include "lock.h"
 #include "npu-util.h"
 #include "ops/op-families.h"
+#include "platform/platform.h"
 #include "session.h"
 
 #define MAX_FDS_PER_MSG 8
@@ -31,7 +27,7 @@
 struct server {
     struct htp_device    dev;
     uint32_t             phys;
-    pthread_mutex_t      lock;  // sessions[], owners[], next_id
+    struct htp_lock      lock;  // sessions[], owners[], next_id
     struct htp_session * sessions[HTP_MAX_SESSIONS];
     const void *         owners[HTP_MAX_SESSIONS];  // the connection that opened each
     uint32_t             next_id;
@@ -44,15 +40,14 @@ static struct server srv;
 // ---------------------------------------------------------------------------
 
 static uint32_t env_arch(void) {
-    const char * s = getenv("GGML_HEXAGON_ARCH");
+    const char * s = htp_plat_getenv("GGML_HEXAGON_ARCH");
     if (s == NULL || *s == '\0') {
         return 79;
     }
-    const char * p = (*s == 'v' || *s == 'V') ? s + 1 : s;
-    char *       end;
-    errno           = 0;
+    const char *  p = (*s == 'v' || *s == 'V') ? s + 1 : s;
+    char *        end;
     unsigned long v = strtoul(p, &end, 10);
-    if (errno != 0 || end == p || *end != '\0' || v < 68 || v > 85) {
+    if (end == p || *end != '\0' || v < 68 || v > 85) {
         htp_npu_log("warning: GGML_HEXAGON_ARCH=\"%s\" is not an architecture in v68..v85; using 79", s);
         return 79;
     }
@@ -61,33 +56,28 @@ static uint32_t env_arch(void) {
 
 void htp_server_hw_info(struct htp_hw_info * hw) {
     memset(hw, 0, sizeof(*hw));
-    hw->arch  = env_arch();
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cpus < 1) {
-        cpus = 1;
-    }
-    uint32_t def_threads = cpus < HTP_MAX_NTHREADS ? (uint32_t)cpus : HTP_MAX_NTHREADS;
-    uint64_t nhvx        = htp_npu_env_u64("GGML_HEXAGON_NHVX", 0, 0, HTP_MAX_NTHREADS);
-    hw->n_threads        = nhvx ? (uint32_t)nhvx : def_threads;
-    hw->n_hvx            = hw->n_threads;
-    hw->n_hmx            = 1;
-    hw->vtcm_size        = htp_npu_env_size("GGML_HEXAGON_VTCM_SIZE", 8ull << 20, 1ull << 30);
+    hw->arch                   = env_arch();
+    const uint32_t cpus        = htp_plat_cpu_count();
+    uint32_t       def_threads = cpus < HTP_MAX_NTHREADS ? cpus : HTP_MAX_NTHREADS;
+    uint64_t       nhvx        = htp_npu_env_u64("GGML_HEXAGON_NHVX", 0, 0, HTP_MAX_NTHREADS);
+    hw->n_threads              = nhvx ? (uint32_t)nhvx : def_threads;
+    hw->n_hvx                  = hw->n_threads;
+    hw->n_hmx                  = 1;
+    hw->vtcm_size              = htp_npu_env_size("GGML_HEXAGON_VTCM_SIZE", 8ull << 20, 1ull << 30);
     // As ggml-hexagon: older architectures have a smaller default window.
     uint64_t vmem_def = hw->arch >= 75 ? HTP_VMEM_DEFAULT : 3000ull << 20;
     hw->vmem_size     = htp_npu_env_size("GGML_HEXAGON_VMEM", vmem_def, 1ull << 40);
     snprintf(hw->name, sizeof(hw->name), "htp-npu");
 }
 
-// Async-signal-safe: only write() and our own formatting.
-static void fault_handler(int sig, siginfo_t * si, void * uc) {
-    (void)uc;
+// Async-signal-safe: only htp_plat_log_write and our own formatting.
+static void report_fault(int is_bus_error, uintptr_t a) {
     char         buf[160];
     size_t       n   = 0;
-    const char * msg = sig == SIGBUS ? "htp-npu: SIGBUS at 0x" : "htp-npu: SIGSEGV at 0x";
+    const char * msg = is_bus_error ? "htp-npu: SIGBUS at 0x" : "htp-npu: SIGSEGV at 0x";
     while (*msg) {
         buf[n++] = *msg++;
     }
-    uintptr_t a = (uintptr_t)si->si_addr;
     for (int shift = (int)sizeof(a) * 8 - 4; shift >= 0; shift -= 4) {
         buf[n++] = "0123456789abcdef"[(a >> shift) & 0xf];
     }
@@ -108,23 +98,18 @@ static void fault_handler(int sig, siginfo_t * si, void * uc) {
             buf[n++] = d[--k];
         }
     }
-    buf[n++]  = '\n';
-    ssize_t w = write(2, buf, n);
-    (void)w;
-    // SA_RESETHAND restored the default action. Re-raise so that a signal
-    // sent with kill() terminates too (it becomes pending while this handler
-    // runs and is delivered on return); a real fault would also recur when
-    // the faulting access is re-executed.
-    raise(sig);
+    buf[n++] = '\n';
+    htp_plat_log_write(buf, n);
 }
 
 static int server_init(uint32_t phys) {
     memset(&srv, 0, sizeof(srv));
     srv.phys    = phys;
     srv.next_id = 1;
-    pthread_mutex_init(&srv.lock, NULL);
+    htp_lock_init(&srv.lock);
+    htp_plat_init();
 
-    const char * v  = getenv("GGML_HEXAGON_VERBOSE");
+    const char * v  = htp_plat_getenv("GGML_HEXAGON_VERBOSE");
     htp_npu_verbose = v != NULL && atoi(v) > 0;
 
     htp_ops_set_fence_timeout_ms(htp_npu_env_u64("GGML_HEXAGON_FENCE_TIMEOUT_MS", 30000, 1, 24ull * 3600 * 1000));
@@ -136,15 +121,7 @@ static int server_init(uint32_t phys) {
         return -1;
     }
 
-    // A host that hangs up mid-send must not kill us: send() reports EPIPE.
-    signal(SIGPIPE, SIG_IGN);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = fault_handler;
-    sa.sa_flags     = SA_SIGINFO | SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, NULL);
-    sigaction(SIGBUS, &sa, NULL);
+    htp_plat_on_fault(report_fault);
 
     HTP_NPU_VERBOSE("phys %u: arch v%u, %u threads, vtcm %llu, vmem %llu", phys, hw.arch, hw.n_threads,
                     (unsigned long long)hw.vtcm_size, (unsigned long long)hw.vmem_size);
@@ -157,30 +134,30 @@ static int server_init(uint32_t phys) {
 
 static struct htp_session * find_session(const void * owner, uint32_t id) {
     struct htp_session * s = NULL;
-    pthread_mutex_lock(&srv.lock);
+    htp_lock_acquire(&srv.lock);
     for (int i = 0; i < HTP_MAX_SESSIONS; i++) {
         if (srv.sessions[i] && srv.owners[i] == owner && htp_session_id(srv.sessions[i]) == id) {
             s = srv.sessions[i];
         }
     }
-    pthread_mutex_unlock(&srv.lock);
+    htp_lock_release(&srv.lock);
     return s;
 }
 
 // Take the session out of the table (the caller closes it).
 static void remove_session(struct htp_session * s) {
-    pthread_mutex_lock(&srv.lock);
+    htp_lock_acquire(&srv.lock);
     for (int i = 0; i < HTP_MAX_SESSIONS; i++) {
         if (srv.sessions[i] == s) {
             srv.sessions[i] = NULL;
             srv.owners[i]   = NULL;
         }
     }
-    pthread_mutex_unlock(&srv.lock);
+    htp_lock_release(&srv.lock);
 }
 
 static int open_session(const void * owner, const struct htp_ctl_req * req, uint32_t * id) {
-    pthread_mutex_lock(&srv.lock);
+    htp_lock_acquire(&srv.lock);
     int slot = -1;
     for (int i = 0; i < HTP_MAX_SESSIONS && slot < 0; i++) {
         if (srv.sessions[i] == NULL) {
@@ -188,7 +165,7 @@ static int open_session(const void * owner, const struct htp_ctl_req * req, uint
         }
     }
     if (slot < 0) {
-        pthread_mutex_unlock(&srv.lock);
+        htp_lock_release(&srv.lock);
         return HTP_STATUS_NO_MEMORY;
     }
     // Ids are never reused while the process lives (0 is "no session").
@@ -197,7 +174,7 @@ static int open_session(const void * owner, const struct htp_ctl_req * req, uint
         srv.next_id = 1;
     }
     srv.owners[slot] = owner;  // reserve the slot while the session opens
-    pthread_mutex_unlock(&srv.lock);
+    htp_lock_release(&srv.lock);
 
     struct htp_session_params p = {
         .id        = new_id,
@@ -209,10 +186,10 @@ static int open_session(const void * owner, const struct htp_ctl_req * req, uint
     struct htp_session * s  = NULL;
     int                  rc = htp_session_open(&srv.dev, &p, &s);
 
-    pthread_mutex_lock(&srv.lock);
+    htp_lock_acquire(&srv.lock);
     srv.sessions[slot] = rc == HTP_STATUS_OK ? s : NULL;
     srv.owners[slot]   = rc == HTP_STATUS_OK ? owner : NULL;
-    pthread_mutex_unlock(&srv.lock);
+    htp_lock_release(&srv.lock);
     *id = new_id;
     return rc;
 }
@@ -220,7 +197,7 @@ static int open_session(const void * owner, const struct htp_ctl_req * req, uint
 static void close_owned_sessions(const void * owner) {
     for (;;) {
         struct htp_session * s = NULL;
-        pthread_mutex_lock(&srv.lock);
+        htp_lock_acquire(&srv.lock);
         for (int i = 0; i < HTP_MAX_SESSIONS && s == NULL; i++) {
             if (srv.sessions[i] && srv.owners[i] == owner) {
                 s               = srv.sessions[i];
@@ -228,7 +205,7 @@ static void close_owned_sessions(const void * owner) {
                 srv.owners[i]   = NULL;
             }
         }
-        pthread_mutex_unlock(&srv.lock);
+        htp_lock_release(&srv.lock);
         if (s == NULL) {
             return;
         }
@@ -264,7 +241,7 @@ static void handle(const void * owner, const struct htp_ctl_req * req, int fd, s
     int                  rc = HTP_STATUS_OK;
 
     if (req->type != HTP_CTL_MAP && fd >= 0) {
-        close(fd);  // no request but MAP carries a descriptor
+        htp_plat_buffer_close(fd);  // no request but MAP carries a descriptor
         fd = -1;
         if (req->type != HTP_CTL_HELLO) {
             rsp->status = HTP_STATUS_INVAL_PARAMS;
@@ -275,7 +252,7 @@ static void handle(const void * owner, const struct htp_ctl_req * req, int fd, s
         s = find_session(owner, req->session);
         if (s == NULL) {
             if (fd >= 0) {
-                close(fd);
+                htp_plat_buffer_close(fd);
             }
             rsp->status = HTP_STATUS_NO_SESSION;
             return;
@@ -307,7 +284,7 @@ static void handle(const void * owner, const struct htp_ctl_req * req, int fd, s
                 break;
             }
             rc = htp_session_map(s, req->u.map.fd, fd, req->u.map.size, req->u.map.flags, &rsp->u.vmem);
-            close(fd);  // the mapping keeps the memory; the descriptor is not needed
+            htp_plat_buffer_close(fd);  // the mapping keeps the memory; the descriptor is not needed
             break;
         case HTP_CTL_UNMAP:
             rc = htp_session_unmap(s, req->u.map.fd, &rsp->u.vmem);
@@ -332,60 +309,22 @@ static void handle(const void * owner, const struct htp_ctl_req * req, int fd, s
 }
 
 // Receive one request with its descriptors. Returns the byte count (0: the
-// peer hung up, -1: error), fills fds[] / *n_fds.
-static ssize_t recv_req(int sock, struct htp_ctl_req * req, int * fds, int * n_fds, int * bad) {
+// peer hung up, -1: error), fills fds[] / *n_fds; *bad when the message was not
+// exactly one request.
+static int64_t recv_req(int sock, struct htp_ctl_req * req, int * fds, int * n_fds, int * bad) {
     // One byte more than a request, to tell an oversized message from a good one.
-    uint8_t      buf[sizeof(*req) + 1];
-    struct iovec iov = {buf, sizeof(buf)};
-    union {
-        struct cmsghdr h;
-        uint8_t        b[CMSG_SPACE(sizeof(int) * MAX_FDS_PER_MSG)];
-    } cbuf;
-    struct msghdr msg;
-    memset(&msg, 0, sizeof(msg));
-    msg.msg_iov        = &iov;
-    msg.msg_iovlen     = 1;
-    msg.msg_control    = cbuf.b;
-    msg.msg_controllen = sizeof(cbuf.b);
-
-    ssize_t n;
-    do {
-        n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-    } while (n < 0 && errno == EINTR);
-
-    *n_fds = 0;
-    *bad   = 0;
+    uint8_t buf[sizeof(*req) + 1];
+    int     truncated;
+    int64_t n = htp_plat_ctl_recv(sock, buf, sizeof(buf), fds, MAX_FDS_PER_MSG, n_fds, &truncated);
+    *bad      = 0;
     if (n > 0) {
-        for (struct cmsghdr * c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
-            if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
-                continue;
-            }
-            int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-            for (int i = 0; i < k; i++) {
-                int f;
-                memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-                if (*n_fds < MAX_FDS_PER_MSG) {
-                    fds[(*n_fds)++] = f;
-                } else {
-                    close(f);
-                }
-            }
-        }
-        if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || (size_t)n != sizeof(*req)) {
+        if (truncated || (size_t)n != sizeof(*req)) {
             *bad = 1;
         }
         memset(req, 0, sizeof(*req));
         memcpy(req, buf, (size_t)n < sizeof(*req) ? (size_t)n : sizeof(*req));
     }
     return n;
-}
-
-static int send_rsp(int sock, const struct htp_ctl_rsp * rsp) {
-    ssize_t n;
-    do {
-        n = send(sock, rsp, sizeof(*rsp), MSG_NOSIGNAL);
-    } while (n < 0 && errno == EINTR);
-    return n == (ssize_t)sizeof(*rsp) ? 0 : -1;
 }
 
 // Serve one connection until it hangs up; close its sessions.
@@ -395,7 +334,7 @@ static void serve(int sock) {
         struct htp_ctl_req req;
         int                fds[MAX_FDS_PER_MSG];
         int                n_fds, bad;
-        ssize_t            n = recv_req(sock, &req, fds, &n_fds, &bad);
+        int64_t            n = recv_req(sock, &req, fds, &n_fds, &bad);
         if (n <= 0) {
             break;  // hang-up or a broken socket: same outcome
         }
@@ -405,10 +344,10 @@ static void serve(int sock) {
 
         if (bad || n_fds > 1) {
             for (int i = 0; i < n_fds; i++) {
-                close(fds[i]);
+                htp_plat_buffer_close(fds[i]);
             }
             rsp.status = HTP_STATUS_INVAL_PARAMS;
-            HTP_NPU_VERBOSE("malformed request (%zd bytes, %d fds)", n, n_fds);
+            HTP_NPU_VERBOSE("malformed request (%lld bytes, %d fds)", (long long)n, n_fds);
         } else {
             handle(owner, &req, n_fds ? fds[0] : -1, &rsp);
             if (htp_npu_verbose) {
@@ -416,7 +355,7 @@ static void serve(int sock) {
                             req.type == HTP_CTL_SESSION_OPEN ? rsp.u.open.session : req.session, rsp.status);
             }
         }
-        if (send_rsp(sock, &rsp) != 0) {
+        if (htp_plat_ctl_send(sock, &rsp, sizeof(rsp)) != 0) {
             break;
         }
     }
@@ -428,58 +367,38 @@ int htp_server_run_fd(int fd, uint32_t phys) {
         return 1;
     }
     serve(fd);
-    close(fd);
+    htp_plat_ctl_close(fd);
     htp_device_free(&srv.dev);
     return 0;
 }
 
-static void * conn_main(void * arg) {
+static void conn_main(void * arg) {
     int sock = (int)(intptr_t)arg;
     serve(sock);
-    close(sock);
-    return NULL;
+    htp_plat_ctl_close(sock);
 }
 
 int htp_server_run_listen(const char * path, uint32_t phys) {
-    struct sockaddr_un addr;
-    memset(&addr, 0, sizeof(addr));
-    addr.sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof(addr.sun_path)) {
-        htp_npu_log("socket path too long: %s", path);
-        return 1;
-    }
-    strcpy(addr.sun_path, path);
     if (server_init(phys) != 0) {
         return 1;
     }
-    int ls = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    int ls = htp_plat_ctl_listen(path);
     if (ls < 0) {
-        htp_npu_log("socket: %s", strerror(errno));
-        return 1;
-    }
-    unlink(path);
-    if (bind(ls, (struct sockaddr *)&addr, sizeof(addr)) != 0 || listen(ls, 16) != 0) {
-        htp_npu_log("cannot listen on %s: %s", path, strerror(errno));
-        close(ls);
         return 1;
     }
     htp_npu_log("phys %u listening on %s", phys, path);
     for (;;) {
-        int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+        int c = htp_plat_ctl_accept(ls);
         if (c < 0) {
-            if (errno == EINTR || errno == ECONNABORTED) {
-                continue;
-            }
-            htp_npu_log("accept: %s", strerror(errno));
             break;
         }
-        pthread_t t;
-        if (pthread_create(&t, NULL, conn_main, (void *)(intptr_t)c) != 0) {
-            close(c);
+        struct htp_plat_thread * t;
+        if (htp_plat_thread_start(conn_main, (void *)(intptr_t)c, &t) != 0) {
+            htp_plat_ctl_close(c);
             continue;
         }
-        pthread_detach(t);
+        htp_plat_thread_detach(t);
     }
-    close(ls);
+    htp_plat_ctl_close(ls);
     return 1;
 }

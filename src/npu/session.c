@@ -5,16 +5,13 @@
 
 #include "session.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
 
 #include "../proto/htp-ring.h"
 #include "batch.h"
 #include "npu-util.h"
-#include "ops/op-families.h"
+#include "platform/platform.h"
 #include "vmem.h"
 
 #define QUEUE_WAIT_US 100000  // bounded ring waits: re-check the stop flag this often
@@ -23,6 +20,17 @@
 #define VMEM_MAX      (1ull << 40)
 
 _Atomic uint32_t htp_device_running_session;
+
+// The rings' waits are process-shared: the host is the other side.
+static void ring_wait(_Atomic uint32_t * word, uint32_t expected, int64_t timeout_us) {
+    htp_plat_wait(word, expected, timeout_us, 1);
+}
+
+static void ring_wake(_Atomic uint32_t * word) {
+    htp_plat_wake(word, 1, 1);
+}
+
+const struct htp_ring_sys htp_npu_ring_sys = {htp_plat_now_us, ring_wait, ring_wake, htp_plat_relax};
 
 struct htp_map {
     struct htp_map_entry e;
@@ -34,8 +42,8 @@ struct htp_session {
     uint32_t            virt_idx;
     uint32_t            n_threads;
 
-    pthread_mutex_t  lock;  // map table and window
-    pthread_rwlock_t busy;  // read: a batch runs; write: an unmap
+    struct htp_lock  lock;  // map table and window
+    struct htp_lock  busy;  // held while a batch runs, and by an unmap (one reader per session)
     struct htp_vmem  vmem;
     struct htp_map * maps;
     uint32_t         n_maps;
@@ -47,14 +55,14 @@ struct htp_session {
     _Atomic uint32_t prof_mode;  // relaxed: a setting read at each batch start
 
     // Queue (valid while running).
-    int                   running;
-    pthread_t             reader;
-    _Atomic uint32_t      stop;
-    struct htp_queue_desc q;
-    uint8_t *             pinned;
-    struct htp_ring *     req_ring;
-    struct htp_ring *     rsp_ring;
-    struct htp_batch      batch;
+    int                      running;
+    struct htp_plat_thread * reader;
+    _Atomic uint32_t         stop;
+    struct htp_queue_desc    q;
+    uint8_t *                pinned;
+    struct htp_ring *        req_ring;
+    struct htp_ring *        rsp_ring;
+    struct htp_batch         batch;
 
     // Device scheduling, guarded by dev->exec_mutex.
     struct htp_session * next_queue;   // link in dev->queues while the reader runs
@@ -73,19 +81,13 @@ int htp_device_init(struct htp_device * dev, const struct htp_hw_info * hw) {
     if (rc != HTP_STATUS_OK) {
         return rc;
     }
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_mutex_init(&dev->exec_mutex, NULL);
-    pthread_cond_init(&dev->exec_cv, &attr);
-    pthread_condattr_destroy(&attr);
+    htp_lock_init(&dev->exec_mutex);
+    htp_cond_init(&dev->exec_cv);
     return HTP_STATUS_OK;
 }
 
 void htp_device_free(struct htp_device * dev) {
     htp_pool_free(&dev->pool);
-    pthread_mutex_destroy(&dev->exec_mutex);
-    pthread_cond_destroy(&dev->exec_cv);
 }
 
 // Submission number of the request session o runs next: the one its reader
@@ -126,47 +128,45 @@ static int is_my_turn(const struct htp_session * s) {
 // nobody will read its answer), HTP_RING_CORRUPT for impossible indices.
 static int exec_enter(struct htp_session * s, struct htp_opbatch_req * req) {
     struct htp_device * dev = s->dev;
-    pthread_mutex_lock(&dev->exec_mutex);
-    int rc = htp_ring_pop(s->req_ring, s->q.depth, sizeof(*req), req);
+    htp_lock_acquire(&dev->exec_mutex);
+    int rc = htp_ring_pop(s->req_ring, s->q.depth, sizeof(*req), req, &htp_npu_ring_sys);
     if (rc == HTP_RING_OK) {
         s->taken       = 1;
         s->taken_order = req->order;
         int mine;
         // Timed: the stop flag is not announced through exec_cv.
         while (!(mine = is_my_turn(s)) && !atomic_load_explicit(&s->stop, memory_order_relaxed)) {
-            const uint64_t        until = htp_npu_now_us() + QUEUE_WAIT_US;  // CLOCK_MONOTONIC, as exec_cv's
-            const struct timespec ts    = {(time_t)(until / 1000000u), (long)(until % 1000000u) * 1000};
-            pthread_cond_timedwait(&dev->exec_cv, &dev->exec_mutex, &ts);
+            htp_cond_wait(&dev->exec_cv, &dev->exec_mutex, QUEUE_WAIT_US);
         }
         s->taken = 0;
         if (mine) {
             dev->exec_busy = 1;
         } else {
             rc = HTP_RING_EMPTY;
-            pthread_cond_broadcast(&dev->exec_cv);  // others may have waited for what we dropped
+            htp_cond_broadcast(&dev->exec_cv);  // others may have waited for what we dropped
         }
     }
-    pthread_mutex_unlock(&dev->exec_mutex);
+    htp_lock_release(&dev->exec_mutex);
     return rc;
 }
 
 static void exec_leave(struct htp_device * dev) {
-    pthread_mutex_lock(&dev->exec_mutex);
+    htp_lock_acquire(&dev->exec_mutex);
     dev->exec_busy = 0;
-    pthread_cond_broadcast(&dev->exec_cv);
-    pthread_mutex_unlock(&dev->exec_mutex);
+    htp_cond_broadcast(&dev->exec_cv);
+    htp_lock_release(&dev->exec_mutex);
 }
 
 static void queues_add(struct htp_session * s) {
-    pthread_mutex_lock(&s->dev->exec_mutex);
+    htp_lock_acquire(&s->dev->exec_mutex);
     s->next_queue  = s->dev->queues;
     s->dev->queues = s;
-    pthread_mutex_unlock(&s->dev->exec_mutex);
+    htp_lock_release(&s->dev->exec_mutex);
 }
 
 // After this nobody peeks s's ring, so its pinned buffer may go.
 static void queues_remove(struct htp_session * s) {
-    pthread_mutex_lock(&s->dev->exec_mutex);
+    htp_lock_acquire(&s->dev->exec_mutex);
     for (struct htp_session ** p = &s->dev->queues; *p != NULL; p = &(*p)->next_queue) {
         if (*p == s) {
             *p = s->next_queue;
@@ -174,8 +174,8 @@ static void queues_remove(struct htp_session * s) {
         }
     }
     s->next_queue = NULL;
-    pthread_cond_broadcast(&s->dev->exec_cv);  // a reader may have waited for s's requests
-    pthread_mutex_unlock(&s->dev->exec_mutex);
+    htp_cond_broadcast(&s->dev->exec_cv);  // a reader may have waited for s's requests
+    htp_lock_release(&s->dev->exec_mutex);
 }
 
 // ---------------------------------------------------------------------------
@@ -196,8 +196,8 @@ int htp_session_open(struct htp_device * dev, const struct htp_session_params * 
     s->id        = p->id;
     s->virt_idx  = p->virt_idx;
     s->n_threads = p->n_threads == 0 || p->n_threads > dev->hw.n_threads ? dev->hw.n_threads : p->n_threads;
-    pthread_mutex_init(&s->lock, NULL);
-    pthread_rwlock_init(&s->busy, NULL);
+    htp_lock_init(&s->lock);
+    htp_lock_init(&s->busy);
     atomic_init(&s->prof_mode, 0);
     atomic_init(&s->stop, 0);
 
@@ -205,12 +205,10 @@ int htp_session_open(struct htp_device * dev, const struct htp_session_params * 
     if (rc != HTP_STATUS_OK) {
         goto fail;
     }
-    // Anonymous pages: only what kernels touch becomes resident.
     s->vtcm_size = (size_t)vtcm_size;
-    s->vtcm = mmap(NULL, s->vtcm_size ? s->vtcm_size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (s->vtcm == MAP_FAILED) {
-        s->vtcm = NULL;
-        rc      = HTP_STATUS_NO_MEMORY;
+    s->vtcm      = htp_plat_scratch_alloc(s->vtcm_size);
+    if (s->vtcm == NULL) {
+        rc = HTP_STATUS_NO_MEMORY;
         goto fail;
     }
     *out = s;
@@ -218,8 +216,6 @@ int htp_session_open(struct htp_device * dev, const struct htp_session_params * 
 
 fail:
     htp_vmem_free(&s->vmem);
-    pthread_mutex_destroy(&s->lock);
-    pthread_rwlock_destroy(&s->busy);
     free(s);
     return rc;
 }
@@ -232,11 +228,7 @@ void htp_session_close(struct htp_session * s) {
     }
     free(s->maps);
     htp_vmem_free(&s->vmem);
-    if (s->vtcm != NULL) {
-        munmap(s->vtcm, s->vtcm_size ? s->vtcm_size : 1);
-    }
-    pthread_mutex_destroy(&s->lock);
-    pthread_rwlock_destroy(&s->busy);
+    htp_plat_scratch_free(s->vtcm, s->vtcm_size);
     free(s);
 }
 
@@ -260,19 +252,19 @@ static int64_t find_map(const struct htp_session * s, int32_t key) {
 
 static int lookup_map(void * arg, int32_t fd, struct htp_map_entry * out) {
     struct htp_session * s = arg;
-    pthread_mutex_lock(&s->lock);
+    htp_lock_acquire(&s->lock);
     int64_t i = find_map(s, fd);
     if (i >= 0) {
         *out = s->maps[i].e;
     }
-    pthread_mutex_unlock(&s->lock);
+    htp_lock_release(&s->lock);
     return i >= 0 ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
 }
 
 int htp_session_map(struct htp_session * s, int32_t key, int fd, uint64_t size, uint32_t flags,
                     struct htp_vmem_info * info) {
     int rc = HTP_STATUS_OK;
-    pthread_mutex_lock(&s->lock);
+    htp_lock_acquire(&s->lock);
     if ((flags & ~(uint32_t)(HTP_BUF_EXTENDED | HTP_BUF_PINNED | HTP_BUF_EAGER)) != 0 || find_map(s, key) >= 0) {
         rc = HTP_STATUS_INVAL_PARAMS;  // unknown flag, or the key is already mapped
         goto done;
@@ -294,15 +286,15 @@ int htp_session_map(struct htp_session * s, int32_t key, int fd, uint64_t size, 
     }
 done:
     htp_vmem_get_info(&s->vmem, info);
-    pthread_mutex_unlock(&s->lock);
+    htp_lock_release(&s->lock);
     return rc;
 }
 
 int htp_session_unmap(struct htp_session * s, int32_t key, struct htp_vmem_info * info) {
     int rc = HTP_STATUS_OK;
     // Wait for a running batch to finish: it may use this buffer.
-    pthread_rwlock_wrlock(&s->busy);
-    pthread_mutex_lock(&s->lock);
+    htp_lock_acquire(&s->busy);
+    htp_lock_acquire(&s->lock);
     int64_t i = find_map(s, key);
     if (i < 0 || (s->running && key == s->q.fd)) {
         rc = HTP_STATUS_INVAL_PARAMS;
@@ -315,15 +307,15 @@ int htp_session_unmap(struct htp_session * s, int32_t key, struct htp_vmem_info 
     }
 done:
     htp_vmem_get_info(&s->vmem, info);
-    pthread_mutex_unlock(&s->lock);
-    pthread_rwlock_unlock(&s->busy);
+    htp_lock_release(&s->lock);
+    htp_lock_release(&s->busy);
     return rc;
 }
 
 void htp_session_vmem_info(struct htp_session * s, struct htp_vmem_info * info) {
-    pthread_mutex_lock(&s->lock);
+    htp_lock_acquire(&s->lock);
     htp_vmem_get_info(&s->vmem, info);
-    pthread_mutex_unlock(&s->lock);
+    htp_lock_release(&s->lock);
 }
 
 int htp_session_set_profiler(struct htp_session * s, uint32_t mode) {
@@ -394,20 +386,19 @@ static int push_rsp(struct htp_session * s, const struct htp_opbatch_rsp * rsp) 
                         tail);
             return -1;
         }
-        if (htp_ring_push(s->rsp_ring, d, sizeof(*rsp), rsp) == HTP_RING_OK) {
+        if (htp_ring_push(s->rsp_ring, d, sizeof(*rsp), rsp, &htp_npu_ring_sys) == HTP_RING_OK) {
             return 0;
         }
         // Relaxed: the stop flag only needs to be seen eventually.
         if (atomic_load_explicit(&s->stop, memory_order_relaxed)) {
             return -1;
         }
-        htp_ring_wait_nonfull(s->rsp_ring, d, QUEUE_WAIT_US, QUEUE_SPIN_US, (int)s->q.poll);
+        htp_ring_wait_nonfull(s->rsp_ring, d, QUEUE_WAIT_US, QUEUE_SPIN_US, (int)s->q.poll, &htp_npu_ring_sys);
     }
 }
 
-static void * queue_reader(void * arg) {
+static void queue_reader(void * arg) {
     struct htp_session * s = arg;
-    htp_ops_set_cancel_flag(&s->stop);
 
     struct htp_batch_env env = {
         .lookup     = lookup_map,
@@ -419,10 +410,11 @@ static void * queue_reader(void * arg) {
         .vtcm       = s->vtcm,
         .vtcm_size  = s->vtcm_size,
         .pool       = &s->dev->pool,
+        .cancel     = &s->stop,
     };
 
     while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
-        int rc = htp_ring_wait_nonempty(s->req_ring, QUEUE_WAIT_US, QUEUE_SPIN_US, (int)s->q.poll);
+        int rc = htp_ring_wait_nonempty(s->req_ring, QUEUE_WAIT_US, QUEUE_SPIN_US, (int)s->q.poll, &htp_npu_ring_sys);
         if (rc != HTP_RING_OK) {
             continue;
         }
@@ -442,13 +434,13 @@ static void * queue_reader(void * arg) {
         }
 
         htp_pool_prewake(&s->dev->pool);  // the helpers' wake-up overlaps validation
-        pthread_rwlock_rdlock(&s->busy);
+        htp_lock_acquire(&s->busy);
         // Relaxed: read by the fault handler on this or a worker thread of
         // this process; it only names the session in a message.
         atomic_store_explicit(&htp_device_running_session, s->id, memory_order_relaxed);
         htp_batch_process(&s->batch, &env, &req, &rsp);
         atomic_store_explicit(&htp_device_running_session, 0, memory_order_relaxed);
-        pthread_rwlock_unlock(&s->busy);
+        htp_lock_release(&s->busy);
         exec_leave(s->dev);
 
         if (rsp.status != HTP_STATUS_OK) {
@@ -460,8 +452,6 @@ static void * queue_reader(void * arg) {
         }
     }
     queues_remove(s);
-    htp_ops_set_cancel_flag(NULL);
-    return NULL;
 }
 
 int htp_session_queue_start(struct htp_session * s, const struct htp_queue_desc * q) {
@@ -482,17 +472,17 @@ int htp_session_queue_start(struct htp_session * s, const struct htp_queue_desc 
     s->req_ring = (struct htp_ring *)(void *)(e.addr + q->req_ring_off);
     s->rsp_ring = (struct htp_ring *)(void *)(e.addr + q->rsp_ring_off);
     atomic_store_explicit(&s->stop, 0, memory_order_relaxed);
-    // The fields above are published to the reader by pthread_create, and
-    // to readers of other sessions by exec_mutex.
+    // The fields above are published to the reader by its start, and to
+    // readers of other sessions by exec_mutex.
     queues_add(s);
-    if (pthread_create(&s->reader, NULL, queue_reader, s) != 0) {
+    if (htp_plat_thread_start(queue_reader, s, &s->reader) != 0) {
         queues_remove(s);
         htp_batch_free(&s->batch);
         return HTP_STATUS_NO_MEMORY;
     }
-    pthread_mutex_lock(&s->lock);
+    htp_lock_acquire(&s->lock);
     s->running = 1;  // under the lock: unmap reads it
-    pthread_mutex_unlock(&s->lock);
+    htp_lock_release(&s->lock);
     return HTP_STATUS_OK;
 }
 
@@ -504,15 +494,15 @@ int htp_session_queue_stop(struct htp_session * s) {
     // waits every few ms; the join below is the synchronisation.
     atomic_store_explicit(&s->stop, 1, memory_order_relaxed);
     // Wake a reader sleeping on either ring's futex.
-    htp_futex_wake(&s->req_ring->head);
-    htp_futex_wake(&s->rsp_ring->tail);
-    pthread_mutex_lock(&s->dev->exec_mutex);  // and one waiting for its turn
-    pthread_cond_broadcast(&s->dev->exec_cv);
-    pthread_mutex_unlock(&s->dev->exec_mutex);
-    pthread_join(s->reader, NULL);
-    pthread_mutex_lock(&s->lock);
+    htp_npu_ring_sys.wake(&s->req_ring->head);
+    htp_npu_ring_sys.wake(&s->rsp_ring->tail);
+    htp_lock_acquire(&s->dev->exec_mutex);  // and one waiting for its turn
+    htp_cond_broadcast(&s->dev->exec_cv);
+    htp_lock_release(&s->dev->exec_mutex);
+    htp_plat_thread_join(s->reader);
+    htp_lock_acquire(&s->lock);
     s->running = 0;
-    pthread_mutex_unlock(&s->lock);
+    htp_lock_release(&s->lock);
     htp_batch_free(&s->batch);
     return HTP_STATUS_OK;
 }

@@ -15,18 +15,19 @@
 //
 // Threads: control calls for a session come from one thread (the connection
 // that opened it); the queue reader runs beside it. The map table is guarded by
-// a mutex; a batch holds the session's `busy` lock for reading while it runs,
-// and UNMAP takes it for writing, so a buffer never disappears under a running
-// batch (an UNMAP waits for the batch in progress, fence waits included).
+// a lock; a batch holds the session's `busy` lock while it runs, and UNMAP
+// takes it too, so a buffer never disappears under a running batch (an UNMAP
+// waits for the batch in progress, fence waits included).
 
 #ifndef HTP_SESSION_H
 #define HTP_SESSION_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
 #include "../proto/htp-proto.h"
+#include "../proto/htp-ring.h"
+#include "lock.h"
 #include "pool.h"
 
 struct htp_device {
@@ -36,8 +37,8 @@ struct htp_device {
     // Batch execution, one at a time in submission order. Guarded by
     // exec_mutex: the list, exec_busy, and each listed session's taken
     // request and request ring tail (readers pop under it).
-    pthread_mutex_t      exec_mutex;
-    pthread_cond_t       exec_cv;  // broadcast when a batch ends or a queue leaves
+    struct htp_lock      exec_mutex;
+    struct htp_cond      exec_cv;  // broadcast when a batch ends or a queue leaves
     int                  exec_busy;
     struct htp_session * queues;  // sessions whose queue reader runs
 };
@@ -45,6 +46,10 @@ struct htp_device {
 // Id of the session whose batch is executing (0: none); read by the fault
 // handler, so it is a lock-free atomic.
 extern _Atomic uint32_t htp_device_running_session;
+
+// How the NPU sleeps and wakes on the host's rings (the platform's
+// process-shared wait/wake).
+extern const struct htp_ring_sys htp_npu_ring_sys;
 
 // Start the pool (hw->n_threads workers). HTP_STATUS_OK or HTP_STATUS_NO_MEMORY.
 int  htp_device_init(struct htp_device * dev, const struct htp_hw_info * hw);

@@ -1,21 +1,15 @@
 // vmem.c: the session VA window: first-fit range allocator over an
-// address-ordered free list, plus the mmap calls that place a memfd in it with
-// its guard page left PROT_NONE. See vmem.h for why.
+// address-ordered free list, plus the platform calls that place a received
+// buffer in it with its guard page left inaccessible. See vmem.h for why.
 
 #include "vmem.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
+
+#include "platform/platform.h"
 
 #define PAGE ((uint64_t)HTP_PAGE_SIZE)
-
-// Anonymous, inaccessible, not backed by swap: address space only.
-static void * reserve(void * addr, uint64_t len, int fixed) {
-    int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (fixed ? MAP_FIXED : 0);
-    return mmap(addr, (size_t)len, PROT_NONE, flags, -1, 0);
-}
 
 int htp_vmem_init(struct htp_vmem * vm, uint64_t size) {
     memset(vm, 0, sizeof(*vm));
@@ -30,8 +24,8 @@ int htp_vmem_init(struct htp_vmem * vm, uint64_t size) {
     }
     vm->cap_free = 16;
 
-    void * p = reserve(NULL, size, 0);
-    if (p == MAP_FAILED) {
+    void * p = htp_plat_reserve(size);
+    if (p == NULL) {
         free(vm->free);
         memset(vm, 0, sizeof(*vm));
         return HTP_STATUS_NO_MEMORY;
@@ -45,7 +39,7 @@ int htp_vmem_init(struct htp_vmem * vm, uint64_t size) {
 
 void htp_vmem_free(struct htp_vmem * vm) {
     if (vm->base != NULL) {
-        munmap(vm->base, (size_t)vm->size);
+        htp_plat_release(vm->base, vm->size);
     }
     free(vm->free);
     memset(vm, 0, sizeof(*vm));
@@ -130,37 +124,34 @@ int htp_vmem_release(struct htp_vmem * vm, uint64_t off, uint64_t len) {
     return HTP_STATUS_OK;
 }
 
-// mmap the memfd over [p, p + size - PAGE); the guard page stays as it is
-// (PROT_NONE reserved).
+// Map the buffer over [p, p + size - PAGE); the guard page stays as it is
+// (reserved, inaccessible).
 static int map_fd_at(uint8_t * p, int fd, uint64_t size, uint32_t flags) {
     if (size == PAGE) {
         return HTP_STATUS_OK;  // a buffer of guard page only: nothing accessible
     }
-    // Eager: fault every page in now (FastRPC's non-delayed map), so a mapping
-    // that would fail later fails here, where the host can still react.
-    int    populate = (flags & HTP_BUF_EAGER) ? MAP_POPULATE : 0;
-    void * q        = mmap(p, (size_t)(size - PAGE), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | populate, fd, 0);
-    return q == MAP_FAILED ? HTP_STATUS_INVAL_PARAMS : HTP_STATUS_OK;
+    return htp_plat_map_buffer(p, size - PAGE, fd, (flags & HTP_BUF_EAGER) != 0) == 0 ? HTP_STATUS_OK
+                                                                                      : HTP_STATUS_INVAL_PARAMS;
 }
 
 int htp_vmem_map(struct htp_vmem * vm, int fd, uint64_t size, uint32_t flags, uint8_t ** addr) {
     if (!valid_len(size) || size > (uint64_t)SIZE_MAX) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    // Mapping past the end of the file would "work" and then SIGBUS on access.
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 || (uint64_t)st.st_size < size) {
+    // Mapping past the end of the buffer would "work" and then fault on access.
+    const int64_t have = htp_plat_buffer_size(fd);
+    if (have < 0 || (uint64_t)have < size) {
         return HTP_STATUS_INVAL_PARAMS;
     }
 
     if (flags & HTP_BUF_EXTENDED) {
-        void * p = reserve(NULL, size, 0);
-        if (p == MAP_FAILED) {
+        uint8_t * p = htp_plat_reserve(size);
+        if (p == NULL) {
             return HTP_STATUS_NO_MEMORY;
         }
         int rc = map_fd_at(p, fd, size, flags);
         if (rc != HTP_STATUS_OK) {
-            munmap(p, (size_t)size);
+            htp_plat_release(p, size);
             return rc;
         }
         vm->n_extended++;
@@ -175,8 +166,8 @@ int htp_vmem_map(struct htp_vmem * vm, int fd, uint64_t size, uint32_t flags, ui
     }
     rc = map_fd_at(vm->base + off, fd, size, flags);
     if (rc != HTP_STATUS_OK) {
-        // A failed MAP_FIXED may have unmapped the range: reserve it again.
-        reserve(vm->base + off, size, 1);
+        // A failed fixed mapping may have unmapped the range: reserve it again.
+        htp_plat_reserve_at(vm->base + off, size);
         htp_vmem_release(vm, off, size);
         return rc;
     }
@@ -192,7 +183,7 @@ int htp_vmem_unmap(struct htp_vmem * vm, uint8_t * addr, uint64_t size, uint32_t
         if (vm->n_extended == 0) {
             return HTP_STATUS_INVAL_PARAMS;
         }
-        munmap(addr, (size_t)size);
+        htp_plat_release(addr, size);
         vm->n_extended--;
         return HTP_STATUS_OK;
     }
@@ -203,9 +194,9 @@ int htp_vmem_unmap(struct htp_vmem * vm, uint8_t * addr, uint64_t size, uint32_t
     if (size > vm->size - off) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    // Replace the shared mapping by a fresh PROT_NONE reservation in one call,
-    // so the range never becomes free address space another mmap could take.
-    if (reserve(addr, size, 1) == MAP_FAILED) {
+    // Replace the shared mapping by a fresh reservation in one call, so the
+    // range never becomes free address space another mapping could take.
+    if (htp_plat_reserve_at(addr, size) != 0) {
         return HTP_STATUS_NO_MEMORY;
     }
     return htp_vmem_release(vm, off, size);

@@ -22,30 +22,19 @@
 // full fence, then re-reads head before sleeping. One of them sees the other,
 // so no wake-up is lost. The same holds for tail / producer_sleeping.
 //
-// The futexes are process-shared (no FUTEX_PRIVATE_FLAG): the two sides are
-// different processes mapping the same memfd.
+// The sleeping itself is each side's own: the ring knows no operating system.
+// A side passes its struct htp_ring_sys (the host's from its wait module, the
+// NPU's from its platform seam); the waits and wakes must be process-shared
+// (a futex without FUTEX_PRIVATE_FLAG on Linux): the two sides are different
+// processes mapping the same memfd.
 
 #ifndef HTP_RING_H
 #define HTP_RING_H
 
-#include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
-
-#if defined(__linux__)
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define htp_cpu_relax() _mm_pause()
-#else
-#define htp_cpu_relax() ((void)0)
-#endif
 
 #define HTP_RING_HDR_SIZE 128
 
@@ -61,6 +50,16 @@ struct htp_ring {
 
 _Static_assert(offsetof(struct htp_ring, tail) == 64, "htp_ring: tail on its own cache line");
 _Static_assert(offsetof(struct htp_ring, entries) == HTP_RING_HDR_SIZE, "htp_ring header size");
+
+// How one side sleeps and wakes on a ring word. wait sleeps while *word ==
+// expected, at most timeout_us (spurious returns are fine: the callers loop);
+// wake wakes one sleeper. Both process-shared.
+struct htp_ring_sys {
+    uint64_t (*now_us)(void);
+    void (*wait)(_Atomic uint32_t * word, uint32_t expected, int64_t timeout_us);
+    void (*wake)(_Atomic uint32_t * word);
+    void (*relax)(void);  // a pause inside a spin loop
+};
 
 // Return codes of the ring calls.
 enum {
@@ -85,38 +84,12 @@ static inline struct htp_ring * htp_ring_init(void * mem) {
     return r;
 }
 
-static inline void htp_futex_wake(_Atomic uint32_t * addr) {
-#if defined(__linux__)
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE, 1, NULL, NULL, 0);
-#else
-    (void)addr;
-#endif
-}
-
-// Sleep while *addr == val, at most timeout_us. Spurious returns are fine: the
-// callers loop.
-static inline void htp_futex_wait(_Atomic uint32_t * addr, uint32_t val, int64_t timeout_us) {
-#if defined(__linux__)
-    struct timespec ts = {(time_t)(timeout_us / 1000000), (long)(timeout_us % 1000000) * 1000};
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT, val, &ts, NULL, 0);
-#else
-    (void)addr;
-    (void)val;
-    (void)timeout_us;
-#endif
-}
-
-static inline int64_t htp_ring_now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 // --- producer side ---
 
 // Copy one packet in and publish it. Non-blocking: HTP_RING_FULL when depth
 // packets are already unread.
-static inline int htp_ring_push(struct htp_ring * r, uint32_t depth, uint32_t entry_size, const void * pkt) {
+static inline int htp_ring_push(struct htp_ring * r, uint32_t depth, uint32_t entry_size, const void * pkt,
+                                const struct htp_ring_sys * sys) {
     // Only we write head, so a relaxed load reads our own last store.
     uint32_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     // Acquire: the consumer's release of tail says it has finished reading the
@@ -131,7 +104,7 @@ static inline int htp_ring_push(struct htp_ring * r, uint32_t depth, uint32_t en
     // Full fence between publishing head and reading consumer_sleeping (Dekker).
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&r->consumer_sleeping, memory_order_relaxed)) {
-        htp_futex_wake(&r->head);
+        sys->wake(&r->head);
     }
     return HTP_RING_OK;
 }
@@ -159,7 +132,8 @@ static inline int htp_ring_peek(struct htp_ring * r, uint32_t depth, uint32_t en
 
 // Copy the oldest packet out and consume it. HTP_RING_EMPTY when there is
 // none, HTP_RING_CORRUPT when the indices are impossible.
-static inline int htp_ring_pop(struct htp_ring * r, uint32_t depth, uint32_t entry_size, void * pkt) {
+static inline int htp_ring_pop(struct htp_ring * r, uint32_t depth, uint32_t entry_size, void * pkt,
+                               const struct htp_ring_sys * sys) {
     int rc = htp_ring_peek(r, depth, entry_size, pkt);
     if (rc != HTP_RING_OK) {
         return rc;
@@ -168,70 +142,73 @@ static inline int htp_ring_pop(struct htp_ring * r, uint32_t depth, uint32_t ent
     // producer may reuse it.
     uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
+    // Full fence between publishing tail and reading producer_sleeping (Dekker).
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&r->producer_sleeping, memory_order_relaxed)) {
-        htp_futex_wake(&r->tail);
+        sys->wake(&r->tail);
     }
     return HTP_RING_OK;
 }
 
-// Wait until the ring holds a packet or timeout_us passes. Spins for spin_us
-// first (the common case on a busy queue); with poll set it never sleeps.
-static inline int htp_ring_wait_nonempty(struct htp_ring * r, int64_t timeout_us, int64_t spin_us, int poll) {
-    int64_t start = htp_ring_now_us();
+// The wait both sides share: until ready(r, depth) or timeout_us passes.
+// Spins for spin_us first (the common case on a busy queue); with poll set it
+// never sleeps. Otherwise it announces the sleep in *sleeping, then re-reads
+// *word (Dekker with the peer's publish-fence-read), and sleeps on it.
+static inline int htp_ring_wait_for(struct htp_ring * r, uint32_t depth, int (*ready)(struct htp_ring *, uint32_t),
+                                    _Atomic uint32_t * word, _Atomic uint32_t * sleeping, int64_t timeout_us,
+                                    int64_t spin_us, int poll, const struct htp_ring_sys * sys) {
+    const uint64_t start = sys->now_us();
     for (;;) {
-        uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-        uint32_t head = atomic_load_explicit(&r->head, memory_order_acquire);
-        if (head != tail) {
+        // Relaxed: the peer's index is re-read with acquire by ready().
+        const uint32_t seen = atomic_load_explicit(word, memory_order_relaxed);
+        if (ready(r, depth)) {
             return HTP_RING_OK;
         }
-        int64_t waited = htp_ring_now_us() - start;
+        const int64_t waited = (int64_t)(sys->now_us() - start);
         if (waited >= timeout_us) {
             return HTP_RING_TIMEOUT;
         }
         if (poll || waited < spin_us) {
             for (int i = 0; i < 64; i++) {
-                htp_cpu_relax();
+                sys->relax();
             }
             continue;
         }
-        atomic_store_explicit(&r->consumer_sleeping, 1, memory_order_relaxed);
-        // Full fence between announcing the sleep and re-reading head (Dekker).
+        atomic_store_explicit(sleeping, 1, memory_order_relaxed);
+        // Full fence between announcing the sleep and re-reading the word (Dekker).
         atomic_thread_fence(memory_order_seq_cst);
-        if (atomic_load_explicit(&r->head, memory_order_relaxed) == head) {
-            htp_futex_wait(&r->head, head, timeout_us - waited);
+        if (atomic_load_explicit(word, memory_order_relaxed) == seen) {
+            sys->wait(word, seen, timeout_us - waited);
         }
-        atomic_store_explicit(&r->consumer_sleeping, 0, memory_order_relaxed);
+        atomic_store_explicit(sleeping, 0, memory_order_relaxed);
     }
 }
 
-// Wait until the ring has room or timeout_us passes (producer back-pressure).
+static inline int htp_ring_has_packet(struct htp_ring * r, uint32_t depth) {
+    (void)depth;
+    // Relaxed: tail is ours. Acquire: pairs with the producer's release of head.
+    const uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    return atomic_load_explicit(&r->head, memory_order_acquire) != tail;
+}
+
+static inline int htp_ring_has_room(struct htp_ring * r, uint32_t depth) {
+    // Relaxed: head is ours. Acquire: the consumer is done with older entries.
+    const uint32_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    return head - atomic_load_explicit(&r->tail, memory_order_acquire) < depth;
+}
+
+// Consumer: wait until the ring holds a packet or timeout_us passes.
+static inline int htp_ring_wait_nonempty(struct htp_ring * r, int64_t timeout_us, int64_t spin_us, int poll,
+                                         const struct htp_ring_sys * sys) {
+    return htp_ring_wait_for(r, 0, htp_ring_has_packet, &r->head, &r->consumer_sleeping, timeout_us, spin_us, poll,
+                             sys);
+}
+
+// Producer: wait until the ring has room or timeout_us passes (back-pressure).
 static inline int htp_ring_wait_nonfull(struct htp_ring * r, uint32_t depth, int64_t timeout_us, int64_t spin_us,
-                                        int poll) {
-    int64_t start = htp_ring_now_us();
-    for (;;) {
-        uint32_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-        uint32_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-        if (head - tail < depth) {
-            return HTP_RING_OK;
-        }
-        int64_t waited = htp_ring_now_us() - start;
-        if (waited >= timeout_us) {
-            return HTP_RING_TIMEOUT;
-        }
-        if (poll || waited < spin_us) {
-            for (int i = 0; i < 64; i++) {
-                htp_cpu_relax();
-            }
-            continue;
-        }
-        atomic_store_explicit(&r->producer_sleeping, 1, memory_order_relaxed);
-        atomic_thread_fence(memory_order_seq_cst);
-        if (atomic_load_explicit(&r->tail, memory_order_relaxed) == tail) {
-            htp_futex_wait(&r->tail, tail, timeout_us - waited);
-        }
-        atomic_store_explicit(&r->producer_sleeping, 0, memory_order_relaxed);
-    }
+                                        int poll, const struct htp_ring_sys * sys) {
+    return htp_ring_wait_for(r, depth, htp_ring_has_room, &r->tail, &r->producer_sleeping, timeout_us, spin_us, poll,
+                             sys);
 }
 
 #endif  // HTP_RING_H

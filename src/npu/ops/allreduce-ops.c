@@ -120,7 +120,7 @@ static int wait_all(const struct htp_op_ctx * ctx, uint32_t n_ranks, uint32_t ra
         if (r == rank) {
             continue;
         }
-        int rc = htp_op_fence_wait(ctx->src[n_ranks + r], seq);
+        int rc = htp_op_fence_wait(ctx->src[n_ranks + r], seq, ctx->cancel);
         if (rc != HTP_STATUS_OK) {
             return rc;
         }

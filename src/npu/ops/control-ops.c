@@ -6,67 +6,22 @@
 // shared with other sessions and other NPU processes (the memfd is mapped into
 // each). The signaller stores status (relaxed), then seq (release), then wakes
 // every futex waiter on seq; a waiter loads seq (acquire) and then status. The
-// futex is process-shared (no FUTEX_PRIVATE_FLAG) because the other side may
-// be another process, the host included.
+// wait and wake are the platform's process-shared ones because the other side
+// may be another process, the host included.
 //
 // Control ops run on the batch's thread only (no worker split).
 
-#include <limits.h>
-
 #include "op-families.h"
-
-#if defined(__linux__)
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-#endif
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define cpu_relax() _mm_pause()
-#else
-#define cpu_relax() ((void)0)
-#endif
+#include "platform/platform.h"
 
 #define FENCE_SPIN_US  50     // busy-wait before sleeping on the futex
 #define FENCE_SLICE_US 10000  // futex sleeps in slices, re-checking cancel and deadline
 
-static _Atomic uint64_t                       fence_timeout_ms = 30000;
-static _Thread_local const _Atomic uint32_t * cancel_flag;
+static _Atomic uint64_t fence_timeout_ms = 30000;
 
 void htp_ops_set_fence_timeout_ms(uint64_t ms) {
     // Relaxed: a configuration value, set once at start before any batch runs.
     atomic_store_explicit(&fence_timeout_ms, ms, memory_order_relaxed);
-}
-
-void htp_ops_set_cancel_flag(const _Atomic uint32_t * flag) {
-    cancel_flag = flag;
-}
-
-static uint64_t now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static void fence_futex_wait(_Atomic uint32_t * addr, uint32_t val, uint64_t us) {
-#if defined(__linux__)
-    struct timespec ts = {(time_t)(us / 1000000u), (long)(us % 1000000u) * 1000};
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT, val, &ts, NULL, 0);
-#else
-    (void)addr;
-    (void)val;
-    (void)us;
-#endif
-}
-
-static void fence_futex_wake_all(_Atomic uint32_t * addr) {
-#if defined(__linux__)
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-#else
-    (void)addr;
-#endif
 }
 
 // The words of a fence slot, as atomics (the slot lives in shared memory).
@@ -93,12 +48,13 @@ void htp_op_fence_signal(const struct htp_tensor_view * v, uint32_t seq, uint32_
     // Release: makes status (and everything this batch wrote before, e.g. a
     // CPY_FENCE's copy) visible to whoever acquires this seq.
     atomic_store_explicit(slot_seq(v), seq, memory_order_release);
-    fence_futex_wake_all(slot_seq(v));
+    // Process-shared: the waiters may be other NPU processes or the host.
+    htp_plat_wake(slot_seq(v), UINT32_MAX, 1);
 }
 
-int htp_op_fence_wait(const struct htp_tensor_view * v, uint32_t want) {
+int htp_op_fence_wait(const struct htp_tensor_view * v, uint32_t want, const _Atomic uint32_t * cancel) {
     _Atomic uint32_t * seq     = slot_seq(v);
-    uint64_t           start   = now_us();
+    uint64_t           start   = htp_plat_now_us();
     uint64_t           timeout = atomic_load_explicit(&fence_timeout_ms, memory_order_relaxed) * 1000u;
     for (;;) {
         // Acquire: pairs with the signaller's release; status and the data it
@@ -112,22 +68,22 @@ int htp_op_fence_wait(const struct htp_tensor_view * v, uint32_t want) {
             // Anything else in shared memory that is not a status code is a failure too.
             return st <= HTP_STATUS_VERSION ? (int)st : HTP_STATUS_INTERNAL_ERR;
         }
-        uint64_t waited = now_us() - start;
+        uint64_t waited = htp_plat_now_us() - start;
         if (waited >= timeout) {
             return HTP_STATUS_INTERNAL_ERR;
         }
         // Relaxed: a stop request only needs to be seen eventually (next slice).
-        if (cancel_flag != NULL && atomic_load_explicit(cancel_flag, memory_order_relaxed)) {
+        if (cancel != NULL && atomic_load_explicit(cancel, memory_order_relaxed)) {
             return HTP_STATUS_INTERNAL_ERR;
         }
         if (waited < FENCE_SPIN_US) {
             for (int i = 0; i < 64; i++) {
-                cpu_relax();
+                htp_plat_relax();
             }
             continue;
         }
         uint64_t slice = timeout - waited < FENCE_SLICE_US ? timeout - waited : FENCE_SLICE_US;
-        fence_futex_wait(seq, cur, slice);
+        htp_plat_wait(seq, cur, (int64_t)slice, 1);
     }
 }
 
@@ -160,7 +116,7 @@ int htp_op_fence_run(struct htp_op_ctx * ctx) {
         htp_op_fence_signal(ctx->src[0], seq, HTP_STATUS_OK);
         return HTP_STATUS_OK;
     }
-    return htp_op_fence_wait(ctx->src[0], seq);
+    return htp_op_fence_wait(ctx->src[0], seq, ctx->cancel);
 }
 
 // --- CPY_FENCE: dst[0] = src[0] (as CPY), then signal fence src[1] with params[0] ---
@@ -254,6 +210,7 @@ int htp_group_begin(struct htp_group * g, const struct htp_op_ctx * ctx, uint32_
     g->count  = (uint32_t)g->slots.ne[1];
     g->n_ops  = n_ops;
     g->k      = 0;
+    g->cancel = ctx->cancel;
     // Only this member writes its slot: a relaxed load sees its own last store.
     struct htp_tensor_view own = slot_view(&g->slots, g->member);
     g->base                    = atomic_load_explicit(slot_seq(&own), memory_order_relaxed);
@@ -270,7 +227,7 @@ static int group_barrier(struct htp_group * g, uint32_t status) {
             continue;
         }
         struct htp_tensor_view v  = slot_view(&g->slots, i);
-        int                    rc = htp_op_fence_wait(&v, seq);
+        int                    rc = htp_op_fence_wait(&v, seq, g->cancel);
         if (rc != HTP_STATUS_OK) {
             return rc;
         }

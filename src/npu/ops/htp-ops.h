@@ -11,6 +11,7 @@
 #ifndef HTP_OPS_H
 #define HTP_OPS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,10 @@ struct htp_op_ctx {
     // it back untouched.
     void (*run)(void * pool, htp_job_fn job, void * arg);
     void * pool;
+
+    // Once non-zero, ops that wait (fences) give up with
+    // HTP_STATUS_INTERNAL_ERR: the session's queue is stopping. May be NULL.
+    const _Atomic uint32_t * cancel;
 };
 
 // Check an op's operands (presence, types, shapes relative to each other,

@@ -38,11 +38,6 @@ int htp_op_cpy_run(struct htp_op_ctx * ctx);
 // GGML_HEXAGON_FENCE_TIMEOUT_MS at start.
 void htp_ops_set_fence_timeout_ms(uint64_t ms);
 
-// Per thread: a flag that, once non-zero, makes a fence wait on this thread
-// give up early with HTP_STATUS_INTERNAL_ERR (the session's queue is stopping).
-// NULL: none. The queue reader sets it to its stop flag at start.
-void htp_ops_set_cancel_flag(const _Atomic uint32_t * flag);
-
 // Check that v is a fence operand: flag HTP_TENSOR_FENCE, type I8, ne[0] ==
 // HTP_FENCE_SLOT_SIZE, contiguous slots of HTP_FENCE_SLOT_SIZE bytes, 4-byte
 // aligned (futex words), at least min_slots slots. Returns enum htp_status.
@@ -51,9 +46,10 @@ int htp_op_fence_operand_check(const struct htp_tensor_view * v, int64_t min_slo
 // Fence words, as FENCE does them: signal = status (relaxed) then seq
 // (release) and wake the waiters; wait = until seq is reached (acquire),
 // answering the status found there, HTP_STATUS_INTERNAL_ERR on timeout or
-// cancel. v is a checked fence operand (its first slot is used).
+// once *cancel (if given) is non-zero. v is a checked fence operand (its first
+// slot is used).
 void htp_op_fence_signal(const struct htp_tensor_view * v, uint32_t seq, uint32_t status);
-int  htp_op_fence_wait(const struct htp_tensor_view * v, uint32_t want);
+int  htp_op_fence_wait(const struct htp_tensor_view * v, uint32_t want, const _Atomic uint32_t * cancel);
 
 // Multi-NPU group execution of one batch (control-ops.c): the batch core
 // calls begin at the batch's leading MDEV_GROUP op, then run_op for every
@@ -61,12 +57,13 @@ int  htp_op_fence_wait(const struct htp_tensor_view * v, uint32_t want);
 // it stops early for another reason.
 #define HTP_GROUP_MAX_MEMBERS 16
 struct htp_group {
-    struct htp_tensor_view slots;   // the group's fence slots, one per member
-    uint32_t               member;  // this NPU's index in the group
-    uint32_t               count;   // members
-    uint32_t               base;    // own slot's seq at batch start
-    uint32_t               k;       // barriers passed in this batch
-    uint32_t               n_ops;   // ops of the batch (bounds the barriers)
+    struct htp_tensor_view   slots;   // the group's fence slots, one per member
+    uint32_t                 member;  // this NPU's index in the group
+    uint32_t                 count;   // members
+    uint32_t                 base;    // own slot's seq at batch start
+    uint32_t                 k;       // barriers passed in this batch
+    uint32_t                 n_ops;   // ops of the batch (bounds the barriers)
+    const _Atomic uint32_t * cancel;  // the op context's (fence waits give up once it is set)
 };
 int  htp_group_begin(struct htp_group * g, const struct htp_op_ctx * ctx, uint32_t n_ops);
 int  htp_group_run_op(struct htp_group * g, struct htp_op_ctx * ctx);

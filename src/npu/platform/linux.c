@@ -1,0 +1,347 @@
+// linux.c: the NPU's platform seam (platform.h) on Linux and libc: pthreads,
+// futex(2), clock_gettime, mmap(2) and a SOCK_SEQPACKET socket. This is the
+// software NPU's OS on an ordinary machine; the only file of the NPU that
+// includes a system header beyond the C library's own.
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+#include "platform.h"
+
+#define MAX_FDS_PER_MSG 8
+
+// ---------------------------------------------------------------------------
+// Start-up
+// ---------------------------------------------------------------------------
+
+void htp_plat_init(void) {
+    signal(SIGPIPE, SIG_IGN);
+}
+
+const char * htp_plat_getenv(const char * name) {
+    return getenv(name);
+}
+
+uint32_t htp_plat_cpu_count(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1u : (uint32_t)n;
+}
+
+// ---------------------------------------------------------------------------
+// Threads
+// ---------------------------------------------------------------------------
+
+struct htp_plat_thread {
+    pthread_t tid;
+};
+
+// What a new thread runs; it frees this once it has read it, so the handle
+// (struct htp_plat_thread) and the thread's own state never alias.
+struct thread_start {
+    void (*fn)(void * arg);
+    void * arg;
+};
+
+static void * thread_main(void * p) {
+    struct thread_start st = *(struct thread_start *)p;
+    free(p);
+    st.fn(st.arg);
+    return NULL;
+}
+
+int htp_plat_thread_start(void (*fn)(void * arg), void * arg, struct htp_plat_thread ** out) {
+    struct htp_plat_thread * t  = malloc(sizeof(*t));
+    struct thread_start *    st = malloc(sizeof(*st));
+    if (t == NULL || st == NULL) {
+        free(t);
+        free(st);
+        return -1;
+    }
+    st->fn  = fn;
+    st->arg = arg;
+    if (pthread_create(&t->tid, NULL, thread_main, st) != 0) {
+        free(t);
+        free(st);
+        return -1;
+    }
+    *out = t;
+    return 0;
+}
+
+void htp_plat_thread_join(struct htp_plat_thread * t) {
+    pthread_join(t->tid, NULL);
+    free(t);
+}
+
+void htp_plat_thread_detach(struct htp_plat_thread * t) {
+    pthread_detach(t->tid);
+    free(t);
+}
+
+int htp_plat_thread_pin(uint32_t cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0 ? 0 : -1;
+}
+
+// ---------------------------------------------------------------------------
+// Futex
+// ---------------------------------------------------------------------------
+
+void htp_plat_wait(_Atomic uint32_t * word, uint32_t expected, int64_t timeout_us, int shared) {
+    const int       op = shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE;
+    struct timespec ts = {(time_t)(timeout_us / 1000000), (long)(timeout_us % 1000000) * 1000};
+    syscall(SYS_futex, (uint32_t *)word, op, expected, timeout_us < 0 ? NULL : &ts, NULL, 0);
+}
+
+void htp_plat_wake(_Atomic uint32_t * word, uint32_t n, int shared) {
+    const int op = shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE;
+    syscall(SYS_futex, (uint32_t *)word, op, n > INT_MAX ? INT_MAX : (int)n, NULL, NULL, 0);
+}
+
+void htp_plat_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Clocks
+// ---------------------------------------------------------------------------
+
+uint64_t htp_plat_now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+uint64_t htp_plat_cycles(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    return (uint64_t)__rdtsc();
+#else
+    return 0;
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Memory
+// ---------------------------------------------------------------------------
+
+// Anonymous, inaccessible, not backed by swap: address space only.
+static void * reserve(void * addr, uint64_t size, int fixed) {
+    const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (fixed ? MAP_FIXED : 0);
+    return mmap(addr, (size_t)size, PROT_NONE, flags, -1, 0);
+}
+
+void * htp_plat_reserve(uint64_t size) {
+    if (size == 0 || size > SIZE_MAX) {
+        return NULL;
+    }
+    void * p = reserve(NULL, size, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+int htp_plat_reserve_at(void * addr, uint64_t size) {
+    return reserve(addr, size, 1) == MAP_FAILED ? -1 : 0;
+}
+
+void htp_plat_release(void * addr, uint64_t size) {
+    munmap(addr, (size_t)size);
+}
+
+int64_t htp_plat_buffer_size(int fd) {
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0) {
+        return -1;
+    }
+    return (int64_t)st.st_size;
+}
+
+int htp_plat_map_buffer(void * addr, uint64_t size, int fd, int eager) {
+    // Eager: fault every page in now (FastRPC's non-delayed map), so a mapping
+    // that would fail later fails here, where the host can still react.
+    const int flags = MAP_SHARED | MAP_FIXED | (eager ? MAP_POPULATE : 0);
+    return mmap(addr, (size_t)size, PROT_READ | PROT_WRITE, flags, fd, 0) == MAP_FAILED ? -1 : 0;
+}
+
+int htp_plat_protect_none(void * addr, uint64_t size) {
+    return mprotect(addr, (size_t)size, PROT_NONE) == 0 ? 0 : -1;
+}
+
+void htp_plat_buffer_close(int fd) {
+    close(fd);
+}
+
+void * htp_plat_scratch_alloc(uint64_t size) {
+    // Anonymous pages: only what kernels touch becomes resident.
+    void * p = mmap(NULL, (size_t)(size ? size : 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void htp_plat_scratch_free(void * p, uint64_t size) {
+    if (p != NULL) {
+        munmap(p, (size_t)(size ? size : 1));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Control channel
+// ---------------------------------------------------------------------------
+
+int64_t htp_plat_ctl_recv(int ch, void * buf, size_t cap, int * fds, int max_fds, int * n_fds, int * truncated) {
+    struct iovec iov = {buf, cap};
+    union {
+        struct cmsghdr h;
+        uint8_t        b[CMSG_SPACE(sizeof(int) * MAX_FDS_PER_MSG)];
+    } cbuf;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov        = &iov;
+    msg.msg_iovlen     = 1;
+    msg.msg_control    = cbuf.b;
+    msg.msg_controllen = sizeof(cbuf.b);
+
+    ssize_t n;
+    do {
+        n = recvmsg(ch, &msg, MSG_CMSG_CLOEXEC);
+    } while (n < 0 && errno == EINTR);
+
+    *n_fds     = 0;
+    *truncated = 0;
+    if (n <= 0) {
+        return n < 0 ? -1 : 0;
+    }
+    for (struct cmsghdr * c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
+            continue;
+        }
+        const int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        for (int i = 0; i < k; i++) {
+            int f;
+            memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+            if (*n_fds < max_fds) {
+                fds[(*n_fds)++] = f;
+            } else {
+                close(f);
+                *truncated = 1;
+            }
+        }
+    }
+    if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+        *truncated = 1;
+    }
+    return (int64_t)n;
+}
+
+int htp_plat_ctl_send(int ch, const void * buf, size_t len) {
+    ssize_t n;
+    do {
+        n = send(ch, buf, len, MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    return n == (ssize_t)len ? 0 : -1;
+}
+
+int htp_plat_ctl_listen(const char * path) {
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof(addr));
+    addr.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof(addr.sun_path)) {
+        fprintf(stderr, "htp-npu: socket path too long: %s\n", path);
+        return -1;
+    }
+    strcpy(addr.sun_path, path);
+    int ls = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (ls < 0) {
+        fprintf(stderr, "htp-npu: socket: %s\n", strerror(errno));
+        return -1;
+    }
+    unlink(path);
+    if (bind(ls, (struct sockaddr *)&addr, sizeof(addr)) != 0 || listen(ls, 16) != 0) {
+        fprintf(stderr, "htp-npu: cannot listen on %s: %s\n", path, strerror(errno));
+        close(ls);
+        return -1;
+    }
+    return ls;
+}
+
+int htp_plat_ctl_accept(int listener) {
+    for (;;) {
+        int c = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+        if (c >= 0) {
+            return c;
+        }
+        if (errno != EINTR && errno != ECONNABORTED) {
+            fprintf(stderr, "htp-npu: accept: %s\n", strerror(errno));
+            return -1;
+        }
+    }
+}
+
+void htp_plat_ctl_close(int ch) {
+    close(ch);
+}
+
+// ---------------------------------------------------------------------------
+// Log and faults
+// ---------------------------------------------------------------------------
+
+void htp_plat_log_write(const char * line, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(2, line, n);
+        if (w <= 0) {
+            if (w < 0 && errno == EINTR) {
+                continue;
+            }
+            return;
+        }
+        line += w;
+        n -= (size_t)w;
+    }
+}
+
+_Noreturn void htp_plat_abort(const char * why) {
+    fprintf(stderr, "htp-npu: fatal: %s\n", why);
+    abort();
+}
+
+static void (*fault_report)(int is_bus_error, uintptr_t addr);
+
+static void fault_handler(int sig, siginfo_t * si, void * uc) {
+    (void)uc;
+    fault_report(sig == SIGBUS, (uintptr_t)si->si_addr);
+    // SA_RESETHAND restored the default action. Re-raise so that a signal
+    // sent with kill() terminates too (it becomes pending while this handler
+    // runs and is delivered on return); a real fault would also recur when
+    // the faulting access is re-executed.
+    raise(sig);
+}
+
+void htp_plat_on_fault(void (*report)(int is_bus_error, uintptr_t addr)) {
+    fault_report = report;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = fault_handler;
+    sa.sa_flags     = SA_SIGINFO | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+}
