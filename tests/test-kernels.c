@@ -1,6 +1,6 @@
 // test-kernels: op conformance of the NPU kernels (src/npu/ops) against
 // ggml-cpu. Each case builds one ggml op on a ggml context, computes it with
-// the CPU backend, then runs our kernel's check and run on the same input
+// the CPU backend, then runs the contract's check and our kernel on the same input
 // bytes (views pointing at the CPU tensors) into a separate output buffer,
 // once with 1 worker and once with 3 (workers run one after another, last
 // first, so a slice that depends on another's output shows), and compares
@@ -23,6 +23,7 @@
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 #include "ggml.h"
+#include "contract/op-check.h"
 #include "npu/ops/kernels.h"
 #include "npu/ops/vec.h"
 
@@ -60,29 +61,6 @@ static uint32_t htp_opcode(enum ggml_op op) {
     }
     return HTP_OP_INVALID;
 }
-
-// Our kernels by op code (the same functions HTP_KERNEL_TABLE_ROWS gives ops.c).
-struct kernel_fns {
-    int (*check)(const struct htp_op_ctx *);
-    int (*run)(struct htp_op_ctx *);
-};
-
-static const struct kernel_fns kernel_table[HTP_OP_COUNT] = {
-    [HTP_OP_ADD]      = {htp_op_binary_check, htp_op_binary_run},
-    [HTP_OP_SUB]      = {htp_op_binary_check, htp_op_binary_run},
-    [HTP_OP_MUL]      = {htp_op_binary_check, htp_op_binary_run},
-    [HTP_OP_DIV]      = {htp_op_binary_check, htp_op_binary_run},
-    [HTP_OP_SCALE]    = {htp_op_scale_check, htp_op_scale_run},
-    [HTP_OP_UNARY]    = {htp_op_unary_check, htp_op_unary_run},
-    [HTP_OP_GLU]      = {htp_op_glu_check, htp_op_glu_run},
-    [HTP_OP_RMS_NORM] = {htp_op_norm_check, htp_op_norm_run},
-    [HTP_OP_SOFT_MAX] = {htp_op_softmax_check, htp_op_softmax_run},
-    [HTP_OP_ROPE]     = {htp_op_rope_check, htp_op_rope_run},
-    [HTP_OP_MUL_MAT]  = {htp_op_mul_mat_check, htp_op_mul_mat_run},
-    [HTP_OP_GET_ROWS] = {htp_op_get_rows_check, htp_op_get_rows_run},
-    [HTP_OP_SET_ROWS] = {htp_op_set_rows_check, htp_op_set_rows_run},
-    [HTP_OP_ADD_ID]   = {htp_op_add_id_check, htp_op_add_id_run},
-};
 
 // ---------------------------------------------------------------------------
 // Harness
@@ -388,34 +366,28 @@ static void tc_run(struct tc * c) {
     for (int i = 0; i < HTP_OP_MAX_INPUTS && i < GGML_MAX_SRC; i++) {
         const struct ggml_tensor * s = c->alt[i] ? c->alt[i] : out->src[i];
         if (s) {
-            srcv[i]     = view_of(s);
-            octx.src[i] = &srcv[i];
+            srcv[i]        = view_of(s);
+            octx.op.src[i] = &srcv[i];
         }
     }
     dstv      = view_of(out);
     dstv.data = mine;
     for (int i = 0; i < 4; i++)
         dstv.nb[i] = nb[i];
-    dstv.extent    = span;
-    octx.dst[0]    = &dstv;
-    octx.desc      = &desc;
-    octx.vtcm      = vtcm;
-    octx.vtcm_size = vtcm_size;
-    octx.run       = serial_run;
+    dstv.extent       = span;
+    octx.op.dst[0]    = &dstv;
+    octx.op.desc      = &desc;
+    octx.vtcm         = vtcm;
+    octx.op.vtcm_size = vtcm_size;
+    octx.run          = serial_run;
 
     const uint32_t nths[2] = {1, 3};
     for (int t = 0; t < 2 && ok; t++) {
         struct serial_pool pool = {nths[t]};
-        octx.n_threads          = nths[t];
+        octx.op.n_threads       = nths[t];
         octx.pool               = &pool;
         memcpy(mine, init, alloc);
-        const struct kernel_fns * fn = &kernel_table[desc.opcode];
-        if (!fn->check) {
-            ok = 0;
-            snprintf(why, sizeof why, "no kernel for op");
-            break;
-        }
-        const int rc = fn->check(&octx);
+        const int rc = htp_op_check(&octx.op);
         if (rc != c->want_check) {
             ok = 0;
             snprintf(why, sizeof why, "nth=%u: check returned %d, want %d", nths[t], rc, c->want_check);
@@ -424,7 +396,7 @@ static void tc_run(struct tc * c) {
         if (rc != HTP_STATUS_OK) {
             continue;
         }
-        const int rr = fn->run(&octx);
+        const int rr = htp_kernel_run(&octx);
         if (rr != c->want_run) {
             ok = 0;
             snprintf(why, sizeof why, "nth=%u: run returned %d, want %d", nths[t], rr, c->want_run);

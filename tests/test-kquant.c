@@ -17,10 +17,10 @@
 
 #include "ggml-cpu.h"
 #include "ggml.h"
-#include "npu/ops/kquant.h"
+#include "npu/ops/kquant-dot.h"
 #include "npu/ops/quant.h"
 #include "proto/htp-proto.h"
-#include "npu/ops/tiled.h"
+#include "contract/tiled.h"
 
 _Static_assert((int)GGML_TYPE_Q4_K == (int)HTP_TYPE_Q4_K && (int)GGML_TYPE_Q5_K == (int)HTP_TYPE_Q5_K &&
                    (int)GGML_TYPE_Q6_K == (int)HTP_TYPE_Q6_K,

@@ -233,7 +233,7 @@ static bool dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor * o
     if (!sess) {
         return false;
     }
-    bool supp = htp_graph_supports(op, htp_session_hw_info(sess)->vtcm_size);
+    bool supp = htp_graph_supports(op, htp_session_n_threads(sess), htp_session_hw_info(sess)->vtcm_size);
     if (htp_log_verbose > 1) {
         HTP_LOG_DEBUG("ggml-htp: %s supports %s %s: %s\n", d->cfg.name, ggml_op_desc(op), op->name,
                       supp ? "yes" : "no");

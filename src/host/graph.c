@@ -14,7 +14,7 @@
 #include "backend-impl.h"
 #include "ggml-internal.h"
 #include "log.h"
-#include "npu/ops/htp-ops.h"
+#include "contract/op-check.h"
 #include "repack.h"
 
 uint32_t htp_graph_opcode(const struct ggml_tensor * node) {
@@ -130,7 +130,7 @@ static void describe_shape(const struct ggml_tensor * t, struct htp_op_tensor * 
         out->flags |= HTP_TENSOR_WEIGHT;
     }
     if (htp_repack_is_tiled(t)) {
-        // The buffer holds the tiled layout (src/npu/ops/tiled.h): its strides and size.
+        // The buffer holds the tiled layout (contract/tiled.h): its strides and size.
         out->flags |= HTP_TENSOR_TILED;
         htp_repack_tiled_strides(t, out->nb);
         out->size = htp_repack_tiled_size(t);
@@ -148,17 +148,29 @@ bool htp_tensor_describe(const struct ggml_tensor * t, struct htp_op_tensor * ou
     return true;
 }
 
-static void view_of(const struct ggml_tensor * t, struct htp_tensor_view * v) {
-    memset(v, 0, sizeof *v);
-    for (int d = 0; d < HTP_OP_MAX_DIMS; d++) {
-        v->ne[d] = t->ne[d];
-        v->nb[d] = (int64_t)t->nb[d];
+// Where t's element 0 will sit in its buffer: its offset if it is allocated
+// in an HTP buffer, else its offset within the tensor it views (buffers and
+// ggml's allocations in them are aligned far beyond what a check tests).
+static uint64_t planned_offset(const struct ggml_tensor * t) {
+    if (t->buffer && htp_ggml_buffer_is_htp(t->buffer) && t->data) {
+        return (uint64_t)((const uint8_t *)t->data - htp_buffer_base(htp_ggml_buffer_get(t->buffer)));
     }
-    v->type   = (uint32_t)t->type;
-    v->extent = ggml_nbytes(t);
+    return t->view_src ? (uint64_t)t->view_offs : 0;
 }
 
-bool htp_graph_supports(const struct ggml_tensor * node, uint64_t vtcm_size) {
+// The view the NPU would build from t's wire descriptor (contract/op-call.h:
+// on the host, data holds the buffer offset). Returns false if the
+// descriptor would not even validate.
+static bool planned_view(const struct ggml_tensor * t, struct htp_tensor_view * v) {
+    struct htp_op_tensor ot;
+    describe_shape(t, &ot);
+    struct htp_tensor wire = {.data = planned_offset(t), .size = ot.size, .type = ot.type, .flags = ot.flags};
+    memcpy(wire.ne, ot.ne, sizeof wire.ne);
+    memcpy(wire.nb, ot.nb, sizeof wire.nb);
+    return htp_tensor_view_init(v, &wire, (uint8_t *)(uintptr_t)wire.data) == HTP_STATUS_OK;
+}
+
+bool htp_graph_supports(const struct ggml_tensor * node, uint32_t n_threads, uint64_t vtcm_size) {
     uint32_t opcode = htp_graph_opcode(node);
     if (opcode == HTP_OP_INVALID) {
         return false;
@@ -169,24 +181,25 @@ bool htp_graph_supports(const struct ggml_tensor * node, uint64_t vtcm_size) {
 
     struct htp_op_desc     desc = {0};
     struct htp_tensor_view views[HTP_OP_MAX_INPUTS + 1];
-    struct htp_op_ctx      ctx = {0};
-    desc.opcode                = opcode;
+    struct htp_op_call     call = {0};
+    desc.opcode                 = opcode;
     memcpy(desc.params, node->op_params, sizeof desc.params);
-    ctx.desc = &desc;
+    call.desc = &desc;
     for (int i = 0; i < n_src; i++) {
         if (src[i]) {
-            if (src[i]->type >= GGML_TYPE_COUNT) {
+            if (src[i]->type >= GGML_TYPE_COUNT || !planned_view(src[i], &views[i])) {
                 return false;
             }
-            view_of(src[i], &views[i]);
-            ctx.src[i] = &views[i];
+            call.src[i] = &views[i];
         }
     }
-    view_of(node, &views[HTP_OP_MAX_INPUTS]);
-    ctx.dst[0]    = &views[HTP_OP_MAX_INPUTS];
-    ctx.n_threads = 1;
-    ctx.vtcm_size = vtcm_size;
-    return htp_ops_check(&ctx) == HTP_STATUS_OK;
+    if (!planned_view(node, &views[HTP_OP_MAX_INPUTS])) {
+        return false;
+    }
+    call.dst[0]    = &views[HTP_OP_MAX_INPUTS];
+    call.n_threads = n_threads;
+    call.vtcm_size = vtcm_size;
+    return htp_op_check(&call) == HTP_STATUS_OK;
 }
 
 // Translate one node into n; its op's operand pointers point into n itself.

@@ -37,10 +37,12 @@ uint32_t htp_graph_opcode(const struct ggml_tensor * node);
 // not flagged for compute.
 bool htp_graph_node_is_free(const struct ggml_tensor * node);
 
-// Would the NPU run this node? Builds the op descriptor the node would get and
-// asks the NPU's own kernel checks, so the host claims exactly what the
-// kernels accept. vtcm_size: the session's scratch size.
-bool htp_graph_supports(const struct ggml_tensor * node, uint64_t vtcm_size);
+// Would the NPU run this node? Builds the op descriptor the node would get
+// (tiled flag and strides of repacked weights included) and runs the
+// contract's check on it, the one the NPU runs on the batch, so the host
+// claims exactly what the kernels accept. n_threads, vtcm_size: the workers
+// and scratch the session's ops run with.
+bool htp_graph_supports(const struct ggml_tensor * node, uint32_t n_threads, uint64_t vtcm_size);
 
 // Translate the compute nodes of graph into cache (unless cache already holds
 // graph->uid). Returns 0, or -1 if a node cannot be described (logged).

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "npu/ops/htp-ops.h"
+#include "contract/op-names.h"
 #include "npu-proc.h"
 #include "wait.h"
 

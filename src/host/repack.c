@@ -16,7 +16,7 @@
 #include "backend-impl.h"
 #include "ggml-internal.h"
 #include "log.h"
-#include "npu/ops/tiled.h"
+#include "contract/tiled.h"
 
 #define REPACK_MAGIC 0x68747072u  // "htpr": tensor->extra is ours
 

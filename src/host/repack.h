@@ -1,4 +1,4 @@
-// repack.h: quantized weights in the NPU's tiled layout (src/npu/ops/tiled.h),
+// repack.h: quantized weights in the NPU's tiled layout (contract/tiled.h),
 // as seen from the ggml side.
 //
 // Which tensors are tiled: a type with a tile format, a tensor that owns its

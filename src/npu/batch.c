@@ -7,10 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "htp-types.h"
 #include "npu-util.h"
 #include "platform/platform.h"
-#include "ops/op-families.h"
+#include "contract/op-check.h"
+#include "group.h"
+#include "ops/kernel-iface.h"
 
 int htp_batch_init(struct htp_batch * b) {
     memset(b, 0, sizeof(*b));
@@ -29,47 +30,6 @@ void htp_batch_free(struct htp_batch * b) {
     free(b->ops);
     free(b->views);
     memset(b, 0, sizeof(*b));
-}
-
-int htp_tensor_extent(const struct htp_tensor * t, uint64_t * extent) {
-    const struct htp_type_traits * tt = htp_type_traits(t->type);
-    if (tt == NULL) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    int empty = 0;
-    for (int i = 0; i < HTP_OP_MAX_DIMS; i++) {
-        if (t->ne[i] < 0 || t->nb[i] < 0) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-        empty |= t->ne[i] == 0;
-    }
-    if (t->ne[0] % tt->blck_size != 0) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (empty) {
-        *extent = 0;  // ggml allows zero-sized tensors: they touch no byte
-        return HTP_STATUS_OK;
-    }
-    // Last byte = sum over dims of (count - 1) * stride, plus one unit.
-    uint64_t end = tt->type_size;
-    for (int i = 0; i < HTP_OP_MAX_DIMS; i++) {
-        uint64_t n = (uint64_t)(i == 0 ? t->ne[0] / tt->blck_size : t->ne[i]) - 1;
-        uint64_t d;
-        if (__builtin_mul_overflow(n, (uint64_t)t->nb[i], &d) || __builtin_add_overflow(end, d, &end)) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-    }
-    if (t->flags & HTP_TENSOR_TILED) {
-        // Tiled weights (ops/tiled.h): rows padded to whole groups, so the
-        // tensor spans ne[3] slabs of nb[3] bytes.
-        uint64_t all;
-        if (__builtin_mul_overflow((uint64_t)t->ne[3], (uint64_t)t->nb[3], &all)) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-        end = all > end ? all : end;
-    }
-    *extent = end;
-    return HTP_STATUS_OK;
 }
 
 // Operand view of tensor index idx (HTP_NO_TENSOR -> NULL). Indices were checked.
@@ -150,19 +110,19 @@ static void make_ctx(struct htp_batch * b, const struct htp_batch_env * env, uin
                      struct htp_op_ctx * ctx) {
     const struct htp_op_desc * op = &b->ops[i];
     memset(ctx, 0, sizeof(*ctx));
-    ctx->desc = op;
+    ctx->op.desc = op;
     for (int k = 0; k < HTP_OP_MAX_INPUTS; k++) {
-        ctx->src[k] = view_of(b, op->src[k]);
+        ctx->op.src[k] = view_of(b, op->src[k]);
     }
     for (int k = 0; k < HTP_OP_MAX_OUTPUTS; k++) {
-        ctx->dst[k] = view_of(b, op->dst[k]);
+        ctx->op.dst[k] = view_of(b, op->dst[k]);
     }
-    ctx->n_threads = rc->nth;
-    ctx->vtcm      = env->vtcm;
-    ctx->vtcm_size = env->vtcm_size;
-    ctx->run       = batch_run;
-    ctx->pool      = rc;
-    ctx->cancel    = env->cancel;
+    ctx->op.n_threads = rc->nth;
+    ctx->vtcm         = env->vtcm;
+    ctx->op.vtcm_size = env->vtcm_size;
+    ctx->run          = batch_run;
+    ctx->pool         = rc;
+    ctx->cancel       = env->cancel;
 }
 
 // --- validation ---
@@ -201,19 +161,13 @@ int htp_batch_validate(struct htp_batch * b, const struct htp_batch_env * env, c
     // 3b. Tensors: inside their buffer, short of its guard page.
     for (uint32_t i = 0; i < r->n_tensors; i++) {
         const struct htp_tensor * t = &b->tensors[i];
-        uint64_t                  extent, end;
-        if (t->bi >= r->n_bufs || htp_tensor_extent(t, &extent) != HTP_STATUS_OK ||
-            __builtin_add_overflow(t->data, extent, &end) || end > b->maps[t->bi].size - HTP_PAGE_SIZE ||
-            t->data > b->maps[t->bi].size - HTP_PAGE_SIZE) {
+        struct htp_tensor_view *  v = &b->views[i];
+        uint64_t                  end;
+        if (t->bi >= r->n_bufs || t->data > b->maps[t->bi].size - HTP_PAGE_SIZE ||
+            htp_tensor_view_init(v, t, b->maps[t->bi].addr + t->data) != HTP_STATUS_OK ||
+            __builtin_add_overflow(t->data, v->extent, &end) || end > b->maps[t->bi].size - HTP_PAGE_SIZE) {
             return HTP_STATUS_INVAL_PARAMS;
         }
-        struct htp_tensor_view * v = &b->views[i];
-        v->data                    = b->maps[t->bi].addr + t->data;
-        memcpy(v->ne, t->ne, sizeof(v->ne));
-        memcpy(v->nb, t->nb, sizeof(v->nb));
-        v->type   = t->type;
-        v->flags  = t->flags;
-        v->extent = extent;
     }
 
     // 3c. Ops: known codes, operands in range, then the op's own check.
@@ -241,7 +195,7 @@ int htp_batch_validate(struct htp_batch * b, const struct htp_batch_env * env, c
         struct run_ctx    rc = {.b = b, .env = env, .nth = op_threads(env), .op = i};
         struct htp_op_ctx ctx;
         make_ctx(b, env, i, &rc, &ctx);
-        int st = htp_ops_check(&ctx);
+        int st = htp_op_check(&ctx.op);
         if (st != HTP_STATUS_OK) {
             b->bad_op = i;
             return st;
@@ -264,7 +218,7 @@ int htp_batch_execute(struct htp_batch * b, const struct htp_batch_env * env, st
     b->t_start = t0;
     memset(b->n_trace, 0, sizeof(b->n_trace));
 
-    // A group's batch: this NPU runs its share of each op (control-ops.c).
+    // A group's batch: this NPU runs its share of each op (group.c).
     struct htp_group group;
     int              grouped = r->n_ops > 0 && b->ops[0].opcode == HTP_OP_MDEV_GROUP;
 
@@ -280,7 +234,7 @@ int htp_batch_execute(struct htp_batch * b, const struct htp_batch_env * env, st
         uint64_t oc = htp_plat_cycles();
         int      st;
         if (!grouped) {
-            st = htp_ops_run(&ctx);
+            st = htp_kernel_run(&ctx);
         } else if (done == 0) {
             st = htp_group_begin(&group, &ctx, r->n_ops);
         } else {

@@ -24,8 +24,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "../proto/htp-proto.h"
-#include "ops/htp-ops.h"
+#include "proto/htp-proto.h"
+#include "ops/kernel-iface.h"
 #include "pool.h"
 
 // A mapped buffer as the session's map table knows it.
@@ -87,10 +87,5 @@ int htp_batch_execute(struct htp_batch * b, const struct htp_batch_env * env, st
 // validation failed; usecs/cycles cover validation too). Returns rsp->status.
 int htp_batch_process(struct htp_batch * b, const struct htp_batch_env * env, const struct htp_opbatch_req * req,
                       struct htp_opbatch_rsp * rsp);
-
-// Byte extent of a tensor (from data to one past its last byte) computed from
-// ne, nb and type: HTP_STATUS_OK with *extent, or HTP_STATUS_INVAL_PARAMS for
-// an unknown type, negative ne/nb, ne[0] not whole blocks, or overflow.
-int htp_tensor_extent(const struct htp_tensor * t, uint64_t * extent);
 
 #endif  // HTP_BATCH_H

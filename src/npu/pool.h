@@ -20,7 +20,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "ops/htp-ops.h"
+#include "ops/kernel-iface.h"
 
 struct htp_plat_thread;
 

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "../proto/htp-proto.h"
+#include "proto/htp-proto.h"
 
 // Hardware description this process reports at HELLO, from the environment
 // (GGML_HEXAGON_ARCH, _NHVX, _VTCM_SIZE, _VMEM; malformed values warn and fall

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../proto/htp-ring.h"
+#include "proto/htp-ring.h"
 #include "batch.h"
 #include "npu-util.h"
 #include "platform/platform.h"

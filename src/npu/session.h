@@ -25,8 +25,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "../proto/htp-proto.h"
-#include "../proto/htp-ring.h"
+#include "proto/htp-proto.h"
+#include "proto/htp-ring.h"
 #include "lock.h"
 #include "pool.h"
 

@@ -28,7 +28,7 @@
 
 #include <stdint.h>
 
-#include "../proto/htp-proto.h"
+#include "proto/htp-proto.h"
 
 struct htp_vmem_range {
     uint64_t off;  // from the window base

@@ -35,24 +35,26 @@
 // Limits
 // ---------------------------------------------------------------------------
 
-#define HTP_OP_MAX_BUFS     16    // buffers per batch
-#define HTP_OP_MAX_TENSORS  8192  // tensors per batch
-#define HTP_OP_MAX_OPS      8192  // ops per batch (hard limit)
-#define HTP_OP_DEFAULT_OPS  2048  // ops per batch (default, GGML_HEXAGON_OPBATCH)
-#define HTP_OP_MAX_INPUTS   10    // source operands of one op (fused ops use several)
-#define HTP_OP_MAX_OUTPUTS  2     // destination operands of one op
-#define HTP_OP_MAX_DIMS     4
-#define HTP_OP_PARAMS_SIZE  64  // bytes of ggml op_params carried per op
-#define HTP_OP_KPARAMS_SIZE 64  // bytes of host-precomputed kernel parameters per op
-#define HTP_QUEUE_DEPTH     8   // batches in flight per session (default, GGML_HEXAGON_OPQUEUE)
-#define HTP_QUEUE_MAX_DEPTH 64
-#define HTP_MAX_NTHREADS    10             // NPU worker threads
-#define HTP_MAX_SESSIONS    16             // sessions per NPU process
-#define HTP_MAX_TRACES      4096           // trace events per thread per batch
-#define HTP_FENCE_SLOT_SIZE 64             // bytes; one cache line each
-#define HTP_PAGE_SIZE       4096           // mapping granularity and guard page size
-#define HTP_VMEM_DEFAULT    3355443200ull  // VA window per session (GGML_HEXAGON_VMEM)
-#define HTP_NO_TENSOR       0xffff         // unused src/dst entry of an op
+#define HTP_OP_MAX_BUFS         16    // buffers per batch
+#define HTP_OP_MAX_TENSORS      8192  // tensors per batch
+#define HTP_OP_MAX_OPS          8192  // ops per batch (hard limit)
+#define HTP_OP_DEFAULT_OPS      2048  // ops per batch (default, GGML_HEXAGON_OPBATCH)
+#define HTP_OP_MAX_INPUTS       10    // source operands of one op (fused ops use several)
+#define HTP_OP_MAX_OUTPUTS      2     // destination operands of one op
+#define HTP_OP_MAX_DIMS         4
+#define HTP_OP_PARAMS_SIZE      64  // bytes of ggml op_params carried per op
+#define HTP_OP_KPARAMS_SIZE     64  // bytes of host-precomputed kernel parameters per op
+#define HTP_QUEUE_DEPTH         8   // batches in flight per session (default, GGML_HEXAGON_OPQUEUE)
+#define HTP_QUEUE_MAX_DEPTH     64
+#define HTP_MAX_NTHREADS        10             // NPU worker threads
+#define HTP_MAX_SESSIONS        16             // sessions per NPU process
+#define HTP_MAX_TRACES          4096           // trace events per thread per batch
+#define HTP_FENCE_SLOT_SIZE     64             // bytes; one cache line each
+#define HTP_PAGE_SIZE           4096           // mapping granularity and guard page size
+#define HTP_VMEM_DEFAULT        3355443200ull  // VA window per session (GGML_HEXAGON_VMEM)
+#define HTP_NO_TENSOR           0xffff         // unused src/dst entry of an op
+#define HTP_ALLREDUCE_MAX_RANKS 4              // ranks (NPUs) one ALLREDUCE sums over
+#define HTP_GROUP_MAX_MEMBERS   16             // NPUs of one MDEV_GROUP
 
 // ---------------------------------------------------------------------------
 // Status codes: answers of control requests, batches and ops
@@ -123,7 +125,7 @@ enum htp_op_code {
     HTP_OP_COUNT
 };
 
-// HTP_OP_ALLREDUCE operands (n = n_ranks, 2..4; every rank's op names the same
+// HTP_OP_ALLREDUCE operands (n = n_ranks, 2..HTP_ALLREDUCE_MAX_RANKS; every rank's op names the same
 // tensors and slots, in rank order):
 //   src[0 .. n-1]   each rank's tensor: F32 or F16, one type, packed, equal
 //                   element counts. The op reads all of them and writes sums

@@ -26,22 +26,6 @@ struct add_id_args {
     atomic_int bad_id;
 };
 
-int htp_op_add_id_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *ids = ctx->src[2], *dst = ctx->dst[0];
-    if (!src0 || !src1 || !ids || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) ||
-        !htp_view_shape_ok(ids) || !htp_view_same_shape(src0, dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (src1->ne[0] != src0->ne[0] || ids->ne[0] < src0->ne[1] || ids->ne[1] < src0->ne[2]) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (ids->type != HTP_TYPE_I32 || !htp_type_is_float(src0->type) || !htp_type_is_float(src1->type) ||
-        !htp_type_is_float(dst->type)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    return HTP_STATUS_OK;
-}
-
 static void add_id_job(void * arg, uint32_t ith, uint32_t nth) {
     struct add_id_args *          a    = arg;
     const struct htp_tensor_view *src0 = a->src0, *src1 = a->src1, *ids = a->ids, *dst = a->dst;
@@ -79,11 +63,11 @@ static void add_id_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_add_id_run(struct htp_op_ctx * ctx) {
-    struct add_id_args a = {ctx->src[0], ctx->src[1], ctx->src[2], ctx->dst[0], {0, 0, 1, 0}, 0};
+    struct add_id_args a = {ctx->op.src[0], ctx->op.src[1], ctx->op.src[2], ctx->op.dst[0], {0, 0, 1, 0}, 0};
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }
-    a.plan = htp_ew_plan_make(htp_view_nrows(a.dst), a.dst->ne[0], ctx->n_threads);
+    a.plan = htp_ew_plan_make(htp_view_nrows(a.dst), a.dst->ne[0], ctx->op.n_threads);
     ctx->run(ctx->pool, add_id_job, &a);
     return atomic_load_explicit(&a.bad_id, memory_order_relaxed) ? HTP_STATUS_INVAL_PARAMS : HTP_STATUS_OK;
 }

@@ -23,11 +23,10 @@
 #include "kernel-util.h"
 #include "op-families.h"
 
-#define AR_MAX_RANKS 4
-#define AR_ALIGN     64  // elements: slices start on cache-line multiples for both types
+#define AR_ALIGN 64  // elements: slices start on cache-line multiples for both types
 
 struct ar_args {
-    uint8_t * data[AR_MAX_RANKS];  // each rank's tensor
+    uint8_t * data[HTP_ALLREDUCE_MAX_RANKS];  // each rank's tensor
     uint32_t  n_ranks;
     uint32_t  type;    // HTP_TYPE_F32 or HTP_TYPE_F16
     int64_t   lo, hi;  // this rank's elements
@@ -74,53 +73,13 @@ static void ar_job(void * arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-static int is_packed(const struct htp_tensor_view * v, int64_t esize) {
-    return v->nb[0] == esize && v->nb[1] == v->nb[0] * v->ne[0] && v->nb[2] == v->nb[1] * v->ne[1] &&
-           v->nb[3] == v->nb[2] * v->ne[2];
-}
-
-int htp_op_allreduce_check(const struct htp_op_ctx * ctx) {
-    const int32_t * p       = ctx->desc->params;
-    const int32_t   n_ranks = p[3];
-    if (n_ranks < 2 || n_ranks > AR_MAX_RANKS || p[2] < 0 || p[2] >= n_ranks || (p[4] != 0 && p[4] != 1)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    const struct htp_tensor_view * own = ctx->src[p[2]];
-    const struct htp_tensor_view * dst = ctx->dst[0];
-    if (own == NULL || dst == NULL || dst->data != own->data || !htp_view_same_shape(own, dst) ||
-        dst->type != own->type) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (own->type != HTP_TYPE_F32 && own->type != HTP_TYPE_F16) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    const int64_t esize = own->type == HTP_TYPE_F32 ? 4 : 2;
-    for (int32_t r = 0; r < n_ranks; r++) {
-        const struct htp_tensor_view * t = ctx->src[r];
-        if (t == NULL || t->type != own->type || htp_view_nelements(t) != htp_view_nelements(own) ||
-            !htp_view_shape_ok(t) || !is_packed(t, esize) || ((uintptr_t)t->data % (uintptr_t)esize) != 0) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-        int rc = htp_op_fence_operand_check(ctx->src[n_ranks + r], 1);
-        if (rc != HTP_STATUS_OK) {
-            return rc;
-        }
-    }
-    for (int i = 2 * n_ranks; i < HTP_OP_MAX_INPUTS; i++) {
-        if (ctx->src[i] != NULL) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-    }
-    return HTP_STATUS_OK;
-}
-
 // Wait until every rank's slot (but ours) reaches seq.
 static int wait_all(const struct htp_op_ctx * ctx, uint32_t n_ranks, uint32_t rank, uint32_t seq) {
     for (uint32_t r = 0; r < n_ranks; r++) {
         if (r == rank) {
             continue;
         }
-        int rc = htp_op_fence_wait(ctx->src[n_ranks + r], seq, ctx->cancel);
+        int rc = htp_op_fence_wait(ctx->op.src[n_ranks + r], seq, ctx->cancel);
         if (rc != HTP_STATUS_OK) {
             return rc;
         }
@@ -129,21 +88,21 @@ static int wait_all(const struct htp_op_ctx * ctx, uint32_t n_ranks, uint32_t ra
 }
 
 int htp_op_allreduce_run(struct htp_op_ctx * ctx) {
-    const int32_t *                p         = ctx->desc->params;
+    const int32_t *                p         = ctx->op.desc->params;
     const uint32_t                 seq_entry = (uint32_t)p[0];
     const uint32_t                 seq_exit  = (uint32_t)p[1];
     const uint32_t                 rank      = (uint32_t)p[2];
     const uint32_t                 n_ranks   = (uint32_t)p[3];
-    const struct htp_tensor_view * own_slot  = ctx->src[n_ranks + rank];
+    const struct htp_tensor_view * own_slot  = ctx->op.src[n_ranks + rank];
 
     htp_op_fence_signal(own_slot, seq_entry, HTP_STATUS_OK);
     int rc = wait_all(ctx, n_ranks, rank, seq_entry);
     if (rc == HTP_STATUS_OK) {
-        struct ar_args a = {.n_ranks = n_ranks, .type = ctx->src[0]->type};
+        struct ar_args a = {.n_ranks = n_ranks, .type = ctx->op.src[0]->type};
         for (uint32_t r = 0; r < n_ranks; r++) {
-            a.data[r] = ctx->src[r]->data;
+            a.data[r] = ctx->op.src[r]->data;
         }
-        const int64_t total = htp_view_nelements(ctx->src[0]);
+        const int64_t total = htp_view_nelements(ctx->op.src[0]);
         if (p[4] == 1) {
             // Equal slices rounded up to AR_ALIGN elements; the last ones may be short or empty.
             int64_t per = (total + n_ranks - 1) / n_ranks;

@@ -93,28 +93,6 @@ static void argsort_heap(const struct argsort_row * r, int32_t * idx, int64_t n)
     }
 }
 
-int htp_op_argsort_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *dst = ctx->dst[0];
-    if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_same_shape(src0, dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (ctx->desc->params[0] != HTP_SORT_ASC && ctx->desc->params[0] != HTP_SORT_DESC) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (src0->ne[0] > INT32_MAX) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (src0->type != HTP_TYPE_F32 || dst->type != HTP_TYPE_I32) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    // dst rows are sorted in place as int32 arrays.
-    if (dst->nb[0] != 4 || ((uintptr_t)dst->data & 3) != 0 || dst->nb[1] % 4 != 0 || dst->nb[2] % 4 != 0 ||
-        dst->nb[3] % 4 != 0) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    return HTP_STATUS_OK;
-}
-
 static void argsort_job(void * arg, uint32_t ith, uint32_t nth) {
     const struct argsort_args *   a    = arg;
     const struct htp_tensor_view *src0 = a->src0, *dst = a->dst;
@@ -139,7 +117,7 @@ static void argsort_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_argsort_run(struct htp_op_ctx * ctx) {
-    struct argsort_args a = {ctx->src[0], ctx->dst[0], ctx->desc->params[0] == HTP_SORT_DESC};
+    struct argsort_args a = {ctx->op.src[0], ctx->op.dst[0], ctx->op.desc->params[0] == HTP_SORT_DESC};
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }

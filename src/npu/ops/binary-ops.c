@@ -38,22 +38,6 @@ static int binary_opcode_to_op(uint32_t opcode, enum htp_vec_binop * op) {
     }
 }
 
-int htp_op_binary_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
-    enum htp_vec_binop            op;
-    if (!src0 || !src1 || !dst || !binary_opcode_to_op(ctx->desc->opcode, &op)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (!htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) || !htp_view_same_shape(src0, dst) ||
-        !htp_view_can_repeat(src1, src0)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (!htp_type_is_float(src0->type) || !htp_type_is_float(src1->type) || !htp_type_is_float(dst->type)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    return HTP_STATUS_OK;
-}
-
 // dst[c0, c1) of one row, everything F32 with packed rows: straight from the tensors.
 static void binary_row_f32(enum htp_vec_binop op, float * d, const float * x, const float * y, int64_t ne10, int64_t c0,
                            int64_t c1) {
@@ -112,14 +96,14 @@ static void binary_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_binary_run(struct htp_op_ctx * ctx) {
-    struct binary_args a = {ctx->src[0], ctx->src[1], ctx->dst[0], HTP_VEC_ADD, {0, 0, 1, 0}};
-    if (!binary_opcode_to_op(ctx->desc->opcode, &a.op)) {
+    struct binary_args a = {ctx->op.src[0], ctx->op.src[1], ctx->op.dst[0], HTP_VEC_ADD, {0, 0, 1, 0}};
+    if (!binary_opcode_to_op(ctx->op.desc->opcode, &a.op)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }
-    a.plan = htp_ew_plan_make(htp_view_nrows(a.dst), a.dst->ne[0], ctx->n_threads);
+    a.plan = htp_ew_plan_make(htp_view_nrows(a.dst), a.dst->ne[0], ctx->op.n_threads);
     ctx->run(ctx->pool, binary_job, &a);
     return HTP_STATUS_OK;
 }

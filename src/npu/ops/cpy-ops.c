@@ -13,7 +13,8 @@
 
 #include <string.h>
 
-#include "htp-types.h"
+#include "contract/ops/op-checks.h"
+#include "contract/type-traits.h"
 #include "op-families.h"
 #include "quant.h"
 
@@ -245,10 +246,6 @@ static void copy_generic(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds,
     }
 }
 
-static int64_t nelements(const struct htp_tensor_view * t) {
-    return t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
-}
-
 // Dense: units packed back to back in logical order.
 static int is_dense(const struct htp_tensor_view * t, int64_t unit_sz, int64_t ne0_units) {
     int64_t expect = unit_sz;
@@ -265,41 +262,23 @@ static int is_dense(const struct htp_tensor_view * t, int64_t unit_sz, int64_t n
     return 1;
 }
 
-static int plan_cpy(const struct htp_op_ctx * ctx, struct cpy_plan * p) {
-    const struct htp_tensor_view * s = ctx->src[0];
-    const struct htp_tensor_view * d = ctx->dst[0];
-    if (s == NULL || d == NULL) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
+// Plan a CPY whose check passed (contract/ops/cpy-check.c): a copy within
+// one type, or a conversion pick_cvt knows.
+static void plan_cpy(const struct htp_op_ctx * ctx, struct cpy_plan * p) {
+    const struct htp_tensor_view * s  = ctx->op.src[0];
+    const struct htp_tensor_view * d  = ctx->op.dst[0];
     const struct htp_type_traits * ts = htp_type_traits(s->type);
     const struct htp_type_traits * td = htp_type_traits(d->type);
-    if (ts == NULL || td == NULL) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    // The core checked ne >= 0 and that extents are in range, so these
-    // products do not overflow (each tensor fits its buffer).
-    if (nelements(s) != nelements(d)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
     memset(p, 0, sizeof(*p));
     p->s = s;
     p->d = d;
     if (s->type == d->type) {
-        if (s->ne[0] % ts->blck_size != 0 || d->ne[0] % td->blck_size != 0) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
         p->unit  = ts->type_size;
         p->cvt   = pick_copy(p->unit);
         p->s_ne0 = s->ne[0] / ts->blck_size;
         p->d_ne0 = d->ne[0] / td->blck_size;
     } else {
-        if (ts->blck_size != 1 || td->blck_size != 1) {
-            return HTP_STATUS_NO_SUPPORT;
-        }
-        p->cvt = pick_cvt(s->type, d->type);
-        if (p->cvt == NULL) {
-            return HTP_STATUS_NO_SUPPORT;
-        }
+        p->cvt   = pick_cvt(s->type, d->type);
         p->s_ne0 = s->ne[0];
         p->d_ne0 = d->ne[0];
     }
@@ -308,7 +287,6 @@ static int plan_cpy(const struct htp_op_ctx * ctx, struct cpy_plan * p) {
     p->s_unit_sz = ts->type_size;
     p->d_unit_sz = td->type_size;
     p->dense     = is_dense(s, ts->type_size, p->s_ne0) && is_dense(d, td->type_size, p->d_ne0);
-    return HTP_STATUS_OK;
 }
 
 static void run_units(const struct cpy_plan * p, const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds, int64_t n) {
@@ -378,29 +356,18 @@ static void cpy_job(void * arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-int htp_op_cpy_check(const struct htp_op_ctx * ctx) {
-    if (htp_quant_cpy_handles(ctx)) {
-        return htp_op_cpy_q_check(ctx);  // float -> Q8_0 / Q4_0 (quant-ops.c)
-    }
-    struct cpy_plan p;
-    return plan_cpy(ctx, &p);
-}
-
 int htp_op_cpy_run(struct htp_op_ctx * ctx) {
-    if (htp_quant_cpy_handles(ctx)) {
+    if (htp_cpy_quantizes(&ctx->op)) {
         return htp_op_cpy_q_run(ctx);
     }
     struct cpy_plan p;
-    int             rc = plan_cpy(ctx, &p);
-    if (rc != HTP_STATUS_OK) {
-        return rc;
-    }
+    plan_cpy(ctx, &p);
     if (p.n_units == 0) {
         return HTP_STATUS_OK;
     }
     // Small copies are not worth waking the workers for.
     uint64_t bytes = (uint64_t)p.n_units * (uint64_t)(p.s_unit_sz + p.d_unit_sz);
-    if (bytes < 64 * 1024 || ctx->n_threads <= 1 || ctx->run == NULL) {
+    if (bytes < 64 * 1024 || ctx->op.n_threads <= 1 || ctx->run == NULL) {
         cpy_job(&p, 0, 1);
     } else {
         ctx->run(ctx->pool, cpy_job, &p);

@@ -33,30 +33,26 @@
 #include <math.h>
 #include <stdatomic.h>
 
+#include "contract/ops/flash-attn-check.h"
 #include "kernels.h"
 #include "kernel-util.h"
 #include "vec.h"
 
-#define FA_ROWS   16  // query rows per work item
-#define FA_KV_BLK 64  // K/V rows staged per block
-#define FA_PAD    HTP_VF32_N
+#define FA_ROWS   HTP_FA_ROWS
+#define FA_KV_BLK HTP_FA_KV_BLK
 
 struct fa_args {
-    const struct htp_tensor_view *q, *k, *v, *mask, *sinks, *dst;
-    float                         scale, softcap, max_bias, m0, m1;
-    uint32_t                      n_head_log2;
-    int64_t                       dk, dv, dkp, dvp;  // head sizes, and padded to whole vectors
-    int64_t                       n_q, n_kv, n_head, n_head_kv, ne3;
-    int64_t                       rk2, rk3;      // query heads per KV head; q ne3 per k ne3
-    int64_t                       hsub, n_hsub;  // query heads per item; items per KV head
-    int64_t                       tpb, n_tb;     // tokens per item; token blocks
-    int64_t                       n_items;
-    int64_t                       n_chunks, chunk;  // KV chunks per item and their length
-    uint8_t *                     scratch;
-    size_t                        slice;     // scratch bytes per worker
-    uint32_t                      n_active;  // workers whose slice fits the scratch area
-    float *                       partials;  // n_items * n_chunks * FA_ROWS * (dvp + 2); NULL: no split
-    _Atomic int64_t               next;      // next task (item * n_chunks + chunk) to take
+    struct htp_fa_shape s;             // operands, sizes and params (the contract's reading of the op)
+    int64_t             dkp, dvp;      // head sizes padded to whole vectors
+    int64_t             hsub, n_hsub;  // query heads per item; items per KV head
+    int64_t             tpb, n_tb;     // tokens per item; token blocks
+    int64_t             n_items;
+    int64_t             n_chunks, chunk;  // KV chunks per item and their length
+    uint8_t *           scratch;
+    size_t              slice;     // scratch bytes per worker
+    uint32_t            n_active;  // workers whose slice fits the scratch area
+    float *             partials;  // n_items * n_chunks * FA_ROWS * (dvp + 2); NULL: no split
+    _Atomic int64_t     next;      // next task (item * n_chunks + chunk) to take
 };
 
 // Which rows an item holds: heads [h0, h0 + nh), tokens [t0, t0 + nt); row r = hi * nt + ti.
@@ -68,33 +64,23 @@ static struct fa_item fa_item_of(const struct fa_args * a, int64_t item) {
     struct fa_item it;
     const int64_t  tb = item % a->n_tb;
     const int64_t  hs = (item / a->n_tb) % a->n_hsub;
-    it.ik2            = (item / (a->n_tb * a->n_hsub)) % a->n_head_kv;
-    it.i3             = item / (a->n_tb * a->n_hsub * a->n_head_kv);
-    it.ik3            = it.i3 / a->rk3;
-    it.h0             = it.ik2 * a->rk2 + hs * a->hsub;
-    it.nh             = htp_min64(a->hsub, (it.ik2 + 1) * a->rk2 - it.h0);
+    it.ik2            = (item / (a->n_tb * a->n_hsub)) % a->s.n_head_kv;
+    it.i3             = item / (a->n_tb * a->n_hsub * a->s.n_head_kv);
+    it.ik3            = it.i3 / a->s.rk3;
+    it.h0             = it.ik2 * a->s.rk2 + hs * a->hsub;
+    it.nh             = htp_min64(a->hsub, (it.ik2 + 1) * a->s.rk2 - it.h0);
     it.t0             = tb * a->tpb;
-    it.nt             = htp_min64(a->tpb, a->n_q - it.t0);
+    it.nt             = htp_min64(a->tpb, a->s.n_q - it.t0);
     return it;
 }
 
 static float fa_slope(const struct fa_args * a, int64_t h) {
-    if (a->max_bias <= 0.0f) {
+    if (a->s.max_bias <= 0.0f) {
         return 1.0f;
     }
     const uint32_t hu = (uint32_t)h;
-    return hu < a->n_head_log2 ? powf(a->m0, (float)(hu + 1)) : powf(a->m1, (float)(2 * (hu - a->n_head_log2) + 1));
-}
-
-static int64_t fa_pad(int64_t n) {
-    return (n + FA_PAD - 1) / FA_PAD * FA_PAD;
-}
-
-// Scratch bytes one worker uses: Q rows, K and V blocks, scores and biases, output accumulators.
-static size_t fa_slice_bytes(int64_t dkp, int64_t dvp) {
-    const size_t floats = (size_t)FA_ROWS * dkp + (size_t)FA_KV_BLK * dkp + (size_t)FA_KV_BLK * dvp +
-                          2 * (size_t)FA_ROWS * FA_KV_BLK + (size_t)FA_ROWS * dvp;
-    return (floats * sizeof(float) + HTP_VEC_BYTES - 1) / HTP_VEC_BYTES * HTP_VEC_BYTES;
+    return hu < a->s.n_head_log2 ? powf(a->s.m0, (float)(hu + 1))
+                                 : powf(a->s.m1, (float)(2 * (hu - a->s.n_head_log2) + 1));
 }
 
 static size_t fa_partials_bytes(const struct fa_args * a) {
@@ -105,9 +91,9 @@ static size_t fa_partials_bytes(const struct fa_args * a) {
 // bytes of scratch. Returns enum htp_status (VTCM_TOO_SMALL if one worker's
 // slice does not fit).
 static int fa_plan(struct fa_args * a, uint32_t n_threads, size_t vtcm_size) {
-    a->dkp   = fa_pad(a->dk);
-    a->dvp   = fa_pad(a->dv);
-    a->slice = fa_slice_bytes(a->dkp, a->dvp);
+    a->dkp   = htp_fa_pad(a->s.dk);
+    a->dvp   = htp_fa_pad(a->s.dv);
+    a->slice = htp_fa_slice_bytes(a->dkp, a->dvp);
     if (a->slice > vtcm_size) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
@@ -117,12 +103,12 @@ static int fa_plan(struct fa_args * a, uint32_t n_threads, size_t vtcm_size) {
         a->n_active = 1;
     }
 
-    a->hsub   = htp_min64(a->rk2, FA_ROWS);
-    a->n_hsub = (a->rk2 + a->hsub - 1) / a->hsub;
+    a->hsub   = htp_min64(a->s.rk2, FA_ROWS);
+    a->n_hsub = (a->s.rk2 + a->hsub - 1) / a->hsub;
     a->tpb    = htp_max64(1, FA_ROWS / a->hsub);
     for (;;) {
-        a->n_tb    = (a->n_q + a->tpb - 1) / a->tpb;
-        a->n_items = a->ne3 * a->n_head_kv * a->n_hsub * a->n_tb;
+        a->n_tb    = (a->s.n_q + a->tpb - 1) / a->tpb;
+        a->n_items = a->s.ne3 * a->s.n_head_kv * a->n_hsub * a->n_tb;
         if (a->tpb == 1 || a->n_items >= (int64_t)a->n_active) {
             break;
         }
@@ -131,93 +117,23 @@ static int fa_plan(struct fa_args * a, uint32_t n_threads, size_t vtcm_size) {
 
     // Fewer items than workers: split the KV sequence as well, in whole blocks.
     a->n_chunks          = 1;
-    a->chunk             = a->n_kv;
-    const int64_t blocks = (a->n_kv + FA_KV_BLK - 1) / FA_KV_BLK;
+    a->chunk             = a->s.n_kv;
+    const int64_t blocks = (a->s.n_kv + FA_KV_BLK - 1) / FA_KV_BLK;
     if (a->n_items > 0 && a->n_items < (int64_t)a->n_active && blocks > 1) {
         int64_t want = htp_min64(((int64_t)a->n_active + a->n_items - 1) / a->n_items, blocks);
         for (; want > 1; want--) {
             a->chunk    = (blocks + want - 1) / want * FA_KV_BLK;
-            a->n_chunks = (a->n_kv + a->chunk - 1) / a->chunk;
+            a->n_chunks = (a->s.n_kv + a->chunk - 1) / a->chunk;
             if ((size_t)a->n_active * a->slice + fa_partials_bytes(a) <= vtcm_size) {
                 break;
             }
         }
         if (want <= 1) {
             a->n_chunks = 1;
-            a->chunk    = a->n_kv;
+            a->chunk    = a->s.n_kv;
         }
     }
     return HTP_STATUS_OK;
-}
-
-static int fa_read(const struct htp_op_ctx * ctx, struct fa_args * a) {
-    const struct htp_tensor_view *q = ctx->src[0], *k = ctx->src[1], *v = ctx->src[2], *dst = ctx->dst[0];
-    const struct htp_tensor_view *mask = ctx->src[3], *sinks = ctx->src[4];
-    memset(a, 0, sizeof *a);
-    if (!q || !k || !v || !dst || !htp_view_shape_ok(q) || !htp_view_shape_ok(k) || !htp_view_shape_ok(v) ||
-        !htp_view_shape_ok(dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    a->q = q, a->k = k, a->v = v, a->mask = mask, a->sinks = sinks, a->dst = dst;
-    a->dk = q->ne[0], a->dv = v->ne[0];
-    a->n_q = q->ne[1], a->n_head = q->ne[2], a->ne3 = q->ne[3];
-    a->n_kv = k->ne[1], a->n_head_kv = k->ne[2];
-    if (k->ne[0] != a->dk || v->ne[1] != a->n_kv || v->ne[2] != k->ne[2] || v->ne[3] != k->ne[3] || k->ne[2] <= 0 ||
-        k->ne[3] <= 0 || a->n_head % k->ne[2] != 0 || a->ne3 % k->ne[3] != 0) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (dst->ne[0] != a->dv || dst->ne[1] != a->n_head || dst->ne[2] != a->n_q || dst->ne[3] != a->ne3) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    a->rk2 = a->n_head / k->ne[2];
-    a->rk3 = a->ne3 / k->ne[3];
-    if (mask) {
-        if (!htp_view_shape_ok(mask) || mask->ne[0] < a->n_kv || mask->ne[1] < a->n_q || mask->ne[2] <= 0 ||
-            mask->ne[3] <= 0 || a->n_head % mask->ne[2] != 0 || a->ne3 % mask->ne[3] != 0) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-        if (mask->type != HTP_TYPE_F16 && mask->type != HTP_TYPE_F32) {
-            return HTP_STATUS_NO_SUPPORT;
-        }
-    }
-    if (sinks) {
-        if (!htp_view_shape_ok(sinks) || sinks->ne[0] < a->n_head) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-        if (sinks->type != HTP_TYPE_F32) {
-            return HTP_STATUS_NO_SUPPORT;
-        }
-    }
-    a->scale    = htp_param_f32(ctx->desc, 0);
-    a->max_bias = htp_param_f32(ctx->desc, 1);
-    a->softcap  = htp_param_f32(ctx->desc, 2);
-    if (!isfinite(a->scale) || !(a->max_bias >= 0.0f) || !isfinite(a->max_bias) || !isfinite(a->softcap)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if ((q->type != HTP_TYPE_F32 && q->type != HTP_TYPE_F16) || (k->type != HTP_TYPE_F32 && k->type != HTP_TYPE_F16) ||
-        (v->type != HTP_TYPE_F32 && v->type != HTP_TYPE_F16) || dst->type != HTP_TYPE_F32 || dst->nb[0] != 4) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    if (a->softcap != 0.0f) {
-        a->scale /= a->softcap;  // s = softcap * tanh(q.k * scale / softcap)
-    }
-    // ALiBi slope bases from the largest power of two <= n_head.
-    a->n_head_log2 = 1;
-    while ((int64_t)a->n_head_log2 * 2 <= a->n_head) {
-        a->n_head_log2 *= 2;
-    }
-    a->m0 = powf(2.0f, -(a->max_bias) / (float)a->n_head_log2);
-    a->m1 = powf(2.0f, -(a->max_bias / 2.0f) / (float)a->n_head_log2);
-    return HTP_STATUS_OK;
-}
-
-int htp_op_flash_attn_ext_check(const struct htp_op_ctx * ctx) {
-    struct fa_args a;
-    const int      st = fa_read(ctx, &a);
-    if (st != HTP_STATUS_OK) {
-        return st;
-    }
-    return fa_plan(&a, 1, ctx->vtcm_size);
 }
 
 // ---------------------------------------------------------------------------
@@ -303,12 +219,12 @@ static inline htp_vf32 fa_tanh(htp_vf32 x) {
 
 // s[j] = f(s[j]) + bias[j] for j < n: f scales and, with a softcap, squashes.
 static void fa_finish_scores(const struct fa_args * a, float * s, const float * bias, int64_t n) {
-    const htp_vf32 vscale = htp_vf32_splat(a->scale), vcap = htp_vf32_splat(a->softcap);
+    const htp_vf32 vscale = htp_vf32_splat(a->s.scale), vcap = htp_vf32_splat(a->s.softcap);
     for (int64_t j = 0; j < n; j += HTP_VF32_N) {
         const int64_t m = htp_min64(HTP_VF32_N, n - j);
         htp_vf32      x = m == HTP_VF32_N ? htp_vf32_load(s + j) : htp_vf32_load_n(s + j, m, 0.0f);
         x               = x * vscale;
-        if (a->softcap != 0.0f) {
+        if (a->s.softcap != 0.0f) {
             x = vcap * fa_tanh(x);
         }
         x += m == HTP_VF32_N ? htp_vf32_load(bias + j) : htp_vf32_load_n(bias + j, m, 0.0f);
@@ -371,23 +287,23 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
     for (int64_t r = 0; r < rows; r++) {
         const int64_t h = it.h0 + r / it.nt, t = it.t0 + r % it.nt;
         float *       qr = qs + r * dkp;
-        htp_row_load_f32(qr, htp_view_row(a->q, t, h, it.i3), a->q->nb[0], a->q->type, a->dk);
-        memset(qr + a->dk, 0, (size_t)(dkp - a->dk) * sizeof(float));
+        htp_row_load_f32(qr, htp_view_row(a->s.q, t, h, it.i3), a->s.q->nb[0], a->s.q->type, a->s.dk);
+        memset(qr + a->s.dk, 0, (size_t)(dkp - a->s.dk) * sizeof(float));
         memset(o + r * dvp, 0, (size_t)dvp * sizeof(float));
         M[r]     = -INFINITY;
         S[r]     = 0.0f;
         slope[r] = fa_slope(a, h);
     }
 
-    const int64_t c0 = chunk * a->chunk, c1 = htp_min64(a->n_kv, c0 + a->chunk);
+    const int64_t c0 = chunk * a->chunk, c1 = htp_min64(a->s.n_kv, c0 + a->chunk);
     for (int64_t ic = c0; ic < c1; ic += FA_KV_BLK) {
         const int64_t nb  = htp_min64(FA_KV_BLK, c1 - ic);
         int           any = 0;
         for (int64_t r = 0; r < rows; r++) {
             float * b = bs + r * FA_KV_BLK;
             live[r]   = 1;
-            if (a->mask) {
-                const struct htp_tensor_view * m = a->mask;
+            if (a->s.mask) {
+                const struct htp_tensor_view * m = a->s.mask;
                 const int64_t                  h = it.h0 + r / it.nt, t = it.t0 + r % it.nt;
                 const uint8_t *                mr =
                     m->data + ic * m->nb[0] + t * m->nb[1] + (h % m->ne[2]) * m->nb[2] + (it.i3 % m->ne[3]) * m->nb[3];
@@ -406,8 +322,8 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
         }
 
         // The first V rows of the block arrive while K is staged and scored.
-        fa_prefetch_rows(a->v, ic, it.ik2, it.ik3, htp_min64(nb, FA_PREFETCH_ROWS), a->dv);
-        fa_stage(kt, a->k, ic, it.ik2, it.ik3, nb, a->dk, dkp);
+        fa_prefetch_rows(a->s.v, ic, it.ik2, it.ik3, htp_min64(nb, FA_PREFETCH_ROWS), a->s.dv);
+        fa_stage(kt, a->s.k, ic, it.ik2, it.ik3, nb, a->s.dk, dkp);
         for (int64_t j = 0; j < nb; j++) {
             float   dots[4];
             int64_t r = 0;
@@ -445,7 +361,7 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
         if (!any_v) {
             continue;
         }
-        fa_stage(vt, a->v, ic, it.ik2, it.ik3, nb, a->dv, dvp);
+        fa_stage(vt, a->s.v, ic, it.ik2, it.ik3, nb, a->s.dv, dvp);
         for (int64_t r = 0; r < rows; r++) {
             if (live[r]) {
                 fa_accum_v(dvp, o + r * dvp, sc + r * FA_KV_BLK, vt, nb);
@@ -467,19 +383,19 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
         const int64_t h = it.h0 + r / it.nt, t = it.t0 + r % it.nt;
         float *       orow = o + r * dvp;
         float         s    = S[r];
-        if (a->sinks) {
+        if (a->s.sinks) {
             float sink;
-            memcpy(&sink, a->sinks->data + h * a->sinks->nb[0], sizeof sink);
+            memcpy(&sink, a->s.sinks->data + h * a->s.sinks->nb[0], sizeof sink);
             if (sink > M[r]) {
                 const float ms = htp_exp_f32(M[r] - sink);
-                htp_vec_scale_bias_f32(a->dv, orow, orow, ms, 0.0f);
+                htp_vec_scale_bias_f32(a->s.dv, orow, orow, ms, 0.0f);
                 s = s * ms + 1.0f;
             } else {
                 s += htp_exp_f32(sink - M[r]);
             }
         }
-        htp_vec_scale_bias_f32(a->dv, orow, orow, s == 0.0f ? 0.0f : 1.0f / s, 0.0f);
-        htp_row_store_f32(htp_view_row(a->dst, h, t, it.i3), 4, HTP_TYPE_F32, orow, a->dv);
+        htp_vec_scale_bias_f32(a->s.dv, orow, orow, s == 0.0f ? 0.0f : 1.0f / s, 0.0f);
+        htp_row_store_f32(htp_view_row(a->s.dst, h, t, it.i3), 4, HTP_TYPE_F32, orow, a->s.dv);
     }
 }
 
@@ -536,32 +452,33 @@ static void fa_merge_job(void * arg, uint32_t ith, uint32_t nth) {
             S = S * so + p[1] * sn;
             M = mn;
         }
-        if (a->sinks) {
+        if (a->s.sinks) {
             float sink;
-            memcpy(&sink, a->sinks->data + h * a->sinks->nb[0], sizeof sink);
+            memcpy(&sink, a->s.sinks->data + h * a->s.sinks->nb[0], sizeof sink);
             if (sink > M) {
                 const float ms = htp_exp_f32(M - sink);
-                htp_vec_scale_bias_f32(a->dv, acc, acc, ms, 0.0f);
+                htp_vec_scale_bias_f32(a->s.dv, acc, acc, ms, 0.0f);
                 S = S * ms + 1.0f;
             } else {
                 S += htp_exp_f32(sink - M);
             }
         }
-        htp_vec_scale_bias_f32(a->dv, acc, acc, S == 0.0f ? 0.0f : 1.0f / S, 0.0f);
-        htp_row_store_f32(htp_view_row(a->dst, h, t, it.i3), 4, HTP_TYPE_F32, acc, a->dv);
+        htp_vec_scale_bias_f32(a->s.dv, acc, acc, S == 0.0f ? 0.0f : 1.0f / S, 0.0f);
+        htp_row_store_f32(htp_view_row(a->s.dst, h, t, it.i3), 4, HTP_TYPE_F32, acc, a->s.dv);
     }
 }
 
 int htp_op_flash_attn_ext_run(struct htp_op_ctx * ctx) {
     struct fa_args a;
-    int            st = fa_read(ctx, &a);
+    memset(&a, 0, sizeof a);
+    int st = htp_fa_read(&ctx->op, &a.s);
     if (st == HTP_STATUS_OK) {
-        st = fa_plan(&a, ctx->n_threads, ctx->vtcm_size);
+        st = fa_plan(&a, ctx->op.n_threads, ctx->op.vtcm_size);
     }
     if (st != HTP_STATUS_OK) {
         return st;
     }
-    if (htp_view_nelements(a.dst) == 0) {
+    if (htp_view_nelements(a.s.dst) == 0) {
         return HTP_STATUS_OK;
     }
     a.scratch = ctx->vtcm;

@@ -10,74 +10,22 @@
 //   dst[(ic * KH + kh) * KW + kw, ow, oh, n] = image[ow*s0 + kw*d0 - p0, oh*s1 + kh*d1 - p1, ic, n]
 //   (0 where that lies in the padding). Workers split the output rows.
 
+#include "contract/ops/im2col-check.h"
 #include "kernels.h"
 #include "kernel-util.h"
 #include "vec.h"
 
-struct im2col_args {
-    const struct htp_tensor_view *src, *dst;
-    int32_t                       s0, s1, p0, p1, d0, d1;
-    int                           is_2d;
-    int64_t                       KW, KH, IC, IW, IH, OW, OH, N;
-};
-
-static int im2col_read(const struct htp_op_ctx * ctx, struct im2col_args * a) {
-    const struct htp_tensor_view *ker = ctx->src[0], *src = ctx->src[1], *dst = ctx->dst[0];
-    if (!ker || !src || !dst || !htp_view_shape_ok(ker) || !htp_view_shape_ok(src) || !htp_view_shape_ok(dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    const int32_t * p = ctx->desc->params;
-    a->src = src, a->dst = dst;
-    a->s0 = p[0], a->s1 = p[1], a->p0 = p[2], a->p1 = p[3], a->d0 = p[4], a->d1 = p[5];
-    a->is_2d = p[6] == 1;
-    if (a->s0 <= 0 || a->d0 <= 0 || a->p0 < 0 || (a->is_2d && (a->s1 <= 0 || a->d1 <= 0 || a->p1 < 0))) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    a->KW = ker->ne[0];
-    a->KH = a->is_2d ? ker->ne[1] : 1;
-    a->IW = src->ne[0];
-    a->IH = a->is_2d ? src->ne[1] : 1;
-    a->IC = a->is_2d ? src->ne[2] : src->ne[1];
-    a->N  = a->is_2d ? src->ne[3] : src->ne[2];
-    a->OW = dst->ne[1];
-    a->OH = a->is_2d ? dst->ne[2] : 1;
-    if ((a->is_2d ? ker->ne[2] : ker->ne[1]) != a->IC || (!a->is_2d && src->ne[3] != 1)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    const int64_t ow = (a->IW + 2 * (int64_t)a->p0 - (int64_t)a->d0 * (a->KW - 1) - 1) / a->s0 + 1;
-    const int64_t oh = a->is_2d ? (a->IH + 2 * (int64_t)a->p1 - (int64_t)a->d1 * (a->KH - 1) - 1) / a->s1 + 1 : 1;
-    if (dst->ne[0] != a->IC * a->KH * a->KW || a->OW != ow || a->OH != oh ||
-        (a->is_2d ? dst->ne[3] != a->N : (dst->ne[2] != a->N || dst->ne[3] != 1))) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (dst->type != HTP_TYPE_F32 && dst->type != HTP_TYPE_F16) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    if (src->type != HTP_TYPE_F32 && !(src->type == HTP_TYPE_F16 && dst->type == HTP_TYPE_F16)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    if (!htp_view_rows_packed(dst) || !htp_view_rows_packed(src)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    return HTP_STATUS_OK;
-}
-
-int htp_op_im2col_check(const struct htp_op_ctx * ctx) {
-    struct im2col_args a;
-    return im2col_read(ctx, &a);
-}
-
 // Bytes of image row (ih, ic, n).
-static const uint8_t * im2col_src_row(const struct im2col_args * a, int64_t ih, int64_t ic, int64_t n) {
+static const uint8_t * im2col_src_row(const struct htp_im2col_params * a, int64_t ih, int64_t ic, int64_t n) {
     const struct htp_tensor_view * s = a->src;
     return a->is_2d ? s->data + ih * s->nb[1] + ic * s->nb[2] + n * s->nb[3] : s->data + ic * s->nb[1] + n * s->nb[2];
 }
 
 static void im2col_job(void * arg, uint32_t ith, uint32_t nth) {
-    const struct im2col_args *    a   = arg;
-    const struct htp_tensor_view *dst = a->dst, *src = a->src;
-    const int64_t                 kk = a->KH * a->KW;
-    int64_t                       r0, r1;
+    const struct htp_im2col_params * a   = arg;
+    const struct htp_tensor_view *   dst = a->dst, *src = a->src;
+    const int64_t                    kk = a->KH * a->KW;
+    int64_t                          r0, r1;
     htp_split(a->N * a->OH * a->OW, ith, nth, &r0, &r1);
     for (int64_t r = r0; r < r1; r++) {
         const int64_t ow = r % a->OW, oh = (r / a->OW) % a->OH, n = r / (a->OW * a->OH);
@@ -116,8 +64,8 @@ static void im2col_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_im2col_run(struct htp_op_ctx * ctx) {
-    struct im2col_args a;
-    const int          st = im2col_read(ctx, &a);
+    struct htp_im2col_params a;
+    const int                st = htp_im2col_read(&ctx->op, &a);
     if (st != HTP_STATUS_OK) {
         return st;
     }

@@ -43,25 +43,6 @@ static int norm_kind_of(uint32_t opcode, enum norm_kind * kind) {
     }
 }
 
-int htp_op_norm_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *dst = ctx->dst[0];
-    enum norm_kind                kind;
-    if (!norm_kind_of(ctx->desc->opcode, &kind)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_same_shape(src0, dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    const float eps = htp_param_f32(ctx->desc, 0);
-    if (!(eps >= 0.0f)) {  // also refuses NaN
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (!htp_type_is_float(src0->type) || !htp_type_is_float(dst->type)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    return HTP_STATUS_OK;
-}
-
 // sum (x[i] - m)^2.
 static float norm_sumsq_centered(int64_t n, const float * x, float m) {
     const htp_vr vm = htp_vr_splat(m);
@@ -150,8 +131,8 @@ static void norm_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_norm_run(struct htp_op_ctx * ctx) {
-    struct norm_args a = {ctx->src[0], ctx->dst[0], NORM_RMS, htp_param_f32(ctx->desc, 0)};
-    if (!norm_kind_of(ctx->desc->opcode, &a.kind)) {
+    struct norm_args a = {ctx->op.src[0], ctx->op.dst[0], NORM_RMS, htp_param_f32(ctx->op.desc, 0)};
+    if (!norm_kind_of(ctx->op.desc->opcode, &a.kind)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     if (htp_view_nelements(a.dst) == 0) {

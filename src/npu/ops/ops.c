@@ -1,89 +1,61 @@
-// ops.c: the op dispatch table. One row per op code: { name, check, run }.
-// The NPU core's own families (control ops, CPY) are listed here; the kernel
-// families add theirs through HTP_KERNEL_TABLE_ROWS (kernels.h). A code with
-// no row answers HTP_STATUS_NO_SUPPORT at check time, before the batch runs.
+// ops.c: the run table, one kernel per op code: the NPU core's own families
+// (control ops, CPY, ALLREDUCE: op-families.h) and the kernel families
+// (kernels.h). Which op codes run at all is the contract's to say: its check
+// refuses a code without a kernel, so a NULL row is never reached from a batch.
 
-#include "htp-ops.h"
+#include "kernel-iface.h"
 #include "kernels.h"
 #include "op-families.h"
 
-static const struct htp_op_row op_table[HTP_OP_COUNT] = {
-    [HTP_OP_NOP]        = {"NOP", htp_op_nop_check, htp_op_nop_run},
-    [HTP_OP_MDEV_GROUP] = {"MDEV_GROUP", htp_op_mdev_group_check, htp_op_mdev_group_run},
-    [HTP_OP_FENCE]      = {"FENCE", htp_op_fence_check, htp_op_fence_run},
-    [HTP_OP_CPY_FENCE]  = {"CPY_FENCE", htp_op_cpy_fence_check, htp_op_cpy_fence_run},
-    [HTP_OP_CPY]        = {"CPY", htp_op_cpy_check, htp_op_cpy_run},
-    [HTP_OP_ALLREDUCE]  = {"ALLREDUCE", htp_op_allreduce_check, htp_op_allreduce_run},
-    HTP_KERNEL_TABLE_ROWS};
+typedef int (*op_run_fn)(struct htp_op_ctx * ctx);
 
-// Names of every op code, supported here or not (logs and profiles).
-static const char * const op_names[HTP_OP_COUNT] = {
-    [HTP_OP_INVALID]         = "INVALID",
-    [HTP_OP_NOP]             = "NOP",
-    [HTP_OP_MDEV_GROUP]      = "MDEV_GROUP",
-    [HTP_OP_FENCE]           = "FENCE",
-    [HTP_OP_CPY_FENCE]       = "CPY_FENCE",
-    [HTP_OP_ALLREDUCE]       = "ALLREDUCE",
-    [HTP_OP_CPY]             = "CPY",
-    [HTP_OP_ADD]             = "ADD",
-    [HTP_OP_SUB]             = "SUB",
-    [HTP_OP_MUL]             = "MUL",
-    [HTP_OP_DIV]             = "DIV",
-    [HTP_OP_ADD_ID]          = "ADD_ID",
-    [HTP_OP_SCALE]           = "SCALE",
-    [HTP_OP_CLAMP]           = "CLAMP",
-    [HTP_OP_SQR]             = "SQR",
-    [HTP_OP_SQRT]            = "SQRT",
-    [HTP_OP_SUM_ROWS]        = "SUM_ROWS",
-    [HTP_OP_NORM]            = "NORM",
-    [HTP_OP_L2_NORM]         = "L2_NORM",
-    [HTP_OP_RMS_NORM]        = "RMS_NORM",
-    [HTP_OP_SOFT_MAX]        = "SOFT_MAX",
-    [HTP_OP_ROPE]            = "ROPE",
-    [HTP_OP_MUL_MAT]         = "MUL_MAT",
-    [HTP_OP_MUL_MAT_ID]      = "MUL_MAT_ID",
-    [HTP_OP_GET_ROWS]        = "GET_ROWS",
-    [HTP_OP_SET_ROWS]        = "SET_ROWS",
-    [HTP_OP_UNARY]           = "UNARY",
-    [HTP_OP_GLU]             = "GLU",
-    [HTP_OP_FLASH_ATTN_EXT]  = "FLASH_ATTN_EXT",
-    [HTP_OP_REPEAT]          = "REPEAT",
-    [HTP_OP_ARGSORT]         = "ARGSORT",
-    [HTP_OP_SSM_CONV]        = "SSM_CONV",
-    [HTP_OP_GATED_DELTA_NET] = "GATED_DELTA_NET",
-    [HTP_OP_CUMSUM]          = "CUMSUM",
-    [HTP_OP_CONCAT]          = "CONCAT",
-    [HTP_OP_FILL]            = "FILL",
-    [HTP_OP_DIAG]            = "DIAG",
-    [HTP_OP_SOLVE_TRI]       = "SOLVE_TRI",
-    [HTP_OP_TRI]             = "TRI",
-    [HTP_OP_PAD]             = "PAD",
-    [HTP_OP_IM2COL]          = "IM2COL",
+static const op_run_fn op_runs[HTP_OP_COUNT] = {
+    [HTP_OP_NOP]             = htp_op_nop_run,
+    [HTP_OP_MDEV_GROUP]      = htp_op_mdev_group_run,
+    [HTP_OP_FENCE]           = htp_op_fence_run,
+    [HTP_OP_CPY_FENCE]       = htp_op_cpy_fence_run,
+    [HTP_OP_CPY]             = htp_op_cpy_run,
+    [HTP_OP_ALLREDUCE]       = htp_op_allreduce_run,
+    [HTP_OP_ADD]             = htp_op_binary_run,
+    [HTP_OP_SUB]             = htp_op_binary_run,
+    [HTP_OP_MUL]             = htp_op_binary_run,
+    [HTP_OP_DIV]             = htp_op_binary_run,
+    [HTP_OP_SCALE]           = htp_op_scale_run,
+    [HTP_OP_UNARY]           = htp_op_unary_run,
+    [HTP_OP_GLU]             = htp_op_glu_run,
+    [HTP_OP_RMS_NORM]        = htp_op_norm_run,
+    [HTP_OP_NORM]            = htp_op_norm_run,
+    [HTP_OP_L2_NORM]         = htp_op_norm_run,
+    [HTP_OP_CLAMP]           = htp_op_unary_run,
+    [HTP_OP_SQR]             = htp_op_unary_run,
+    [HTP_OP_SQRT]            = htp_op_unary_run,
+    [HTP_OP_ADD_ID]          = htp_op_add_id_run,
+    [HTP_OP_SUM_ROWS]        = htp_op_sum_rows_run,
+    [HTP_OP_CUMSUM]          = htp_op_cumsum_run,
+    [HTP_OP_ARGSORT]         = htp_op_argsort_run,
+    [HTP_OP_REPEAT]          = htp_op_shape_run,
+    [HTP_OP_CONCAT]          = htp_op_shape_run,
+    [HTP_OP_PAD]             = htp_op_shape_run,
+    [HTP_OP_DIAG]            = htp_op_shape_run,
+    [HTP_OP_TRI]             = htp_op_shape_run,
+    [HTP_OP_FILL]            = htp_op_shape_run,
+    [HTP_OP_SOFT_MAX]        = htp_op_softmax_run,
+    [HTP_OP_ROPE]            = htp_op_rope_run,
+    [HTP_OP_MUL_MAT]         = htp_op_mul_mat_run,
+    [HTP_OP_MUL_MAT_ID]      = htp_op_mul_mat_id_run,
+    [HTP_OP_GET_ROWS]        = htp_op_get_rows_run,
+    [HTP_OP_SET_ROWS]        = htp_op_set_rows_run,
+    [HTP_OP_FLASH_ATTN_EXT]  = htp_op_flash_attn_ext_run,
+    [HTP_OP_SSM_CONV]        = htp_op_ssm_conv_run,
+    [HTP_OP_GATED_DELTA_NET] = htp_op_gated_delta_net_run,
+    [HTP_OP_SOLVE_TRI]       = htp_op_solve_tri_run,
+    [HTP_OP_IM2COL]          = htp_op_im2col_run,
 };
 
-static const struct htp_op_row * row_of(uint32_t opcode) {
-    if (opcode >= HTP_OP_COUNT || op_table[opcode].check == NULL || op_table[opcode].run == NULL) {
-        return NULL;
+int htp_kernel_run(struct htp_op_ctx * ctx) {
+    const uint32_t op = ctx->op.desc->opcode;
+    if (op >= HTP_OP_COUNT || op_runs[op] == NULL) {
+        return HTP_STATUS_NO_SUPPORT;
     }
-    return &op_table[opcode];
-}
-
-int htp_ops_check(const struct htp_op_ctx * ctx) {
-    const struct htp_op_row * row = row_of(ctx->desc->opcode);
-    return row ? row->check(ctx) : HTP_STATUS_NO_SUPPORT;
-}
-
-int htp_ops_run(struct htp_op_ctx * ctx) {
-    const struct htp_op_row * row = row_of(ctx->desc->opcode);
-    return row ? row->run(ctx) : HTP_STATUS_NO_SUPPORT;
-}
-
-const char * htp_op_name(uint32_t opcode) {
-    if (opcode >= HTP_OP_COUNT) {
-        return "?";
-    }
-    if (op_table[opcode].name != NULL) {
-        return op_table[opcode].name;
-    }
-    return op_names[opcode] ? op_names[opcode] : "?";
+    return op_runs[op](ctx);
 }

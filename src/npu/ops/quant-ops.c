@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "fp16.h"
-#include "htp-types.h"
+#include "contract/type-traits.h"
 #include "kernel-util.h"
 #include "quant.h"
-#include "tiled.h"
+#include "contract/tiled.h"
 #include "vec.h"
 
 const int8_t htp_iq4nl_values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
@@ -26,15 +26,6 @@ static uint16_t rd16(const uint8_t * p) {
     uint16_t h;
     memcpy(&h, p, 2);
     return h;
-}
-
-int htp_quant_can_dequant(uint32_t type) {
-    return type == HTP_TYPE_Q4_0 || type == HTP_TYPE_Q4_1 || type == HTP_TYPE_Q8_0 || type == HTP_TYPE_IQ4_NL ||
-           type == HTP_TYPE_MXFP4;
-}
-
-int htp_quant_can_quantize(uint32_t type) {
-    return type == HTP_TYPE_Q8_0 || type == HTP_TYPE_Q4_0;
 }
 
 // One ggml block of type at b -> 32 floats.
@@ -90,11 +81,6 @@ void htp_quant_dequant_row(uint32_t type, const uint8_t * x, float * y, int64_t 
     for (int64_t i = 0; i < n / 32; i++) {
         dequant_block(type, x + i * tt->type_size, y + 32 * i);
     }
-}
-
-int htp_quant_tiled_view_ok(const struct htp_tensor_view * v) {
-    const struct htp_tile_format * f = htp_tile_format(v->type);
-    return f && htp_tiled_strides_ok(f, v->ne, v->nb);
 }
 
 void htp_quant_dequant_tiled_row(const struct htp_tensor_view * v, int64_t i1, int64_t i2, int64_t i3, int64_t k0,
@@ -153,23 +139,6 @@ void htp_quant_quantize_row(uint32_t type, const float * x, uint8_t * y, int64_t
 //   rows of whole blocks packed (nb[0] = block bytes). Row by row.
 // ---------------------------------------------------------------------------
 
-int htp_quant_cpy_handles(const struct htp_op_ctx * ctx) {
-    return ctx->src[0] && ctx->dst[0] && htp_quant_can_quantize(ctx->dst[0]->type) &&
-           ctx->src[0]->type != ctx->dst[0]->type;
-}
-
-int htp_op_cpy_q_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src = ctx->src[0], *dst = ctx->dst[0];
-    if (!htp_view_shape_ok(src) || !htp_view_shape_ok(dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (!htp_type_is_float(src->type) || !htp_view_same_shape(src, dst) || dst->ne[0] % 32 != 0 ||
-        dst->nb[0] != (int64_t)htp_type_traits(dst->type)->type_size || (dst->flags & HTP_TENSOR_TILED)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    return HTP_STATUS_OK;
-}
-
 struct cpyq_args {
     const struct htp_tensor_view *src, *dst;
 };
@@ -194,7 +163,7 @@ static void cpyq_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_cpy_q_run(struct htp_op_ctx * ctx) {
-    struct cpyq_args a = {ctx->src[0], ctx->dst[0]};
+    struct cpyq_args a = {ctx->op.src[0], ctx->op.dst[0]};
     if (htp_view_nelements(a.src) == 0) {
         return HTP_STATUS_OK;
     }

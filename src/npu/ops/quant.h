@@ -17,19 +17,14 @@
 
 #include <stdint.h>
 
-#include "htp-ops.h"
+#include "contract/quant-types.h"
+#include "kernel-iface.h"
 
 extern const int8_t htp_iq4nl_values[16];
 extern const int8_t htp_mxfp4_values[16];
 
 // ggml's e8m0 -> fp32 with the 0.5 factor of its doubled fp4 table.
 float htp_e8m0_to_fp32_half(uint8_t e);
-
-// The type's rows can be dequantized (GET_ROWS, fallback paths).
-int htp_quant_can_dequant(uint32_t type);
-
-// The type can be produced from F32 rows (CPY, SET_ROWS): Q8_0, Q4_0.
-int htp_quant_can_quantize(uint32_t type);
 
 // n elements (a multiple of the block size) of a plain row at x -> y.
 void htp_quant_dequant_row(uint32_t type, const uint8_t * x, float * y, int64_t n);
@@ -51,24 +46,9 @@ void htp_quant_quantize_row(uint32_t type, const float * x, uint8_t * y, int64_t
 void htp_qmm_quantize_blocks(const float * x, int64_t nb, uint8_t * out);
 void htp_qmm_quantize_blocks_ref(const float * x, int64_t nb, uint8_t * out);
 
-// A tiled view's strides match the tiled layout of its shape and type.
-int htp_quant_tiled_view_ok(const struct htp_tensor_view * v);
-
 // --- hooks for the op families (return enum htp_status) ---
 
-// MUL_MAT whose weights (src0) are quantized or BF16: matmul-ops.c hands these
-// over. htp_qmm_handles says which src0 types.
-int htp_qmm_handles(uint32_t src0_type);
-int htp_op_mul_mat_q_check(const struct htp_op_ctx * ctx);
-int htp_op_mul_mat_q_run(struct htp_op_ctx * ctx);
-
-// MUL_MAT_ID (all weight types).
-int htp_op_mul_mat_id_check(const struct htp_op_ctx * ctx);
-int htp_op_mul_mat_id_run(struct htp_op_ctx * ctx);
-
 // CPY from F32/F16/BF16 into Q8_0 / Q4_0 (cpy-ops.c hands these over).
-int htp_quant_cpy_handles(const struct htp_op_ctx * ctx);
-int htp_op_cpy_q_check(const struct htp_op_ctx * ctx);
 int htp_op_cpy_q_run(struct htp_op_ctx * ctx);
 
 #endif  // HTP_QUANT_H

@@ -17,24 +17,9 @@ struct reduce_args {
     const struct htp_tensor_view * dst;
 };
 
-static int reduce_check_types(const struct htp_tensor_view * src0, const struct htp_tensor_view * dst) {
-    return htp_type_is_float(src0->type) && htp_type_is_float(dst->type) ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
-}
-
 // ---------------------------------------------------------------------------
 // SUM_ROWS
 // ---------------------------------------------------------------------------
-
-int htp_op_sum_rows_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *dst = ctx->dst[0];
-    if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (dst->ne[0] != 1 || dst->ne[1] != src0->ne[1] || dst->ne[2] != src0->ne[2] || dst->ne[3] != src0->ne[3]) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    return reduce_check_types(src0, dst);
-}
 
 static void sum_rows_job(void * arg, uint32_t ith, uint32_t nth) {
     const struct reduce_args *    a    = arg;
@@ -65,7 +50,7 @@ static void sum_rows_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_sum_rows_run(struct htp_op_ctx * ctx) {
-    struct reduce_args a = {ctx->src[0], ctx->dst[0]};
+    struct reduce_args a = {ctx->op.src[0], ctx->op.dst[0]};
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }
@@ -76,14 +61,6 @@ int htp_op_sum_rows_run(struct htp_op_ctx * ctx) {
 // ---------------------------------------------------------------------------
 // CUMSUM
 // ---------------------------------------------------------------------------
-
-int htp_op_cumsum_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *dst = ctx->dst[0];
-    if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_same_shape(src0, dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    return reduce_check_types(src0, dst);
-}
 
 // y[i] = carry + x[0] + ... + x[i] for one chunk; returns the new carry.
 static float cumsum_chunk(int64_t n, float * y, const float * x, float carry) {
@@ -123,7 +100,7 @@ static void cumsum_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_cumsum_run(struct htp_op_ctx * ctx) {
-    struct reduce_args a = {ctx->src[0], ctx->dst[0]};
+    struct reduce_args a = {ctx->op.src[0], ctx->op.dst[0]};
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }

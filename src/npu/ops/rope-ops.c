@@ -28,15 +28,11 @@
 
 #include <math.h>
 
+#include "contract/op-params.h"
+#include "contract/ops/rope-check.h"
 #include "kernels.h"
 #include "kernel-util.h"
 #include "vec.h"
-
-#define ROPE_MODE_NORMAL 0
-#define ROPE_MODE_NEOX   2
-#define ROPE_MODE_MROPE  8  // bit shared by every multi-section mode
-#define ROPE_MODE_VISION 24
-#define ROPE_MODE_IMROPE 40
 
 struct rope_args {
     const struct htp_tensor_view * src0;
@@ -53,93 +49,6 @@ struct rope_args {
     uint8_t *                      scratch;           // n_dims floats per worker
 };
 
-struct rope_params {
-    int32_t n_dims, mode, n_ctx_orig;
-    float   freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow;
-    int32_t sections[4];
-};
-
-static struct rope_params rope_params_read(const struct htp_op_desc * desc) {
-    struct rope_params p;
-    p.n_dims      = desc->params[1];
-    p.mode        = desc->params[2];
-    p.n_ctx_orig  = desc->params[4];
-    p.freq_base   = htp_param_f32(desc, 5);
-    p.freq_scale  = htp_param_f32(desc, 6);
-    p.ext_factor  = htp_param_f32(desc, 7);
-    p.attn_factor = htp_param_f32(desc, 8);
-    p.beta_fast   = htp_param_f32(desc, 9);
-    p.beta_slow   = htp_param_f32(desc, 10);
-    for (int i = 0; i < 4; i++) {
-        p.sections[i] = desc->params[11 + i];
-    }
-    return p;
-}
-
-static int rope_is_multi(int32_t mode) {
-    return mode == ROPE_MODE_MROPE || mode == ROPE_MODE_IMROPE || mode == ROPE_MODE_VISION;
-}
-
-static int32_t rope_pairs(const struct rope_params * p) {
-    return p->mode == ROPE_MODE_VISION ? p->n_dims : p->n_dims / 2;
-}
-
-static size_t rope_scratch_size(int32_t n_pairs, uint32_t n_threads) {
-    return (size_t)n_pairs * 2 * sizeof(float) * n_threads;
-}
-
-int htp_op_rope_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *pos = ctx->src[1], *ff = ctx->src[2], *dst = ctx->dst[0];
-    if (!src0 || !pos || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(pos) ||
-        !htp_view_same_shape(src0, dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    const struct rope_params p = rope_params_read(ctx->desc);
-    if (p.mode != ROPE_MODE_NORMAL && p.mode != ROPE_MODE_NEOX && !rope_is_multi(p.mode)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    if (p.n_dims <= 0 || p.n_dims % 2 != 0 || p.n_dims > src0->ne[0] || src0->ne[0] % 2 != 0) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (rope_is_multi(p.mode)) {
-        int64_t sum = 0;
-        for (int i = 0; i < 4; i++) {
-            if (p.sections[i] < 0 || p.sections[i] > src0->ne[0]) {
-                return HTP_STATUS_INVAL_PARAMS;
-            }
-            sum += p.sections[i];
-        }
-        if (sum <= 0 || sum > src0->ne[0] || pos->ne[0] / 4 < src0->ne[2]) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-        if (p.mode == ROPE_MODE_VISION && p.n_dims * 2 != src0->ne[0]) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-    }
-    if (!(p.freq_base > 0.0f) || !isfinite(p.freq_base) || !(p.freq_scale > 0.0f) || !isfinite(p.freq_scale) ||
-        !isfinite(p.ext_factor) || !isfinite(p.attn_factor) || !isfinite(p.beta_fast) || !isfinite(p.beta_slow)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (pos->type != HTP_TYPE_I32 || pos->ne[0] < src0->ne[2]) {
-        return pos->type != HTP_TYPE_I32 ? HTP_STATUS_NO_SUPPORT : HTP_STATUS_INVAL_PARAMS;
-    }
-    if (ff) {
-        if (!htp_view_shape_ok(ff) || ff->ne[0] < rope_pairs(&p)) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-        if (ff->type != HTP_TYPE_F32) {
-            return HTP_STATUS_NO_SUPPORT;
-        }
-    }
-    if (!htp_type_is_float(src0->type) || !htp_type_is_float(dst->type)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    if (rope_scratch_size(rope_pairs(&p), ctx->n_threads) > ctx->vtcm_size) {
-        return HTP_STATUS_VTCM_TOO_SMALL;
-    }
-    return HTP_STATUS_OK;
-}
-
 // Where YaRN's blend starts and ends, in pairs: the pair whose wavelength
 // turns n_rot times over the original context, for n_rot = beta_fast / beta_slow.
 static float rope_corr_dim(int32_t n_dims, int32_t n_ctx_orig, float n_rot, float base) {
@@ -150,7 +59,7 @@ static float rope_corr_dim(int32_t n_dims, int32_t n_ctx_orig, float n_rot, floa
 // 1 h, 2 w, 3 e) its angle starts from.
 static int rope_section(const struct rope_args * a, int32_t sector) {
     const int32_t * sec = a->sections;
-    if (a->mode == ROPE_MODE_IMROPE) {
+    if (a->mode == HTP_ROPE_MODE_IMROPE) {
         if (sector % 3 == 1 && sector < 3 * sec[1]) {
             return 1;
         }
@@ -182,7 +91,7 @@ static void rope_table(const struct rope_args * a, const float * p, float * c, f
     if (a->ext_factor != 0.0f) {
         mscale *= 1.0f + 0.1f * logf(1.0f / a->freq_scale);
     }
-    const int       multi = rope_is_multi(a->mode);
+    const int       multi = htp_rope_is_multi(a->mode);
     const int32_t * sec   = a->sections;
     const int32_t   sdims = sec[0] + sec[1] + sec[2] + sec[3];
     // p * theta_scale^k per stream, accumulated as ggml does (vision restarts
@@ -192,7 +101,7 @@ static void rope_table(const struct rope_args * a, const float * p, float * c, f
         float theta = th[0];
         if (multi) {
             const int32_t sector = k % sdims;
-            if (a->mode == ROPE_MODE_VISION) {
+            if (a->mode == HTP_ROPE_MODE_VISION) {
                 if (sector == 0) {
                     th[0] = p[0];
                 } else if (sector == sec[0]) {
@@ -234,7 +143,7 @@ static void rope_row(const struct rope_args * a, uint8_t * yr, const uint8_t * x
     const int32_t                 n_dims = a->n_dims, half = a->n_pairs;
     float                         u[HTP_CHUNK], v[HTP_CHUNK];
 
-    if (a->mode != ROPE_MODE_NORMAL) {  // pairs (k, k + half)
+    if (a->mode != HTP_ROPE_MODE_NORMAL) {  // pairs (k, k + half)
         for (int64_t k0 = 0; k0 < half; k0 += HTP_CHUNK) {
             const int64_t n = htp_min64(HTP_CHUNK, half - k0);
             htp_row_load_f32(u, xr + k0 * nbx, nbx, src0->type, n);
@@ -282,7 +191,7 @@ static void rope_job(void * arg, uint32_t ith, uint32_t nth) {
         htp_row_index(src0->ne, ir, &i1, &i2, &i3);
         if (i2 != table_i2) {
             float p[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-            for (int j = 0; j < (rope_is_multi(a->mode) ? 4 : 1); j++) {
+            for (int j = 0; j < (htp_rope_is_multi(a->mode) ? 4 : 1); j++) {
                 int32_t pj;
                 memcpy(&pj, a->pos->data + (i2 + j * src0->ne[2]) * a->pos->nb[0], sizeof pj);
                 p[j] = (float)pj;
@@ -295,17 +204,17 @@ static void rope_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_rope_run(struct htp_op_ctx * ctx) {
-    const struct rope_params p = rope_params_read(ctx->desc);
-    if (rope_scratch_size(rope_pairs(&p), ctx->n_threads) > ctx->vtcm_size) {
+    const struct htp_rope_params p = htp_rope_params_read(ctx->op.desc);
+    if (htp_rope_scratch_size(htp_rope_pairs(&p), ctx->op.n_threads) > ctx->op.vtcm_size) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
     struct rope_args a = {0};
-    a.n_pairs          = rope_pairs(&p);
+    a.n_pairs          = htp_rope_pairs(&p);
     memcpy(a.sections, p.sections, sizeof a.sections);
-    a.src0        = ctx->src[0];
-    a.pos         = ctx->src[1];
-    a.ff          = ctx->src[2];
-    a.dst         = ctx->dst[0];
+    a.src0        = ctx->op.src[0];
+    a.pos         = ctx->op.src[1];
+    a.ff          = ctx->op.src[2];
+    a.dst         = ctx->op.dst[0];
     a.n_dims      = p.n_dims;
     a.mode        = p.mode;
     a.freq_scale  = p.freq_scale;

@@ -12,10 +12,11 @@
 
 #include <stdatomic.h>
 
-#include "htp-types.h"
+#include "contract/type-traits.h"
 #include "kernels.h"
 #include "kernel-util.h"
-#include "kquant.h"
+#include "kquant-dot.h"
+#include "matmul.h"
 #include "quant.h"
 #include "vec.h"
 
@@ -87,33 +88,6 @@ static int64_t rows_read_index(const struct htp_tensor_view * idx, int64_t i0, i
 // GET_ROWS
 // ---------------------------------------------------------------------------
 
-int htp_op_get_rows_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
-    if (src0 && htp_kq_type_ok(src0->type)) {
-        return htp_kq_get_rows_check(ctx);  // K-quant rows: kquant-ops.c
-    }
-    if (!src0 || !src1 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) || !htp_view_shape_ok(dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (src1->ne[1] != src0->ne[2] || src1->ne[2] != src0->ne[3] || src1->ne[3] != 1 || dst->ne[0] != src0->ne[0] ||
-        dst->ne[1] != src1->ne[0] || dst->ne[2] != src1->ne[1] || dst->ne[3] != src1->ne[2]) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (src1->type != HTP_TYPE_I32 || !htp_type_is_float(dst->type)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    if (htp_quant_can_dequant(src0->type)) {
-        if (src0->flags & HTP_TENSOR_TILED) {
-            return htp_quant_tiled_view_ok(src0) ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
-        }
-        return src0->nb[0] == (int64_t)htp_type_traits(src0->type)->type_size ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
-    }
-    if (!htp_type_is_float(src0->type) || (src0->flags & HTP_TENSOR_TILED)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    return HTP_STATUS_OK;
-}
-
 static void get_rows_job(void * arg, uint32_t ith, uint32_t nth) {
     struct rows_args *            a   = arg;
     const struct htp_tensor_view *src = a->src, *idx = a->idx, *dst = a->dst;
@@ -137,10 +111,10 @@ static void get_rows_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_get_rows_run(struct htp_op_ctx * ctx) {
-    if (htp_kq_type_ok(ctx->src[0]->type)) {
+    if (htp_kq_type_ok(ctx->op.src[0]->type)) {
         return htp_kq_get_rows_run(ctx);
     }
-    struct rows_args a = {ctx->src[0], ctx->src[1], ctx->dst[0], 0};
+    struct rows_args a = {ctx->op.src[0], ctx->op.src[1], ctx->op.dst[0], 0};
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }
@@ -151,33 +125,6 @@ int htp_op_get_rows_run(struct htp_op_ctx * ctx) {
 // ---------------------------------------------------------------------------
 // SET_ROWS
 // ---------------------------------------------------------------------------
-
-int htp_op_set_rows_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
-    if (!src0 || !src1 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) || !htp_view_shape_ok(dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (dst->ne[0] != src0->ne[0] || dst->ne[2] != src0->ne[2] || dst->ne[3] != src0->ne[3] ||
-        src1->ne[0] != src0->ne[1] || src1->ne[3] != 1) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (htp_view_nelements(src0) > 0 &&
-        (src1->ne[1] <= 0 || src1->ne[2] <= 0 || src0->ne[2] % src1->ne[1] != 0 || src0->ne[3] % src1->ne[2] != 0)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if ((src1->type != HTP_TYPE_I64 && src1->type != HTP_TYPE_I32) || !htp_type_is_float(src0->type)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    if (htp_quant_can_quantize(dst->type)) {  // a quantized KV cache: plain rows of whole blocks
-        if ((dst->flags & HTP_TENSOR_TILED) || dst->ne[0] % 32 != 0 ||
-            dst->nb[0] != (int64_t)htp_type_traits(dst->type)->type_size) {
-            return HTP_STATUS_NO_SUPPORT;
-        }
-    } else if (!htp_type_is_float(dst->type)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    return HTP_STATUS_OK;
-}
 
 static void set_rows_job(void * arg, uint32_t ith, uint32_t nth) {
     struct rows_args *            a   = arg;
@@ -202,7 +149,7 @@ static void set_rows_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_set_rows_run(struct htp_op_ctx * ctx) {
-    struct rows_args a = {ctx->src[0], ctx->src[1], ctx->dst[0], 0};
+    struct rows_args a = {ctx->op.src[0], ctx->op.src[1], ctx->op.dst[0], 0};
     if (htp_view_nelements(a.src) == 0) {
         return HTP_STATUS_OK;
     }

@@ -15,7 +15,7 @@
 // bytes (0 in every such type). FILL writes F32, F16 or BF16. Work is split
 // by dst rows; every row is written whole, so each element has one writer.
 
-#include "htp-types.h"
+#include "contract/type-traits.h"
 #include "kernels.h"
 #include "kernel-util.h"
 #include "vec.h"
@@ -203,91 +203,6 @@ static shape_row_fn shape_row_of(uint32_t opcode) {
 // Checks
 // ---------------------------------------------------------------------------
 
-// src (if given) and dst share one plain type.
-static int shape_check_types(const struct htp_tensor_view * src, const struct htp_tensor_view * dst) {
-    if (shape_elem_size(dst->type) == 0 || (src && src->type != dst->type)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    return HTP_STATUS_OK;
-}
-
-static int concat_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *s0 = ctx->src[0], *s1 = ctx->src[1], *d = ctx->dst[0];
-    const int32_t                 dim = ctx->desc->params[0];
-    if (!s1 || !htp_view_shape_ok(s1) || dim < 0 || dim >= HTP_OP_MAX_DIMS) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    for (int k = 0; k < HTP_OP_MAX_DIMS; k++) {
-        const int ok = k == dim ? d->ne[k] == s0->ne[k] + s1->ne[k] : d->ne[k] == s0->ne[k] && d->ne[k] == s1->ne[k];
-        if (!ok) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-    }
-    const int rc = shape_check_types(s0, d);
-    return rc != HTP_STATUS_OK ? rc : shape_check_types(s1, d);
-}
-
-static int pad_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *s = ctx->src[0], *d = ctx->dst[0];
-    const int32_t *               p = ctx->desc->params;
-    for (int k = 0; k < HTP_OP_MAX_DIMS; k++) {
-        if (p[2 * k] < 0 || p[2 * k + 1] < 0) {
-            return HTP_STATUS_NO_SUPPORT;  // cropping pads: not run here
-        }
-        if (d->ne[k] != s->ne[k] + p[2 * k] + p[2 * k + 1]) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-    }
-    // Wrapping needs a source element to wrap to.
-    if (p[8] != 0 && htp_view_nelements(s) == 0 && htp_view_nelements(d) != 0) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    return shape_check_types(s, d);
-}
-
-int htp_op_shape_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *s = ctx->src[0], *d = ctx->dst[0];
-    const uint32_t                op = ctx->desc->opcode;
-    if (!shape_row_of(op) || !d || !htp_view_shape_ok(d) || (s && !htp_view_shape_ok(s))) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (op == HTP_OP_FILL) {
-        if (s && !htp_view_same_shape(s, d)) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-        return htp_type_is_float(d->type) ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
-    }
-    if (!s) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    switch (op) {
-        case HTP_OP_REPEAT:
-            // Each ne of dst a multiple of src0's, src0 not empty unless dst is.
-            if (!htp_view_can_repeat(s, d)) {
-                return HTP_STATUS_INVAL_PARAMS;
-            }
-            return shape_check_types(s, d);
-        case HTP_OP_CONCAT:
-            return concat_check(ctx);
-        case HTP_OP_PAD:
-            return pad_check(ctx);
-        case HTP_OP_DIAG:
-            if (s->ne[1] != 1 || d->ne[0] != s->ne[0] || d->ne[1] != s->ne[0] || d->ne[2] != s->ne[2] ||
-                d->ne[3] != s->ne[3]) {
-                return HTP_STATUS_INVAL_PARAMS;
-            }
-            return shape_check_types(s, d);
-        default:  // HTP_OP_TRI
-            if (!htp_view_same_shape(s, d)) {
-                return HTP_STATUS_INVAL_PARAMS;
-            }
-            if (ctx->desc->params[0] < HTP_TRI_UPPER_DIAG || ctx->desc->params[0] > HTP_TRI_LOWER) {
-                return HTP_STATUS_INVAL_PARAMS;
-            }
-            return shape_check_types(s, d);
-    }
-}
-
 // ---------------------------------------------------------------------------
 // Run
 // ---------------------------------------------------------------------------
@@ -310,7 +225,8 @@ static void shape_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_shape_run(struct htp_op_ctx * ctx) {
-    struct shape_job_args j = {{ctx->src[0], ctx->src[1], ctx->dst[0], 0, ctx->desc}, shape_row_of(ctx->desc->opcode)};
+    struct shape_job_args j = {{ctx->op.src[0], ctx->op.src[1], ctx->op.dst[0], 0, ctx->op.desc},
+                               shape_row_of(ctx->op.desc->opcode)};
     if (!j.row) {
         return HTP_STATUS_INVAL_PARAMS;
     }

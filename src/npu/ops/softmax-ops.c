@@ -29,38 +29,6 @@ struct softmax_args {
     uint32_t                       n_head_log2;
 };
 
-int htp_op_softmax_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *mask = ctx->src[1], *sinks = ctx->src[2], *dst = ctx->dst[0];
-    if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_same_shape(src0, dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (mask) {
-        if (!htp_view_shape_ok(mask) || mask->ne[0] != src0->ne[0] || mask->ne[1] < src0->ne[1] || mask->ne[2] <= 0 ||
-            mask->ne[3] <= 0 || src0->ne[2] % mask->ne[2] != 0 || src0->ne[3] % mask->ne[3] != 0) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-        if (mask->type != HTP_TYPE_F32 && mask->type != HTP_TYPE_F16) {
-            return HTP_STATUS_NO_SUPPORT;
-        }
-    }
-    if (sinks) {
-        if (!htp_view_shape_ok(sinks) || sinks->ne[0] < src0->ne[2]) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-        if (sinks->type != HTP_TYPE_F32) {
-            return HTP_STATUS_NO_SUPPORT;
-        }
-    }
-    const float scale = htp_param_f32(ctx->desc, 0), max_bias = htp_param_f32(ctx->desc, 1);
-    if (!isfinite(scale) || !(max_bias >= 0.0f) || !isfinite(max_bias)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (!htp_type_is_float(src0->type) || !htp_type_is_float(dst->type)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    return HTP_STATUS_OK;
-}
-
 // ALiBi slope of head h (1 when max_bias is 0).
 static float softmax_slope(const struct softmax_args * a, uint32_t h) {
     if (a->max_bias <= 0.0f) {
@@ -151,12 +119,12 @@ static void softmax_job(void * arg, uint32_t ith, uint32_t nth) {
 
 int htp_op_softmax_run(struct htp_op_ctx * ctx) {
     struct softmax_args a = {0};
-    a.src0                = ctx->src[0];
-    a.mask                = ctx->src[1];
-    a.sinks               = ctx->src[2];
-    a.dst                 = ctx->dst[0];
-    a.scale               = htp_param_f32(ctx->desc, 0);
-    a.max_bias            = htp_param_f32(ctx->desc, 1);
+    a.src0                = ctx->op.src[0];
+    a.mask                = ctx->op.src[1];
+    a.sinks               = ctx->op.src[2];
+    a.dst                 = ctx->op.dst[0];
+    a.scale               = htp_param_f32(ctx->op.desc, 0);
+    a.max_bias            = htp_param_f32(ctx->op.desc, 1);
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }

@@ -27,27 +27,13 @@
 
 #include <math.h>
 
+#include "contract/ops/ssm-check.h"
 #include "kernels.h"
 #include "kernel-util.h"
 #include "vec.h"
 
 // ---------------------------------------------------------------------------
 // SSM_CONV
-
-int htp_op_ssm_conv_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *sx = ctx->src[0], *c = ctx->src[1], *dst = ctx->dst[0];
-    if (!sx || !c || !dst || !htp_view_shape_ok(sx) || !htp_view_shape_ok(c) || !htp_view_shape_ok(dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (c->ne[0] <= 0 || sx->ne[0] != c->ne[0] - 1 + dst->ne[1] || sx->ne[1] != c->ne[1] || dst->ne[0] != c->ne[1] ||
-        dst->ne[2] != sx->ne[2] || sx->ne[3] != 1 || dst->ne[3] != 1 || c->ne[2] != 1 || c->ne[3] != 1) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (!htp_view_is_f32_packed(sx) || !htp_view_is_f32_packed(c) || !htp_view_is_f32_packed(dst)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    return HTP_STATUS_OK;
-}
 
 struct ssm_conv_args {
     const struct htp_tensor_view *sx, *c, *dst;
@@ -76,7 +62,7 @@ static void ssm_conv_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_ssm_conv_run(struct htp_op_ctx * ctx) {
-    struct ssm_conv_args a = {ctx->src[0], ctx->src[1], ctx->dst[0]};
+    struct ssm_conv_args a = {ctx->op.src[0], ctx->op.src[1], ctx->op.dst[0]};
     if (htp_view_nelements(a.dst) > 0) {
         ctx->run(ctx->pool, ssm_conv_job, &a);
     }
@@ -93,54 +79,6 @@ struct gdn_args {
     uint8_t *                     scratch;
     size_t                        slice;
 };
-
-static size_t gdn_slice_bytes(int64_t S, int64_t K) {
-    const size_t floats = (size_t)S + (K > 1 ? (size_t)S * S : 0);
-    return (floats * sizeof(float) + HTP_VEC_BYTES - 1) / HTP_VEC_BYTES * HTP_VEC_BYTES;
-}
-
-static int gdn_view_ok(const struct htp_tensor_view * t) {
-    return t && htp_view_shape_ok(t) && t->ne[0] > 0 && t->ne[1] > 0 && t->ne[2] > 0 && t->ne[3] > 0;
-}
-
-int htp_op_gated_delta_net_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *q = ctx->src[0], *k = ctx->src[1], *v = ctx->src[2], *g = ctx->src[3];
-    const struct htp_tensor_view *beta = ctx->src[4], *state = ctx->src[5], *dst = ctx->dst[0];
-    if (!gdn_view_ok(q) || !gdn_view_ok(k) || !gdn_view_ok(v) || !gdn_view_ok(g) || !gdn_view_ok(beta) ||
-        !gdn_view_ok(state) || !dst || !htp_view_shape_ok(dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    const int64_t S = v->ne[0], H = v->ne[1], T = v->ne[2], N = v->ne[3], K = ctx->desc->params[0];
-    if (q->ne[0] != S || k->ne[0] != S || q->ne[2] != T || k->ne[2] != T || H % q->ne[1] != 0 || H % k->ne[1] != 0 ||
-        N % q->ne[3] != 0 || N % k->ne[3] != 0) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if ((g->ne[0] != 1 && g->ne[0] != S) || g->ne[1] != H || g->ne[2] != T || g->ne[3] != N || beta->ne[0] != 1 ||
-        beta->ne[1] != H || beta->ne[2] != T || beta->ne[3] != N) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (state->ne[0] != S || state->ne[1] != S || state->ne[2] != H || state->ne[3] != N || K < 1 ||
-        K > ((int64_t)1 << 20)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (dst->ne[0] != S * H || dst->ne[1] != T * N + K * S * N || dst->ne[2] != 1 || dst->ne[3] != 1) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    const struct htp_tensor_view * all[] = {q, k, v, g, beta, state, dst};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        if (!htp_view_is_f32_packed(all[i])) {
-            return HTP_STATUS_NO_SUPPORT;
-        }
-    }
-    // The state rows of one (head, seq) and the output are addressed as flat arrays.
-    if (state->nb[1] != S * 4 || state->nb[2] != S * S * 4 || dst->nb[1] != S * H * 4 || g->nb[1] != g->ne[0] * 4) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    if (gdn_slice_bytes(S, K) > ctx->vtcm_size / (ctx->n_threads ? ctx->n_threads : 1)) {
-        return HTP_STATUS_VTCM_TOO_SMALL;
-    }
-    return HTP_STATUS_OK;
-}
 
 static const float * gdn_row(const struct htp_tensor_view * t, int64_t i1, int64_t i2, int64_t i3) {
     return (const float *)(const void *)htp_view_row(t, i1, i2, i3);
@@ -209,14 +147,14 @@ static void gdn_job(void * arg, uint32_t ith, uint32_t nth) {
 
 int htp_op_gated_delta_net_run(struct htp_op_ctx * ctx) {
     struct gdn_args a = {0};
-    a.q = ctx->src[0], a.k = ctx->src[1], a.v = ctx->src[2], a.g = ctx->src[3];
-    a.beta = ctx->src[4], a.state = ctx->src[5], a.dst = ctx->dst[0];
+    a.q = ctx->op.src[0], a.k = ctx->op.src[1], a.v = ctx->op.src[2], a.g = ctx->op.src[3];
+    a.beta = ctx->op.src[4], a.state = ctx->op.src[5], a.dst = ctx->op.dst[0];
     a.S = a.v->ne[0], a.H = a.v->ne[1], a.T = a.v->ne[2], a.N = a.v->ne[3];
-    a.K       = ctx->desc->params[0];
+    a.K       = ctx->op.desc->params[0];
     a.kda     = a.g->ne[0] == a.S && a.S > 1;
     a.scratch = ctx->vtcm;
-    a.slice   = gdn_slice_bytes(a.S, a.K);
-    if (a.slice > ctx->vtcm_size / (ctx->n_threads ? ctx->n_threads : 1)) {
+    a.slice   = htp_gdn_slice_bytes(a.S, a.K);
+    if (a.slice > ctx->op.vtcm_size / (ctx->op.n_threads ? ctx->op.n_threads : 1)) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
     ctx->run(ctx->pool, gdn_job, &a);
@@ -225,20 +163,6 @@ int htp_op_gated_delta_net_run(struct htp_op_ctx * ctx) {
 
 // ---------------------------------------------------------------------------
 // SOLVE_TRI
-
-int htp_op_solve_tri_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *A = ctx->src[0], *B = ctx->src[1], *X = ctx->dst[0];
-    if (!A || !B || !X || !htp_view_shape_ok(A) || !htp_view_shape_ok(B) || !htp_view_same_shape(B, X)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (A->ne[0] != A->ne[1] || A->ne[1] != B->ne[1] || A->ne[2] != B->ne[2] || A->ne[3] != B->ne[3]) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (!htp_view_is_f32_packed(A) || !htp_view_is_f32_packed(B) || !htp_view_is_f32_packed(X)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    return HTP_STATUS_OK;
-}
 
 struct solve_tri_args {
     const struct htp_tensor_view *A, *B, *X;
@@ -280,7 +204,7 @@ static void solve_tri_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_solve_tri_run(struct htp_op_ctx * ctx) {
-    struct solve_tri_args a = {ctx->src[0], ctx->src[1], ctx->dst[0]};
+    struct solve_tri_args a = {ctx->op.src[0], ctx->op.src[1], ctx->op.dst[0]};
     if (htp_view_nelements(a.X) > 0) {
         ctx->run(ctx->pool, solve_tri_job, &a);
     }

@@ -259,20 +259,8 @@ static int unary_run(struct htp_op_ctx * ctx, struct unary_args * a) {
     if (htp_view_nelements(a->dst) == 0) {
         return HTP_STATUS_OK;
     }
-    a->plan = htp_ew_plan_make(htp_view_nrows(a->dst), a->dst->ne[0], ctx->n_threads);
+    a->plan = htp_ew_plan_make(htp_view_nrows(a->dst), a->dst->ne[0], ctx->op.n_threads);
     ctx->run(ctx->pool, unary_job, a);
-    return HTP_STATUS_OK;
-}
-
-// Operand checks common to the one-input ops: one input, output of its shape.
-static int unary_check_same(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *dst = ctx->dst[0];
-    if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_same_shape(src0, dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (!htp_type_is_float(src0->type) || !htp_type_is_float(dst->type)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
     return HTP_STATUS_OK;
 }
 
@@ -280,17 +268,13 @@ static int unary_check_same(const struct htp_op_ctx * ctx) {
 // SCALE
 // ---------------------------------------------------------------------------
 
-int htp_op_scale_check(const struct htp_op_ctx * ctx) {
-    return unary_check_same(ctx);
-}
-
 int htp_op_scale_run(struct htp_op_ctx * ctx) {
     struct unary_args a = {0};
-    a.x                 = ctx->src[0];
-    a.dst               = ctx->dst[0];
+    a.x                 = ctx->op.src[0];
+    a.dst               = ctx->op.dst[0];
     a.kind              = UNARY_SCALE;
-    a.p0                = htp_param_f32(ctx->desc, 0);
-    a.p1                = htp_param_f32(ctx->desc, 1);
+    a.p0                = htp_param_f32(ctx->op.desc, 0);
+    a.p1                = htp_param_f32(ctx->op.desc, 1);
     return unary_run(ctx, &a);
 }
 
@@ -346,25 +330,16 @@ static int unary_kind_of(const struct htp_op_desc * desc, enum unary_kind * kind
     }
 }
 
-int htp_op_unary_check(const struct htp_op_ctx * ctx) {
-    const int rc = unary_check_same(ctx);
-    if (rc != HTP_STATUS_OK) {
-        return rc;
-    }
-    enum unary_kind kind;
-    return unary_kind_of(ctx->desc, &kind) ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
-}
-
 int htp_op_unary_run(struct htp_op_ctx * ctx) {
     struct unary_args a = {0};
-    if (!unary_kind_of(ctx->desc, &a.kind)) {
+    if (!unary_kind_of(ctx->op.desc, &a.kind)) {
         return HTP_STATUS_NO_SUPPORT;
     }
-    a.x   = ctx->src[0];
-    a.dst = ctx->dst[0];
+    a.x   = ctx->op.src[0];
+    a.dst = ctx->op.dst[0];
     if (a.kind == UNARY_CLAMP) {
-        a.p0 = htp_param_f32(ctx->desc, 0);
-        a.p1 = htp_param_f32(ctx->desc, 1);
+        a.p0 = htp_param_f32(ctx->op.desc, 0);
+        a.p1 = htp_param_f32(ctx->op.desc, 1);
     }
     return unary_run(ctx, &a);
 }
@@ -389,44 +364,24 @@ static int glu_kind_of(int32_t op, enum unary_kind * kind) {
     }
 }
 
-int htp_op_glu_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
-    if (!src0 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (src1) {
-        if (!htp_view_same_shape(src0, src1) || !htp_view_same_shape(src0, dst)) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-    } else if (src0->ne[0] / 2 != dst->ne[0] || src0->ne[1] != dst->ne[1] || src0->ne[2] != dst->ne[2] ||
-               src0->ne[3] != dst->ne[3]) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (!htp_type_is_float(src0->type) || !htp_type_is_float(dst->type) || (src1 && !htp_type_is_float(src1->type))) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    enum unary_kind kind;
-    return glu_kind_of(ctx->desc->params[0], &kind) ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
-}
-
 int htp_op_glu_run(struct htp_op_ctx * ctx) {
     struct unary_args a = {0};
-    if (!glu_kind_of(ctx->desc->params[0], &a.kind)) {
+    if (!glu_kind_of(ctx->op.desc->params[0], &a.kind)) {
         return HTP_STATUS_NO_SUPPORT;
     }
-    a.x   = ctx->src[0];
-    a.dst = ctx->dst[0];
+    a.x   = ctx->op.src[0];
+    a.dst = ctx->op.dst[0];
     if (a.kind == UNARY_SWIGLU_OAI) {
-        a.p0 = htp_param_f32(ctx->desc, 2);  // alpha
-        a.p1 = htp_param_f32(ctx->desc, 3);  // limit
+        a.p0 = htp_param_f32(ctx->op.desc, 2);  // alpha
+        a.p1 = htp_param_f32(ctx->op.desc, 3);  // limit
     }
-    if (ctx->src[1]) {
+    if (ctx->op.src[1]) {
         // Split form: as ggml, swapped does not apply.
-        a.g = ctx->src[1];
+        a.g = ctx->op.src[1];
     } else {
         const int64_t nc = a.dst->ne[0];
-        const int     sw = ctx->desc->params[1] != 0;
-        a.g              = ctx->src[0];
+        const int     sw = ctx->op.desc->params[1] != 0;
+        a.g              = ctx->op.src[0];
         a.x_off          = sw ? nc : 0;
         a.g_off          = sw ? 0 : nc;
     }

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "fp16.h"
-#include "../../proto/htp-proto.h"
+#include "proto/htp-proto.h"
 
 #if defined(__AVX512F__) || defined(__FMA__) || defined(__AVX__)
 #include <immintrin.h>

@@ -1,8 +1,6 @@
-// kquant.h: K-quant weights (Q4_K, Q5_K, Q6_K) on the NPU: their tiled
-// layout, shared by the host (which repacks weights into it in set_tensor and
-// back in get_tensor) and the kernels; the activation blocks the kernels
-// quantize F32 activations into; and the block-level compute routines the
-// MUL_MAT / MUL_MAT_ID / GET_ROWS kernels are built from.
+// kquant-tiles.h: the tiled layout of K-quant weights (Q4_K, Q5_K, Q6_K),
+// shared by the host (which repacks weights into it in set_tensor and back in
+// get_tensor) and the NPU's kernels (which read it).
 //
 // The one idea: a tile holds one 256-element super-block of each of 16
 // consecutive weight rows, interleaved so that one 64-byte load carries 4
@@ -41,8 +39,8 @@
 //
 // Changing anything here changes the tiled format (host and NPU must agree).
 
-#ifndef HTP_KQUANT_H
-#define HTP_KQUANT_H
+#ifndef HTP_CONTRACT_KQUANT_TILES_H
+#define HTP_CONTRACT_KQUANT_TILES_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -80,19 +78,27 @@ _Static_assert(sizeof(struct htp_q4k_q) == 2048 && sizeof(struct htp_q5k_q) == 2
 _Static_assert(sizeof(struct htp_q6k_q) == 3072 && sizeof(struct htp_q6k_s) == 288, "q6_K parts");
 _Static_assert(sizeof(struct htp_kmin_s) == 320, "q4_K/q5_K scale part");
 
-// Activations quantized per 256 for the integer dot products, as ggml's
-// block_q8_K: x[i] ~ d * qs[i], with the sums of qs over each 16 and each 32.
-struct htp_q8k_block {
-    int8_t  qs[HTP_KQ_QK];
-    float   d;
-    int16_t bsum16[16];
-    int16_t bsum32[8];
-    uint8_t pad[12];
+// A super-block decoded from either form (ggml block or tile row): what pack,
+// unpack and the kernels' dequantization work through.
+struct htp_kq_superblock {
+    uint8_t  q[HTP_KQ_QK];  // Q4_K 0..15, Q5_K 0..31, Q6_K 0..63 (ggml subtracts 32)
+    uint8_t  sc[16];        // Q4_K/Q5_K: 8 six-bit scales; Q6_K: 16 int8 scales (bit pattern)
+    uint8_t  mn[8];         // Q4_K/Q5_K: 8 six-bit mins
+    uint16_t d, dmin;       // fp16 bits (dmin unused by Q6_K)
 };
-_Static_assert(sizeof(struct htp_q8k_block) == 320, "q8k block");
 
 // Is type (enum htp_type) one of the K-quants handled here?
 int htp_kq_type_ok(uint32_t type);
+
+// Bytes of a ggml block, of a tile's quant part and of its scale part.
+size_t htp_kq_block_bytes(uint32_t type);
+size_t htp_kq_q_bytes(uint32_t type);
+size_t htp_kq_s_bytes(uint32_t type);
+
+// Decode one ggml block, or row r (0..15) of the tile with quant part q and
+// scale part s.
+void htp_kq_block_decode(uint32_t type, const uint8_t * block, struct htp_kq_superblock * x);
+void htp_kq_tile_decode(uint32_t type, const uint8_t * q, const uint8_t * s, int r, struct htp_kq_superblock * x);
 
 // Tile pack/unpack for tiled.c's format table (same contract as
 // struct htp_tile_format's pack and unpack).
@@ -103,47 +109,4 @@ void htp_kq_unpack_q5_K(const uint8_t * q, const uint8_t * s, int r, uint8_t * b
 void htp_kq_pack_q6_K(const uint8_t * const blocks[HTP_KQ_R], uint8_t * q, uint8_t * s);
 void htp_kq_unpack_q6_K(const uint8_t * q, const uint8_t * s, int r, uint8_t * block);
 
-// Dequantizes row r (0..15) of a tiled row group of nsb super-blocks into
-// y[nsb * 256].
-void htp_kq_dequant_tiled_row(uint32_t type, float * y, const uint8_t * group, int r, int64_t nsb);
-
-// Dequantizes nsb ggml blocks (a plain row) into y[nsb * 256].
-void htp_kq_dequant_row(uint32_t type, float * y, const uint8_t * row, int64_t nsb);
-
-// Quantizes x[k] (k % 256 == 0) into k / 256 activation blocks, as ggml's
-// quantize_row_q8_K (same rounding, so the integer sums agree exactly).
-// AVX-512 or portable C, whichever the build targets.
-void htp_kq_quantize_q8k(struct htp_q8k_block * y, const float * x, int64_t k);
-
-// The same with the portable C code only (for tests of the SIMD path).
-void htp_kq_quantize_q8k_ref(struct htp_q8k_block * y, const float * x, int64_t k);
-
-// out[c][r] = dot product of row r (0..15) of a tiled row group of nsb
-// super-blocks with column c (0 .. nc-1, nc <= 4) of quantized activations,
-// a[c][0 .. nsb-1]. Uses AVX-512 VNNI, AVX2 or portable C, whichever the
-// build targets.
-void htp_kq_dot_group(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * group, int64_t nsb,
-                      const struct htp_q8k_block * const * a, int nc);
-
-// Decode: out[h][r] = dot product of row r of row group h (ng = 2 or 4
-// groups, group h at g0 + h * gstride) with one column of activations
-// a[0 .. nsb-1]; the same sums as ng htp_kq_dot_group calls with nc = 1, in
-// one pass over all the groups.
-void htp_kq_dot_multi(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * g0, size_t gstride, int ng, int64_t nsb,
-                      const struct htp_q8k_block * a);
-
-// The same with the portable C code only (for tests of the SIMD paths).
-void htp_kq_dot_group_ref(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * group, int64_t nsb,
-                          const struct htp_q8k_block * const * a, int nc);
-
-// The op kernels (kquant-ops.c), reached through the MUL_MAT, MUL_MAT_ID and
-// GET_ROWS kernels when src0 is a K-quant. Same contract as kernels.h.
-struct htp_op_ctx;
-int htp_kq_mul_mat_check(const struct htp_op_ctx * ctx);
-int htp_kq_mul_mat_run(struct htp_op_ctx * ctx);
-int htp_kq_mul_mat_id_check(const struct htp_op_ctx * ctx);
-int htp_kq_mul_mat_id_run(struct htp_op_ctx * ctx);
-int htp_kq_get_rows_check(const struct htp_op_ctx * ctx);
-int htp_kq_get_rows_run(struct htp_op_ctx * ctx);
-
-#endif  // HTP_KQUANT_H
+#endif  // HTP_CONTRACT_KQUANT_TILES_H

@@ -11,8 +11,8 @@
 
 #include <string.h>
 
-#include "../../proto/htp-proto.h"
-#include "kquant.h"
+#include "proto/htp-proto.h"
+#include "kquant-tiles.h"
 
 // --- blocks of a header (hdr_fields x field_bytes) and nq quant bytes ---
 
@@ -92,7 +92,7 @@ static const struct htp_tile_format tile_formats[] = {
     {HTP_TYPE_Q4_1, 32, 20, 256, 64, pack_q4_1, unpack_q4_1},
     {HTP_TYPE_IQ4_NL, 32, 18, 256, 32, pack_d_q4, unpack_d_q4},
     {HTP_TYPE_MXFP4, 32, 17, 256, 16, pack_mxfp4, unpack_mxfp4},
-    // K-quants: tiles of one 256-element super-block per row, see kquant.h.
+    // K-quants: tiles of one 256-element super-block per row, see kquant-tiles.h.
     {HTP_TYPE_Q4_K, 256, 144, 2048, 320, htp_kq_pack_q4_K, htp_kq_unpack_q4_K},
     {HTP_TYPE_Q5_K, 256, 176, 2560, 320, htp_kq_pack_q5_K, htp_kq_unpack_q5_K},
     {HTP_TYPE_Q6_K, 256, 210, 3072, 288, htp_kq_pack_q6_K, htp_kq_unpack_q6_K},

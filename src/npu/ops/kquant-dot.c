@@ -1,12 +1,7 @@
-// kquant.c: K-quant (Q4_K, Q5_K, Q6_K) tiles and arithmetic: pack/unpack
-// between ggml blocks and the tiled layout of kquant.h (linked by the host for
-// set_tensor/get_tensor and by the NPU), dequantization, activation
-// quantization, and the 16-row dot products the matmul kernels call.
-//
-// Every conversion goes through one decoded form of a super-block (struct
-// kq_sb: 256 unsigned quants, per-sub-block scales and mins, d and dmin bits),
-// so pack and unpack are each a decode followed by an encode and the two
-// directions cannot disagree.
+// kquant-dot.c: arithmetic on K-quant (Q4_K, Q5_K, Q6_K) tiles for the
+// MUL_MAT / MUL_MAT_ID / GET_ROWS kernels: dequantization (tiled and plain
+// rows), the Q8_K activation blocks, and the 16-row dot products. The tile
+// format itself is the contract's (contract/kquant-tiles.h).
 //
 // The dot products compute exactly ggml's integer sums (weights times the
 // int8 activations of struct htp_q8k_block), then scale in fp32:
@@ -15,13 +10,13 @@
 // Bounds: |sum(q * a)| over a sub-block <= 32 * 31 * 127, times a 6-bit scale,
 // times 8 sub-blocks (or 16 * 63 * 127 * 128 * 16 for Q6_K) stays in int32.
 
-#include "kquant.h"
+#include "kquant-dot.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "../../proto/htp-proto.h"
 #include "fp16.h"
+#include "proto/htp-proto.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
 #define KQ_AVX512 1
@@ -29,279 +24,10 @@
 #endif
 
 // ---------------------------------------------------------------------------
-// Decoded super-blocks and ggml's block formats
-// ---------------------------------------------------------------------------
-
-struct kq_sb {
-    uint8_t  q[HTP_KQ_QK];  // Q4_K 0..15, Q5_K 0..31, Q6_K 0..63 (ggml subtracts 32)
-    uint8_t  sc[16];        // Q4_K/Q5_K: 8 six-bit scales; Q6_K: 16 int8 scales (bit pattern)
-    uint8_t  mn[8];         // Q4_K/Q5_K: 8 six-bit mins
-    uint16_t d, dmin;       // fp16 bits (dmin unused by Q6_K)
-};
-
-enum { KQ_Q4K_BYTES = 144, KQ_Q5K_BYTES = 176, KQ_Q6K_BYTES = 210 };
-
-static uint16_t kq_rd16(const uint8_t * p) {
-    uint16_t v;
-    memcpy(&v, p, 2);
-    return v;
-}
-
-static void kq_wr16(uint8_t * p, uint16_t v) {
-    memcpy(p, &v, 2);
-}
-
-// ggml's 12-byte packing of eight 6-bit scales and eight 6-bit mins: bytes
-// 0-3 hold scales 0-3 (low 6 bits) and the top 2 bits of scales 4-7; bytes
-// 4-7 the same for the mins; bytes 8-11 the low 4 bits of scale (low nibble)
-// and min (high nibble) 4-7. All 96 bits are used, so the mapping is 1:1.
-static void kq_scales_decode(const uint8_t * p, uint8_t sc[8], uint8_t mn[8]) {
-    for (int j = 0; j < 4; j++) {
-        sc[j]     = p[j] & 63;
-        mn[j]     = p[j + 4] & 63;
-        sc[j + 4] = (uint8_t)((p[j + 8] & 15) | ((p[j] >> 6) << 4));
-        mn[j + 4] = (uint8_t)((p[j + 8] >> 4) | ((p[j + 4] >> 6) << 4));
-    }
-}
-
-static void kq_scales_encode(uint8_t * p, const uint8_t sc[8], const uint8_t mn[8]) {
-    for (int j = 0; j < 4; j++) {
-        p[j]     = (uint8_t)((sc[j] & 63) | ((sc[j + 4] >> 4) << 6));
-        p[j + 4] = (uint8_t)((mn[j] & 63) | ((mn[j + 4] >> 4) << 6));
-        p[j + 8] = (uint8_t)((sc[j + 4] & 15) | ((mn[j + 4] & 15) << 4));
-    }
-}
-
-// Q4_K: d, dmin, scales[12], qs[128]. Element 64 i + l (l < 32) is the low
-// nibble of qs[32 i + l], element 64 i + 32 + l its high nibble.
-// Q5_K: d, dmin, scales[12], qh[32], qs[128]: as Q4_K plus bit 4 of element
-// 64 i + 32 h + l in bit 2 i + h of qh[l].
-static void kq_decode_kmin(int q5, const uint8_t * b, struct kq_sb * x) {
-    x->d    = kq_rd16(b);
-    x->dmin = kq_rd16(b + 2);
-    kq_scales_decode(b + 4, x->sc, x->mn);
-    const uint8_t * qh = b + 16;
-    const uint8_t * qs = b + (q5 ? 48 : 16);
-    for (int e = 0; e < HTP_KQ_QK; e++) {
-        const int i = e / 64, h = (e % 64) / 32, l = e % 32;
-        int       v = (qs[32 * i + l] >> (4 * h)) & 15;
-        if (q5) {
-            v |= ((qh[l] >> (2 * i + h)) & 1) << 4;
-        }
-        x->q[e] = (uint8_t)v;
-    }
-}
-
-static void kq_encode_kmin(int q5, uint8_t * b, const struct kq_sb * x) {
-    kq_wr16(b, x->d);
-    kq_wr16(b + 2, x->dmin);
-    kq_scales_encode(b + 4, x->sc, x->mn);
-    uint8_t * qh = b + 16;
-    uint8_t * qs = b + (q5 ? 48 : 16);
-    memset(qs, 0, 128);
-    if (q5) {
-        memset(qh, 0, 32);
-    }
-    for (int e = 0; e < HTP_KQ_QK; e++) {
-        const int i = e / 64, h = (e % 64) / 32, l = e % 32;
-        qs[32 * i + l] |= (uint8_t)((x->q[e] & 15) << (4 * h));
-        if (q5) {
-            qh[l] |= (uint8_t)(((x->q[e] >> 4) & 1) << (2 * i + h));
-        }
-    }
-}
-
-// Q6_K: ql[128], qh[64], scales[16] (int8), d. In each half n (128
-// elements), element 128 n + 32 k + l (k < 4, l < 32) has its low 4 bits in
-// nibble k / 2 of ql[64 n + 32 (k % 2) + l] and its top 2 bits at bit 2 k of
-// qh[32 n + l]; its scale is scales[e / 16].
-static void kq_decode_q6(const uint8_t * b, struct kq_sb * x) {
-    const uint8_t * ql = b;
-    const uint8_t * qh = b + 128;
-    memcpy(x->sc, b + 192, 16);
-    x->d    = kq_rd16(b + 208);
-    x->dmin = 0;
-    for (int e = 0; e < HTP_KQ_QK; e++) {
-        const int n = e / 128, k = (e % 128) / 32, l = e % 32;
-        const int lo = (ql[64 * n + 32 * (k % 2) + l] >> (4 * (k / 2))) & 15;
-        const int hi = (qh[32 * n + l] >> (2 * k)) & 3;
-        x->q[e]      = (uint8_t)(lo | (hi << 4));
-    }
-}
-
-static void kq_encode_q6(uint8_t * b, const struct kq_sb * x) {
-    uint8_t * ql = b;
-    uint8_t * qh = b + 128;
-    memset(b, 0, 192);
-    memcpy(b + 192, x->sc, 16);
-    kq_wr16(b + 208, x->d);
-    for (int e = 0; e < HTP_KQ_QK; e++) {
-        const int n = e / 128, k = (e % 128) / 32, l = e % 32;
-        ql[64 * n + 32 * (k % 2) + l] |= (uint8_t)((x->q[e] & 15) << (4 * (k / 2)));
-        qh[32 * n + l] |= (uint8_t)(((x->q[e] >> 4) & 3) << (2 * k));
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Tiles (layout in kquant.h)
-// ---------------------------------------------------------------------------
-
-static void kq_mask_set(uint8_t m[8], int bit, int v) {
-    m[bit / 8] = (uint8_t)((m[bit / 8] & ~(1u << (bit % 8))) | ((unsigned)(v & 1) << (bit % 8)));
-}
-
-static int kq_mask_get(const uint8_t m[8], int bit) {
-    return (m[bit / 8] >> (bit % 8)) & 1;
-}
-
-// Row r of a Q4_K / Q5_K tile (q5 selects the high-bit masks).
-static void kq_tile_put_kmin(int q5, uint8_t * qp, uint8_t * sp, int r, const struct kq_sb * x) {
-    struct htp_q5k_q *  q = (struct htp_q5k_q *)(void *)qp;  // Q4_K's part is the prefix qs
-    struct htp_kmin_s * s = (struct htp_kmin_s *)(void *)sp;
-    for (int e = 0; e < HTP_KQ_QK; e++) {
-        const int j = e / 32, c = (e % 32) / 8, u = e % 8;
-        uint8_t * byte = &q->qs[j][c][4 * r + u % 4];
-        const int sh   = 4 * (u / 4);
-        *byte          = (uint8_t)((*byte & ~(15u << sh)) | ((unsigned)(x->q[e] & 15) << sh));
-        if (q5) {
-            kq_mask_set(q->qh[j][c][u / 4], 4 * r + u % 4, x->q[e] >> 4);
-        }
-    }
-    for (int j = 0; j < 8; j++) {
-        s->sc[j][r]            = x->sc[j];
-        s->mn[j / 2][r][j % 2] = x->mn[j];
-    }
-    kq_wr16(s->d[r], x->d);
-    kq_wr16(s->dmin[r], x->dmin);
-}
-
-static void kq_tile_get_kmin(int q5, const uint8_t * qp, const uint8_t * sp, int r, struct kq_sb * x) {
-    const struct htp_q5k_q *  q = (const struct htp_q5k_q *)(const void *)qp;
-    const struct htp_kmin_s * s = (const struct htp_kmin_s *)(const void *)sp;
-    for (int e = 0; e < HTP_KQ_QK; e++) {
-        const int j = e / 32, c = (e % 32) / 8, u = e % 8;
-        int       v = (q->qs[j][c][4 * r + u % 4] >> (4 * (u / 4))) & 15;
-        if (q5) {
-            v |= kq_mask_get(q->qh[j][c][u / 4], 4 * r + u % 4) << 4;
-        }
-        x->q[e] = (uint8_t)v;
-    }
-    for (int j = 0; j < 8; j++) {
-        x->sc[j] = s->sc[j][r];
-        x->mn[j] = s->mn[j / 2][r][j % 2];
-    }
-    x->d    = kq_rd16(s->d[r]);
-    x->dmin = kq_rd16(s->dmin[r]);
-}
-
-static void kq_tile_put_q6(uint8_t * qp, uint8_t * sp, int r, const struct kq_sb * x) {
-    struct htp_q6k_q * q = (struct htp_q6k_q *)(void *)qp;
-    struct htp_q6k_s * s = (struct htp_q6k_s *)(void *)sp;
-    for (int e = 0; e < HTP_KQ_QK; e++) {
-        const int s16 = e / 16, c = (e % 16) / 8, u = e % 8;
-        uint8_t * byte = &q->ql[s16][c][4 * r + u % 4];
-        const int sh   = 4 * (u / 4);
-        *byte          = (uint8_t)((*byte & ~(15u << sh)) | ((unsigned)(x->q[e] & 15) << sh));
-        kq_mask_set(q->qh[s16][c][2 * (u / 4) + 0], 4 * r + u % 4, x->q[e] >> 4);
-        kq_mask_set(q->qh[s16][c][2 * (u / 4) + 1], 4 * r + u % 4, x->q[e] >> 5);
-    }
-    for (int i = 0; i < 16; i++) {
-        s->sc[i][r] = (int8_t)x->sc[i];
-    }
-    kq_wr16(s->d[r], x->d);
-}
-
-static void kq_tile_get_q6(const uint8_t * qp, const uint8_t * sp, int r, struct kq_sb * x) {
-    const struct htp_q6k_q * q = (const struct htp_q6k_q *)(const void *)qp;
-    const struct htp_q6k_s * s = (const struct htp_q6k_s *)(const void *)sp;
-    for (int e = 0; e < HTP_KQ_QK; e++) {
-        const int s16 = e / 16, c = (e % 16) / 8, u = e % 8;
-        int       v = (q->ql[s16][c][4 * r + u % 4] >> (4 * (u / 4))) & 15;
-        v |= kq_mask_get(q->qh[s16][c][2 * (u / 4) + 0], 4 * r + u % 4) << 4;
-        v |= kq_mask_get(q->qh[s16][c][2 * (u / 4) + 1], 4 * r + u % 4) << 5;
-        x->q[e] = (uint8_t)v;
-    }
-    for (int i = 0; i < 16; i++) {
-        x->sc[i] = (uint8_t)s->sc[i][r];
-    }
-    x->d    = kq_rd16(s->d[r]);
-    x->dmin = 0;
-}
-
-static void kq_pack(uint32_t type, const uint8_t * const blocks[HTP_KQ_R], uint8_t * q, uint8_t * s) {
-    const int q6 = type == HTP_TYPE_Q6_K, q5 = type == HTP_TYPE_Q5_K;
-    memset(q, 0, q6 ? sizeof(struct htp_q6k_q) : q5 ? sizeof(struct htp_q5k_q) : sizeof(struct htp_q4k_q));
-    memset(s, 0, q6 ? sizeof(struct htp_q6k_s) : sizeof(struct htp_kmin_s));
-    for (int r = 0; r < HTP_KQ_R; r++) {
-        if (!blocks[r]) {
-            continue;  // padding row: all zero, d = 0
-        }
-        struct kq_sb x;
-        if (q6) {
-            kq_decode_q6(blocks[r], &x);
-            kq_tile_put_q6(q, s, r, &x);
-        } else {
-            kq_decode_kmin(q5, blocks[r], &x);
-            kq_tile_put_kmin(q5, q, s, r, &x);
-        }
-    }
-}
-
-static void kq_unpack(uint32_t type, const uint8_t * q, const uint8_t * s, int r, uint8_t * block) {
-    struct kq_sb x;
-    if (type == HTP_TYPE_Q6_K) {
-        kq_tile_get_q6(q, s, r, &x);
-        kq_encode_q6(block, &x);
-    } else {
-        const int q5 = type == HTP_TYPE_Q5_K;
-        kq_tile_get_kmin(q5, q, s, r, &x);
-        kq_encode_kmin(q5, block, &x);
-    }
-}
-
-void htp_kq_pack_q4_K(const uint8_t * const blocks[HTP_KQ_R], uint8_t * q, uint8_t * s) {
-    kq_pack(HTP_TYPE_Q4_K, blocks, q, s);
-}
-
-void htp_kq_unpack_q4_K(const uint8_t * q, const uint8_t * s, int r, uint8_t * block) {
-    kq_unpack(HTP_TYPE_Q4_K, q, s, r, block);
-}
-
-void htp_kq_pack_q5_K(const uint8_t * const blocks[HTP_KQ_R], uint8_t * q, uint8_t * s) {
-    kq_pack(HTP_TYPE_Q5_K, blocks, q, s);
-}
-
-void htp_kq_unpack_q5_K(const uint8_t * q, const uint8_t * s, int r, uint8_t * block) {
-    kq_unpack(HTP_TYPE_Q5_K, q, s, r, block);
-}
-
-void htp_kq_pack_q6_K(const uint8_t * const blocks[HTP_KQ_R], uint8_t * q, uint8_t * s) {
-    kq_pack(HTP_TYPE_Q6_K, blocks, q, s);
-}
-
-void htp_kq_unpack_q6_K(const uint8_t * q, const uint8_t * s, int r, uint8_t * block) {
-    kq_unpack(HTP_TYPE_Q6_K, q, s, r, block);
-}
-
-int htp_kq_type_ok(uint32_t type) {
-    return type == HTP_TYPE_Q4_K || type == HTP_TYPE_Q5_K || type == HTP_TYPE_Q6_K;
-}
-
-static size_t kq_q_bytes(uint32_t type) {
-    return type == HTP_TYPE_Q6_K   ? sizeof(struct htp_q6k_q)
-           : type == HTP_TYPE_Q5_K ? sizeof(struct htp_q5k_q)
-                                   : sizeof(struct htp_q4k_q);
-}
-
-static size_t kq_s_bytes(uint32_t type) {
-    return type == HTP_TYPE_Q6_K ? sizeof(struct htp_q6k_s) : sizeof(struct htp_kmin_s);
-}
-
-// ---------------------------------------------------------------------------
 // Dequantization
 // ---------------------------------------------------------------------------
 
-static void kq_dequant_sb(uint32_t type, float * y, const struct kq_sb * x) {
+static void kq_dequant_sb(uint32_t type, float * y, const struct htp_kq_superblock * x) {
     const float d = htp_fp16_to_fp32(x->d);
     if (type == HTP_TYPE_Q6_K) {
         for (int e = 0; e < HTP_KQ_QK; e++) {
@@ -319,29 +45,21 @@ static void kq_dequant_sb(uint32_t type, float * y, const struct kq_sb * x) {
 }
 
 void htp_kq_dequant_tiled_row(uint32_t type, float * y, const uint8_t * group, int r, int64_t nsb) {
-    const size_t qb = kq_q_bytes(type), sb = kq_s_bytes(type);
+    const size_t qb = htp_kq_q_bytes(type), sb = htp_kq_s_bytes(type);
     for (int64_t b = 0; b < nsb; b++) {
-        const uint8_t * q = group + (size_t)b * qb;
-        const uint8_t * s = group + (size_t)nsb * qb + (size_t)b * sb;
-        struct kq_sb    x;
-        if (type == HTP_TYPE_Q6_K) {
-            kq_tile_get_q6(q, s, r, &x);
-        } else {
-            kq_tile_get_kmin(type == HTP_TYPE_Q5_K, q, s, r, &x);
-        }
+        const uint8_t *          q = group + (size_t)b * qb;
+        const uint8_t *          s = group + (size_t)nsb * qb + (size_t)b * sb;
+        struct htp_kq_superblock x;
+        htp_kq_tile_decode(type, q, s, r, &x);
         kq_dequant_sb(type, y + b * HTP_KQ_QK, &x);
     }
 }
 
 void htp_kq_dequant_row(uint32_t type, float * y, const uint8_t * row, int64_t nsb) {
-    const size_t bs = type == HTP_TYPE_Q6_K ? KQ_Q6K_BYTES : type == HTP_TYPE_Q5_K ? KQ_Q5K_BYTES : KQ_Q4K_BYTES;
+    const size_t bs = htp_kq_block_bytes(type);
     for (int64_t b = 0; b < nsb; b++) {
-        struct kq_sb x;
-        if (type == HTP_TYPE_Q6_K) {
-            kq_decode_q6(row + (size_t)b * bs, &x);
-        } else {
-            kq_decode_kmin(type == HTP_TYPE_Q5_K, row + (size_t)b * bs, &x);
-        }
+        struct htp_kq_superblock x;
+        htp_kq_block_decode(type, row + (size_t)b * bs, &x);
         kq_dequant_sb(type, y + b * HTP_KQ_QK, &x);
     }
 }
@@ -462,7 +180,7 @@ void htp_kq_quantize_q8k_ref(struct htp_q8k_block * y, const float * x, int64_t 
 
 void htp_kq_dot_group_ref(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * group, int64_t nsb,
                           const struct htp_q8k_block * const * a, int nc) {
-    const size_t qb = kq_q_bytes(type), sb = kq_s_bytes(type);
+    const size_t qb = htp_kq_q_bytes(type), sb = htp_kq_s_bytes(type);
     const int    q6 = type == HTP_TYPE_Q6_K;
     for (int c = 0; c < nc; c++) {
         for (int r = 0; r < HTP_KQ_R; r++) {
@@ -473,12 +191,8 @@ void htp_kq_dot_group_ref(uint32_t type, float out[4][HTP_KQ_R], const uint8_t *
         const uint8_t * q = group + (size_t)b * qb;
         const uint8_t * s = group + (size_t)nsb * qb + (size_t)b * sb;
         for (int r = 0; r < HTP_KQ_R; r++) {
-            struct kq_sb x;
-            if (q6) {
-                kq_tile_get_q6(q, s, r, &x);
-            } else {
-                kq_tile_get_kmin(type == HTP_TYPE_Q5_K, q, s, r, &x);
-            }
+            struct htp_kq_superblock x;
+            htp_kq_tile_decode(type, q, s, r, &x);
             const float d = htp_fp16_to_fp32(x.d), dmin = htp_fp16_to_fp32(x.dmin);
             for (int c = 0; c < nc; c++) {
                 const struct htp_q8k_block * y    = &a[c][b];

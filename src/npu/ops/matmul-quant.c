@@ -1,4 +1,4 @@
-// qmatmul-ops.c: MUL_MAT with quantized (Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4) or
+// matmul-quant.c: MUL_MAT with quantized (Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4) or
 // BF16 weights, and MUL_MAT_ID (mixture of experts) for every weight type.
 //
 //   MUL_MAT     src0 [K, M, ne02, ne03]  src1 [K, N, ne12, ne13] F32/F16/BF16  dst [M, N, ne12, ne13] F32
@@ -35,13 +35,14 @@
 
 #include <string.h>
 
+#include "contract/ops/matmul-check.h"
 #include "fp16.h"
-#include "htp-types.h"
+#include "contract/type-traits.h"
 #include "kernel-util.h"
-#include "kernels.h"
-#include "kquant.h"
+#include "matmul.h"
+#include "kquant-dot.h"
 #include "quant.h"
-#include "tiled.h"
+#include "contract/tiled.h"
 #include "vec.h"
 #include "work-share.h"
 
@@ -54,13 +55,15 @@
 #define QMM_CB          64  // columns per tile
 #define QMM_SHARE_CHUNK 4   // row groups a worker claims at a time
 
-#define QMM_ABLK 40  // bytes of one quantized activation block: q[32], f32 d at 32, i32 sum at 36
+#define QMM_ABLK HTP_QMM_ACT_BLOCK  // one quantized activation block: q[32], f32 d at 32, i32 sum at 36
 
 struct qmm_col {
     const uint8_t * act;  // quantized (or f32 staged) activations of this column
     uint8_t *       dst;  // dst row: element m at dst + m * dst_nb0
     const uint8_t * w;    // weight slice (2-D) of this column
 };
+
+_Static_assert(sizeof(struct qmm_col) <= HTP_QMM_COL_BYTES, "the scratch plan's column size");
 
 struct qmm_args {
     const struct htp_tensor_view * src0;
@@ -80,20 +83,6 @@ struct qmm_args {
     size_t           slice_bytes;
     struct htp_share items;  // (column block, row group) items, group-major, between the workers
 };
-
-static int qmm_quant_type(uint32_t t) {
-    return htp_tile_format(t) != NULL && htp_quant_can_dequant(t);
-}
-
-int htp_qmm_handles(uint32_t src0_type) {
-    return qmm_quant_type(src0_type) || src0_type == HTP_TYPE_BF16;
-}
-
-// Bytes of one quantized activation column: K/32 blocks of QMM_ABLK bytes.
-static size_t qmm_act_stride(int64_t K, int quant) {
-    const size_t raw = quant ? (size_t)(K / 32) * QMM_ABLK : (size_t)K * 4;
-    return (raw + 63) / 64 * 64;
-}
 
 // ---------------------------------------------------------------------------
 // Activation quantization: a row of K floats -> Q8 blocks of 32
@@ -603,45 +592,28 @@ static void qmm_job(void * arg, uint32_t ith, uint32_t nth) {
 // Planning shared by MUL_MAT and MUL_MAT_ID
 // ---------------------------------------------------------------------------
 
-// Weight operand checks: returns enum htp_status; sets *f (NULL for float).
-static int qmm_check_weights(const struct htp_tensor_view * src0, const struct htp_tile_format ** f) {
-    *f = NULL;
-    if (qmm_quant_type(src0->type)) {
-        *f = htp_tile_format(src0->type);
-        if (src0->flags & HTP_TENSOR_TILED) {
-            return htp_quant_tiled_view_ok(src0) ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
-        }
-        return src0->nb[0] == (int64_t)(*f)->blck_bytes ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
-    }
-    if (htp_type_is_float(src0->type) && !(src0->flags & HTP_TENSOR_TILED)) {
-        return HTP_STATUS_OK;
-    }
-    return HTP_STATUS_NO_SUPPORT;
-}
-
-// Scratch per worker, and the largest column count a chunk can hold.
+// The scratch plan (contract/ops/matmul-check.h): per-worker slices, and the
+// largest column count a chunk can hold.
 static int64_t qmm_plan(struct qmm_args * a, const struct htp_op_ctx * ctx) {
-    a->act_stride      = qmm_act_stride(a->K, a->f != NULL);
-    a->slice_bytes     = a->f ? (a->tiled ? 0 : (size_t)a->gb) : (size_t)a->K * 4;
-    a->slice_bytes     = (a->slice_bytes + 63) / 64 * 64;
-    const size_t fixed = a->slice_bytes * ctx->n_threads + 64;
-    if (ctx->vtcm_size <= fixed) {
-        return 0;
-    }
-    return (int64_t)((ctx->vtcm_size - fixed) / (a->act_stride + sizeof(struct qmm_col)));
+    const struct htp_qmm_plan p = htp_qmm_plan(a->src0, ctx->op.n_threads, ctx->op.vtcm_size);
+    a->act_stride               = p.act_stride;
+    a->slice_bytes              = p.slice_bytes;
+    return p.max_cols;
 }
 
-static void qmm_init(struct qmm_args * a, const struct htp_op_ctx * ctx, const struct htp_tile_format * f) {
+// Weights of a type with a tile format are quantized (the rest are float).
+static void qmm_init(struct qmm_args * a, const struct htp_op_ctx * ctx) {
     memset(a, 0, sizeof *a);
-    a->src0    = ctx->src[0];
-    a->src1    = ctx->src[1];
-    a->f       = f;
-    a->tiled   = (a->src0->flags & HTP_TENSOR_TILED) != 0;
-    a->K       = a->src0->ne[0];
-    a->M       = a->src0->ne[1];
-    a->nblk    = f ? a->K / f->blck_size : 0;
-    a->gb      = f ? htp_tiled_group_bytes(f, a->K) : 0;
-    a->dst_nb0 = ctx->dst[0]->nb[0];
+    a->src0                          = ctx->op.src[0];
+    a->src1                          = ctx->op.src[1];
+    const struct htp_tile_format * f = htp_tile_format(a->src0->type);
+    a->f                             = f;
+    a->tiled                         = (a->src0->flags & HTP_TENSOR_TILED) != 0;
+    a->K                             = a->src0->ne[0];
+    a->M                             = a->src0->ne[1];
+    a->nblk                          = f ? a->K / f->blck_size : 0;
+    a->gb                            = f ? htp_tiled_group_bytes(f, a->K) : 0;
+    a->dst_nb0                       = ctx->op.dst[0]->nb[0];
 }
 
 // Lay out a chunk's scratch: acts, then cols, then worker slices.
@@ -659,7 +631,7 @@ static void qmm_run_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
     a->n_cb     = (a->ncols + QMM_CB - 1) / QMM_CB;
     a->n_groups = htp_tiled_ngroups(a->M);
     // Chunks of QMM_SHARE_CHUNK row groups: even, so decode's group pairs stay whole.
-    htp_share_init(&a->items, a->n_groups * a->n_cb, QMM_SHARE_CHUNK, ctx->n_threads);
+    htp_share_init(&a->items, a->n_groups * a->n_cb, QMM_SHARE_CHUNK, ctx->op.n_threads);
     ctx->run(ctx->pool, qmm_job, a);
 }
 
@@ -667,33 +639,13 @@ static void qmm_run_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
 // MUL_MAT
 // ---------------------------------------------------------------------------
 
-int htp_op_mul_mat_q_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
-    // Shapes were checked by htp_op_mul_mat_check.
-    const struct htp_tile_format * f;
-    int                            rc = qmm_check_weights(src0, &f);
-    if (rc != HTP_STATUS_OK) {
-        return rc;
-    }
-    if (!htp_type_is_float(src1->type) || dst->type != HTP_TYPE_F32) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    struct qmm_args a;
-    qmm_init(&a, ctx, f);
-    return qmm_plan(&a, ctx) >= 1 ? HTP_STATUS_OK : HTP_STATUS_VTCM_TOO_SMALL;
-}
-
-int htp_op_mul_mat_q_run(struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
+int htp_mm_quant_run(struct htp_op_ctx * ctx) {
+    const struct htp_tensor_view *src0 = ctx->op.src[0], *src1 = ctx->op.src[1], *dst = ctx->op.dst[0];
     if (htp_view_nelements(dst) == 0) {
         return HTP_STATUS_OK;
     }
-    const struct htp_tile_format * f;
-    if (qmm_check_weights(src0, &f) != HTP_STATUS_OK) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
     struct qmm_args a;
-    qmm_init(&a, ctx, f);
+    qmm_init(&a, ctx);
     const int64_t max_cols = htp_min64(qmm_plan(&a, ctx), htp_view_nrows(src1));
     if (max_cols < 1) {
         return HTP_STATUS_VTCM_TOO_SMALL;
@@ -721,50 +673,11 @@ int htp_op_mul_mat_q_run(struct htp_op_ctx * ctx) {
 // MUL_MAT_ID
 // ---------------------------------------------------------------------------
 
-int htp_op_mul_mat_id_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *ids = ctx->src[2], *dst = ctx->dst[0];
-    if (src0 && htp_kq_type_ok(src0->type)) {
-        return htp_kq_mul_mat_id_check(ctx);  // K-quant experts: kquant-ops.c
-    }
-    if (!src0 || !src1 || !ids || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) ||
-        !htp_view_shape_ok(ids) || !htp_view_shape_ok(dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    // src0 [K, M, E, 1]; src1 [K, ne11, T, 1]; ids [U, T]; dst [M, U, T, 1]
-    if (src0->ne[3] != 1 || src1->ne[3] != 1 || ids->ne[2] != 1 || ids->ne[3] != 1 || dst->ne[3] != 1 ||
-        src1->ne[0] != src0->ne[0] || dst->ne[0] != src0->ne[1] || dst->ne[1] != ids->ne[0] ||
-        dst->ne[2] != ids->ne[1] || src1->ne[2] != ids->ne[1]) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (htp_view_nelements(dst) > 0 && (src1->ne[1] <= 0 || ids->ne[0] % src1->ne[1] != 0 || src0->ne[2] <= 0)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (ids->type != HTP_TYPE_I32 || !htp_type_is_float(src1->type) || dst->type != HTP_TYPE_F32) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    const struct htp_tile_format * f;
-    int                            rc = qmm_check_weights(src0, &f);
-    if (rc != HTP_STATUS_OK) {
-        return rc;
-    }
-    struct qmm_args a;
-    qmm_init(&a, ctx, f);
-    // A chunk holds at least one token: its ne11 activation rows and U columns.
-    const int64_t per_token = htp_max64(src1->ne[1], ids->ne[0]);
-    return qmm_plan(&a, ctx) >= per_token ? HTP_STATUS_OK : HTP_STATUS_VTCM_TOO_SMALL;
-}
-
-int htp_op_mul_mat_id_run(struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *ids = ctx->src[2], *dst = ctx->dst[0];
-    if (htp_kq_type_ok(src0->type)) {
-        return htp_kq_mul_mat_id_run(ctx);
-    }
+int htp_mm_quant_id_run(struct htp_op_ctx * ctx) {
+    const struct htp_tensor_view *src0 = ctx->op.src[0], *src1 = ctx->op.src[1], *ids = ctx->op.src[2],
+                                 *dst = ctx->op.dst[0];
     if (htp_view_nelements(dst) == 0) {
         return HTP_STATUS_OK;
-    }
-    const struct htp_tile_format * f;
-    if (qmm_check_weights(src0, &f) != HTP_STATUS_OK) {
-        return HTP_STATUS_INVAL_PARAMS;
     }
     const int64_t U = ids->ne[0], T = ids->ne[1], ne11 = src1->ne[1], E = src0->ne[2];
     // Every id must name an expert; checked before anything runs.
@@ -778,7 +691,7 @@ int htp_op_mul_mat_id_run(struct htp_op_ctx * ctx) {
         }
     }
     struct qmm_args a;
-    qmm_init(&a, ctx, f);
+    qmm_init(&a, ctx);
     const int64_t per_token = htp_max64(ne11, U);
     const int64_t max_cols  = qmm_plan(&a, ctx);
     if (max_cols < per_token) {

@@ -1,13 +1,14 @@
-// htp-types.h: what the NPU knows of each data type: block size in elements
-// and bytes per block. The NPU does not include ggml; these figures equal
-// ggml's for the same type code (checked on the host side).
+// type-traits.h: what both sides know of each data type the NPU handles:
+// block size in elements and bytes per block. The NPU does not include ggml;
+// these figures equal ggml's for the same type code (the host's tests check
+// them against ggml's own traits).
 
-#ifndef HTP_TYPES_H
-#define HTP_TYPES_H
+#ifndef HTP_CONTRACT_TYPE_TRAITS_H
+#define HTP_CONTRACT_TYPE_TRAITS_H
 
 #include <stdint.h>
 
-#include "../proto/htp-proto.h"
+#include "proto/htp-proto.h"
 
 struct htp_type_traits {
     const char * name;
@@ -40,4 +41,4 @@ static inline const struct htp_type_traits * htp_type_traits(uint32_t type) {
     return &traits[type];
 }
 
-#endif  // HTP_TYPES_H
+#endif  // HTP_CONTRACT_TYPE_TRAITS_H

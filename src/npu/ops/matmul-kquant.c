@@ -1,5 +1,5 @@
-// kquant-ops.c: MUL_MAT, MUL_MAT_ID and GET_ROWS with K-quant weights
-// (Q4_K, Q5_K, Q6_K), in the tiled layout (kquant.h) or plain ggml rows.
+// matmul-kquant.c: MUL_MAT, MUL_MAT_ID and GET_ROWS with K-quant weights
+// (Q4_K, Q5_K, Q6_K), in the tiled layout (contract/kquant-tiles.h) or plain ggml rows.
 //
 //   MUL_MAT     src0 [K, M, ne02, ne03] K-quant; src1 [K, N, ne12, ne13] F32/F16/BF16
 //               dst [M, N, ne12, ne13] F32 (weights broadcast over dims 2-3 as in ggml)
@@ -29,30 +29,15 @@
 #include <stdatomic.h>
 
 #include "kernel-util.h"
-#include "kernels.h"
-#include "kquant.h"
-#include "tiled.h"
+#include "contract/ops/matmul-check.h"
+#include "matmul.h"
+#include "kquant-dot.h"
+#include "contract/tiled.h"
 #include "vec.h"
 #include "work-share.h"
 
 #define KQ_RB 4   // row groups (of 16 rows) per tile
 #define KQ_CB 64  // columns per tile
-
-// src0 is a K-quant this file handles: tiled with tiled.h's strides, or plain
-// rows of whole blocks. Returns enum htp_status.
-static int kq_weights_check(const struct htp_tensor_view * w) {
-    const struct htp_tile_format * f = htp_tile_format(w->type);
-    if (!f || !htp_kq_type_ok(w->type) || w->ne[0] % HTP_KQ_QK != 0) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    if (w->flags & HTP_TENSOR_TILED) {
-        return htp_tiled_strides_ok(f, w->ne, w->nb) ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
-    }
-    if (w->nb[0] != f->blck_bytes) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    return HTP_STATUS_OK;
-}
 
 // ---------------------------------------------------------------------------
 // Matmul core, shared by MUL_MAT and MUL_MAT_ID
@@ -204,31 +189,10 @@ static void kq_dot_job(void * arg, uint32_t ith, uint32_t nth) {
     }
 }
 
-// Scratch plan: bytes for the id order and packing, then how many columns
-// of activations fit (0: not even one).
-static int64_t kq_mm_plan(const struct htp_op_ctx * ctx, const struct htp_tensor_view * w, int64_t ncols, int with_ids,
-                          size_t * fixed) {
-    const struct htp_tile_format * f      = htp_tile_format(w->type);
-    const size_t                   gbytes = htp_tiled_group_bytes(f, w->ne[0]);
-    size_t                         head   = with_ids ? ((size_t)ncols * sizeof(int32_t) + 127) / 128 * 128 : 0;
-    if (!(w->flags & HTP_TENSOR_TILED)) {
-        head += (size_t)ctx->n_threads * gbytes;
-    }
-    *fixed             = head;
-    const size_t col_b = (size_t)(w->ne[0] / HTP_KQ_QK) * sizeof(struct htp_q8k_block);
-    if (col_b == 0) {
-        return head <= ctx->vtcm_size ? ncols : 0;  // K = 0: nothing to quantize
-    }
-    if (head + col_b > ctx->vtcm_size) {
-        return 0;
-    }
-    const int64_t fit = (int64_t)((ctx->vtcm_size - head) / col_b);
-    return htp_min64(fit, ncols);
-}
-
 static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
     size_t        fixed;
-    const int64_t chunk = kq_mm_plan(ctx, a->src0, a->ncols, a->ids != NULL, &fixed);
+    const int64_t chunk =
+        htp_kq_mm_plan(a->src0, a->ncols, a->ids != NULL, ctx->op.n_threads, ctx->op.vtcm_size, &fixed);
     if (chunk < 1) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
@@ -246,7 +210,7 @@ static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
         ctx->run(ctx->pool, kq_quantize_job, a);
         // Plain weights: one column block, so each group is packed once.
         a->cb = a->tiled ? KQ_CB : a->j1 - a->j0;
-        htp_share_init(&a->tiles, a->n_rb * ((a->j1 - a->j0 + a->cb - 1) / a->cb), 1, ctx->n_threads);
+        htp_share_init(&a->tiles, a->n_rb * ((a->j1 - a->j0 + a->cb - 1) / a->cb), 1, ctx->op.n_threads);
         ctx->run(ctx->pool, kq_dot_job, a);
     }
     return atomic_load_explicit(&a->bad_id, memory_order_relaxed) ? HTP_STATUS_INVAL_PARAMS : HTP_STATUS_OK;
@@ -256,28 +220,11 @@ static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
 // MUL_MAT
 // ---------------------------------------------------------------------------
 
-int htp_kq_mul_mat_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
-    // Shapes were checked by htp_op_mul_mat_check, the only caller.
-    const int st = kq_weights_check(src0);
-    if (st != HTP_STATUS_OK) {
-        return st;
-    }
-    if (!htp_type_is_float(src1->type) || dst->type != HTP_TYPE_F32) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    size_t fixed;
-    if (htp_view_nelements(dst) > 0 && kq_mm_plan(ctx, src0, 1, 0, &fixed) < 1) {
-        return HTP_STATUS_VTCM_TOO_SMALL;
-    }
-    return HTP_STATUS_OK;
-}
-
-int htp_kq_mul_mat_run(struct htp_op_ctx * ctx) {
+int htp_mm_kquant_run(struct htp_op_ctx * ctx) {
     struct kq_mm a = {0};
-    a.src0         = ctx->src[0];
-    a.src1         = ctx->src[1];
-    a.dst          = ctx->dst[0];
+    a.src0         = ctx->op.src[0];
+    a.src1         = ctx->op.src[1];
+    a.dst          = ctx->op.dst[0];
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }
@@ -291,48 +238,19 @@ int htp_kq_mul_mat_run(struct htp_op_ctx * ctx) {
 // MUL_MAT_ID
 // ---------------------------------------------------------------------------
 
-int htp_kq_mul_mat_id_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *ids = ctx->src[2], *dst = ctx->dst[0];
-    if (!src0 || !src1 || !ids || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) ||
-        !htp_view_shape_ok(ids) || !htp_view_shape_ok(dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    // ids [n_used, T]; src1 [K, ne11, T] with ne11 = 1 or n_used; dst [M, n_used, T].
-    if (src0->ne[0] != src1->ne[0] || src0->ne[3] != 1 || ids->ne[2] != 1 || ids->ne[3] != 1 || src1->ne[3] != 1 ||
-        dst->ne[0] != src0->ne[1] || dst->ne[1] != ids->ne[0] || dst->ne[2] != ids->ne[1] || dst->ne[3] != 1 ||
-        src1->ne[2] != ids->ne[1]) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (htp_view_nelements(dst) > 0 && (src1->ne[1] <= 0 || ids->ne[0] % src1->ne[1] != 0 || src0->ne[2] <= 0)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    const int st = kq_weights_check(src0);
-    if (st != HTP_STATUS_OK) {
-        return st;
-    }
-    if (ids->type != HTP_TYPE_I32 || !htp_type_is_float(src1->type) || dst->type != HTP_TYPE_F32) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    size_t fixed;
-    if (htp_view_nelements(dst) > 0 && kq_mm_plan(ctx, src0, ids->ne[0] * ids->ne[1], 1, &fixed) < 1) {
-        return HTP_STATUS_VTCM_TOO_SMALL;
-    }
-    return HTP_STATUS_OK;
-}
-
-int htp_kq_mul_mat_id_run(struct htp_op_ctx * ctx) {
+int htp_mm_kquant_id_run(struct htp_op_ctx * ctx) {
     struct kq_mm a = {0};
-    a.src0         = ctx->src[0];
-    a.src1         = ctx->src[1];
-    a.ids          = ctx->src[2];
-    a.dst          = ctx->dst[0];
+    a.src0         = ctx->op.src[0];
+    a.src1         = ctx->op.src[1];
+    a.ids          = ctx->op.src[2];
+    a.dst          = ctx->op.dst[0];
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }
     const int64_t n_used = a.ids->ne[0], T = a.ids->ne[1], n_as = a.src0->ne[2];
     a.ncols = n_used * T;
     size_t fixed;
-    if (kq_mm_plan(ctx, a.src0, a.ncols, 1, &fixed) < 1) {
+    if (htp_kq_mm_plan(a.src0, a.ncols, 1, ctx->op.n_threads, ctx->op.vtcm_size, &fixed) < 1) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
     // Columns sorted by expert: two passes of a counting sort over the ids
@@ -372,25 +290,6 @@ int htp_kq_mul_mat_id_run(struct htp_op_ctx * ctx) {
 // ---------------------------------------------------------------------------
 // GET_ROWS
 // ---------------------------------------------------------------------------
-
-int htp_kq_get_rows_check(const struct htp_op_ctx * ctx) {
-    const struct htp_tensor_view *src0 = ctx->src[0], *src1 = ctx->src[1], *dst = ctx->dst[0];
-    if (!src0 || !src1 || !dst || !htp_view_shape_ok(src0) || !htp_view_shape_ok(src1) || !htp_view_shape_ok(dst)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (src1->ne[1] != src0->ne[2] || src1->ne[2] != src0->ne[3] || src1->ne[3] != 1 || dst->ne[0] != src0->ne[0] ||
-        dst->ne[1] != src1->ne[0] || dst->ne[2] != src1->ne[1] || dst->ne[3] != src1->ne[2]) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    const int st = kq_weights_check(src0);
-    if (st != HTP_STATUS_OK) {
-        return st;
-    }
-    if (src1->type != HTP_TYPE_I32 || !htp_type_is_float(dst->type)) {
-        return HTP_STATUS_NO_SUPPORT;
-    }
-    return HTP_STATUS_OK;
-}
 
 struct kq_rows {
     const struct htp_tensor_view *src, *idx, *dst;
@@ -437,7 +336,7 @@ static void kq_get_rows_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_kq_get_rows_run(struct htp_op_ctx * ctx) {
-    struct kq_rows a = {ctx->src[0], ctx->src[1], ctx->dst[0], 0};
+    struct kq_rows a = {ctx->op.src[0], ctx->op.src[1], ctx->op.dst[0], 0};
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }

@@ -1,0 +1,20 @@
+// quant-types.c: which block-quantized types the NPU's kernels read and write
+// outside the matmuls (see quant-types.h).
+
+#include "quant-types.h"
+
+#include "tiled.h"
+
+int htp_quant_can_dequant(uint32_t type) {
+    return type == HTP_TYPE_Q4_0 || type == HTP_TYPE_Q4_1 || type == HTP_TYPE_Q8_0 || type == HTP_TYPE_IQ4_NL ||
+           type == HTP_TYPE_MXFP4;
+}
+
+int htp_quant_can_quantize(uint32_t type) {
+    return type == HTP_TYPE_Q8_0 || type == HTP_TYPE_Q4_0;
+}
+
+int htp_quant_tiled_view_ok(const struct htp_tensor_view * v) {
+    const struct htp_tile_format * f = htp_tile_format(v->type);
+    return f && htp_tiled_strides_ok(f, v->ne, v->nb);
+}

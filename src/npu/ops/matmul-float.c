@@ -1,0 +1,315 @@
+// matmul-float.c: MUL_MAT with F32 or F16 weights and F32 activations, batched
+// over dims 2-3 with ggml's broadcasting of the weights:
+//
+//   src0 weights [K, M, ne02, ne03]        F32/F16, rows packed (nb[0] = type size)
+//   src1 acts    [K, N, ne12, ne13]        F32 (also F16/BF16), any strides
+//   dst          [M, N, ne12, ne13]        F32, any strides
+//   dst[m, n, i2, i3] = sum_k src0[k, m, i2 / (ne12/ne02), i3 / (ne13/ne03)] * src1[k, n, i2, i3]
+//
+// The output is cut into tiles of MM_RB weight rows x cb columns (a column is
+// one src1 row, i.e. one (n, i2, i3)); tiles are numbered column block by
+// column block and each worker takes a contiguous run of them, so decode
+// (one column) splits over weight rows and prefill over both. Within a tile a
+// micro-kernel computes 2 weight rows x up to 4 columns at once: 8
+// register-width accumulators (htp_vr, see vec.h), each weight vector loaded
+// (and widened from fp16) once for 4 columns. Accumulation is fp32 with FMA.
+// Single columns (decode) take a separate micro-kernel: MM_DEC_ROWS weight
+// rows per activation vector load, with software prefetch in the weight rows.
+//
+// Activations that are not packed, aligned F32 rows are first converted into
+// the worker's slice of the scratch area ("VTCM"), one column block at a
+// time: cb * K floats per worker. If even one column per worker does not fit,
+// the op answers HTP_STATUS_VTCM_TOO_SMALL.
+
+#include "contract/ops/matmul-check.h"
+#include "kernel-util.h"
+#include "matmul.h"
+#include "vec.h"
+
+#define MM_RB 32  // weight rows per tile
+#ifndef MM_PF_BYTES
+#define MM_PF_BYTES 2048  // software prefetch distance in each weight row (0: none)
+#endif
+#ifndef MM_DEC_ROWS
+#define MM_DEC_ROWS 4  // weight rows per decode micro-kernel call (divides MM_RB)
+#endif
+
+struct mm_args {
+    const struct htp_tensor_view * src0;
+    const struct htp_tensor_view * src1;
+    const struct htp_tensor_view * dst;
+    int64_t                        r2, r3;      // broadcast ratios ne12/ne02, ne13/ne03
+    int64_t                        ncols;       // N * ne12 * ne13
+    int64_t                        cb;          // columns per tile
+    int64_t                        n_rb, n_cb;  // tiles along rows, along columns
+    int                            stage;       // 1: convert src1 columns into scratch first
+    uint8_t *                      scratch;
+    size_t                         slice;  // scratch bytes per worker
+};
+
+// The micro-kernel: nr (1 or 2) weight rows w[] times nc (1..4) columns y[]
+// of K elements; out[r][c] receives the dot products. Always inlined into the
+// switch below so that each (nr, nc) becomes straight-line code with its
+// accumulators in registers.
+static inline __attribute__((always_inline)) htp_vr mm_load_w(int f16, const uint8_t * w, int64_t k, int64_t n) {
+    if (f16) {
+        return n >= HTP_VR_N ? htp_vr_load_f16(w + 2 * k) : htp_vr_load_f16_n(w + 2 * k, n);
+    }
+    const float * wf = (const float *)(const void *)w + k;
+    return n >= HTP_VR_N ? htp_vr_load(wf) : htp_vr_load_n(wf, n);
+}
+
+static inline __attribute__((always_inline)) void mm_micro(int nr, int nc, int f16, int64_t K,
+                                                           const uint8_t * const * w, const float * const * y,
+                                                           float out[2][4]) {
+    // Register-width accumulators (see vec.h), all in registers. With one or
+    // two columns, a second set takes every other vector of K so that four
+    // FMA chains stay in flight.
+    const int ks = nc <= 2 ? 2 : 1;
+    htp_vr    acc[2][4];
+    for (int r = 0; r < nr; r++) {
+        for (int c = 0; c < 4; c++) {
+            acc[r][c] = htp_vr_splat(0.0f);
+        }
+    }
+    int64_t k = 0;
+    for (; k + ks * HTP_VR_N <= K; k += ks * HTP_VR_N) {
+        for (int s = 0; s < ks; s++) {
+            htp_vr yv[4];
+            for (int c = 0; c < nc; c++) {
+                yv[c] = htp_vr_load(y[c] + k + s * HTP_VR_N);
+            }
+            for (int r = 0; r < nr; r++) {
+                const htp_vr wv = mm_load_w(f16, w[r], k + s * HTP_VR_N, HTP_VR_N);
+                for (int c = 0; c < nc; c++) {
+                    acc[r][c + 2 * s] = htp_vr_fma(wv, yv[c], acc[r][c + 2 * s]);
+                }
+            }
+        }
+    }
+    for (; k < K; k += HTP_VR_N) {  // the rest, the last vector possibly partial
+        const int64_t n = K - k;
+        htp_vr        yv[4];
+        for (int c = 0; c < nc; c++) {
+            yv[c] = n >= HTP_VR_N ? htp_vr_load(y[c] + k) : htp_vr_load_n(y[c] + k, n);
+        }
+        for (int r = 0; r < nr; r++) {
+            const htp_vr wv = mm_load_w(f16, w[r], k, n);
+            for (int c = 0; c < nc; c++) {
+                acc[r][c] = htp_vr_fma(wv, yv[c], acc[r][c]);
+            }
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        for (int c = 0; c < nc; c++) {
+            out[r][c] = htp_vr_hsum(ks == 2 ? acc[r][c] + acc[r][c + 2] : acc[r][c]);
+        }
+    }
+}
+
+// Decode (one column): MM_DEC_ROWS weight rows at once, so each activation
+// vector is loaded once per MM_DEC_ROWS weight vectors. The activation column
+// is read from L2 (K fp32 values rarely fit L1); the 2-row kernel read as many
+// activation bytes as fp16 weight bytes. Measured (one core, m=4096 k=14336
+// f16): 2 rows 18 GB/s, 4 rows 25, 4 rows + prefetch 2 KiB ahead 29-34,
+// 8 rows 24 (too many streams). Prefetches are non-temporal: decode reads
+// each weight once.
+static inline __attribute__((always_inline)) void mm_micro_dec(int f16, int64_t K, const uint8_t * const * w,
+                                                               const float * y, float out[MM_DEC_ROWS]) {
+    const int64_t esz = f16 ? 2 : 4;
+    htp_vr        acc[MM_DEC_ROWS];
+    for (int r = 0; r < MM_DEC_ROWS; r++) {
+        acc[r] = htp_vr_splat(0.0f);
+    }
+    int64_t k = 0;
+    for (; k + HTP_VR_N <= K; k += HTP_VR_N) {
+        const htp_vr yv = htp_vr_load(y + k);
+        for (int r = 0; r < MM_DEC_ROWS; r++) {
+            for (int64_t o = 0; MM_PF_BYTES > 0 && o < HTP_VR_N * esz; o += 64) {
+                __builtin_prefetch(w[r] + k * esz + MM_PF_BYTES + o, 0, 0);
+            }
+            acc[r] = htp_vr_fma(mm_load_w(f16, w[r], k, HTP_VR_N), yv, acc[r]);
+        }
+    }
+    if (k < K) {
+        const int64_t n  = K - k;
+        const htp_vr  yv = htp_vr_load_n(y + k, n);
+        for (int r = 0; r < MM_DEC_ROWS; r++) {
+            acc[r] = htp_vr_fma(mm_load_w(f16, w[r], k, n), yv, acc[r]);
+        }
+    }
+    for (int r = 0; r < MM_DEC_ROWS; r++) {
+        out[r] = htp_vr_hsum(acc[r]);
+    }
+}
+
+static void mm_dispatch_dec(int f16, int64_t K, const uint8_t * const * w, const float * y, float out[MM_DEC_ROWS]) {
+    if (f16) {
+        mm_micro_dec(1, K, w, y, out);
+    } else {
+        mm_micro_dec(0, K, w, y, out);
+    }
+}
+
+// Picks the straight-line micro-kernel for (nr, nc) and the weight type.
+static void mm_dispatch(int nr, int nc, int f16, int64_t K, const uint8_t * const * w, const float * const * y,
+                        float out[2][4]) {
+    const int shape = nr * 8 + nc;
+    if (f16) {
+        switch (shape) {
+            case 9:
+                mm_micro(1, 1, 1, K, w, y, out);
+                break;
+            case 10:
+                mm_micro(1, 2, 1, K, w, y, out);
+                break;
+            case 11:
+                mm_micro(1, 3, 1, K, w, y, out);
+                break;
+            case 12:
+                mm_micro(1, 4, 1, K, w, y, out);
+                break;
+            case 17:
+                mm_micro(2, 1, 1, K, w, y, out);
+                break;
+            case 18:
+                mm_micro(2, 2, 1, K, w, y, out);
+                break;
+            case 19:
+                mm_micro(2, 3, 1, K, w, y, out);
+                break;
+            default:
+                mm_micro(2, 4, 1, K, w, y, out);
+                break;
+        }
+    } else {
+        switch (shape) {
+            case 9:
+                mm_micro(1, 1, 0, K, w, y, out);
+                break;
+            case 10:
+                mm_micro(1, 2, 0, K, w, y, out);
+                break;
+            case 11:
+                mm_micro(1, 3, 0, K, w, y, out);
+                break;
+            case 12:
+                mm_micro(1, 4, 0, K, w, y, out);
+                break;
+            case 17:
+                mm_micro(2, 1, 0, K, w, y, out);
+                break;
+            case 18:
+                mm_micro(2, 2, 0, K, w, y, out);
+                break;
+            case 19:
+                mm_micro(2, 3, 0, K, w, y, out);
+                break;
+            default:
+                mm_micro(2, 4, 0, K, w, y, out);
+                break;
+        }
+    }
+}
+
+// Column j -> (n, i2, i3) of src1 / dst.
+static void mm_col_index(const struct mm_args * a, int64_t j, int64_t * n, int64_t * i2, int64_t * i3) {
+    htp_row_index(a->src1->ne, j, n, i2, i3);
+}
+
+static void mm_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct mm_args *        a    = arg;
+    const struct htp_tensor_view *src0 = a->src0, *src1 = a->src1, *dst = a->dst;
+    const int64_t                 K = src0->ne[0], M = src0->ne[1];
+    const int                     f16        = src0->type == HTP_TYPE_F16;
+    uint8_t *                     stage      = a->scratch + a->slice * ith;
+    const size_t                  col_stride = a->cb > 0 ? a->slice / (size_t)a->cb : 0;  // bytes per staged column
+
+    int64_t t0, t1;
+    htp_split(a->n_rb * a->n_cb, ith, nth, &t0, &t1);
+    int64_t staged_cb = -1;
+    for (int64_t t = t0; t < t1; t++) {
+        const int64_t cbi = t / a->n_rb, rbi = t % a->n_rb;
+        const int64_t j0 = cbi * a->cb, j1 = htp_min64(a->ncols, j0 + a->cb);
+        const int64_t m0 = rbi * MM_RB, m1 = htp_min64(M, m0 + MM_RB);
+
+        if (a->stage && staged_cb != cbi) {
+            for (int64_t j = j0; j < j1; j++) {
+                int64_t n, i2, i3;
+                mm_col_index(a, j, &n, &i2, &i3);
+                htp_row_load_f32((float *)(void *)(stage + (size_t)(j - j0) * col_stride),
+                                 htp_view_row(src1, n, i2, i3), src1->nb[0], src1->type, K);
+            }
+            staged_cb = cbi;
+        }
+
+        // Columns in groups of up to 4 that share a batch (and so weight rows).
+        for (int64_t j = j0; j < j1;) {
+            int64_t       n, i2, i3;
+            const float * y[4];
+            uint8_t *     d[4];
+            mm_col_index(a, j, &n, &i2, &i3);
+            int nc = 0;
+            for (; nc < 4 && j + nc < j1; nc++) {
+                int64_t cn, c2, c3;
+                mm_col_index(a, j + nc, &cn, &c2, &c3);
+                if (c2 != i2 || c3 != i3) {
+                    break;
+                }
+                y[nc] = a->stage ? (const float *)(const void *)(stage + (size_t)(j + nc - j0) * col_stride)
+                                 : (const float *)(const void *)htp_view_row(src1, cn, c2, c3);
+                d[nc] = htp_view_row(dst, cn, c2, c3);
+            }
+            const uint8_t * wbase = src0->data + (i2 / a->r2) * src0->nb[2] + (i3 / a->r3) * src0->nb[3];
+            int64_t         m     = m0;
+            if (nc == 1) {
+                for (; m + MM_DEC_ROWS <= m1; m += MM_DEC_ROWS) {
+                    const uint8_t * w[MM_DEC_ROWS];
+                    float           out[MM_DEC_ROWS];
+                    for (int r = 0; r < MM_DEC_ROWS; r++) {
+                        w[r] = wbase + (m + r) * src0->nb[1];
+                    }
+                    mm_dispatch_dec(f16, K, w, y[0], out);
+                    for (int r = 0; r < MM_DEC_ROWS; r++) {
+                        memcpy(d[0] + (m + r) * dst->nb[0], &out[r], sizeof(float));
+                    }
+                }
+            }
+            for (; m < m1; m += 2) {
+                const int       nr   = m + 1 < m1 ? 2 : 1;
+                const uint8_t * w[2] = {wbase + m * src0->nb[1], wbase + (m + nr - 1) * src0->nb[1]};
+                float           out[2][4];
+                mm_dispatch(nr, nc, f16, K, w, y, out);
+                for (int r = 0; r < nr; r++) {
+                    for (int c = 0; c < nc; c++) {
+                        memcpy(d[c] + (m + r) * dst->nb[0], &out[r][c], sizeof(float));
+                    }
+                }
+            }
+            j += nc;
+        }
+    }
+}
+
+int htp_mm_float_run(struct htp_op_ctx * ctx) {
+    struct mm_args a = {0};
+    a.src0           = ctx->op.src[0];
+    a.src1           = ctx->op.src[1];
+    a.dst            = ctx->op.dst[0];
+    if (htp_view_nelements(a.dst) == 0) {
+        return HTP_STATUS_OK;
+    }
+    a.cb = htp_mm_plan_float(a.src1, ctx->op.n_threads, ctx->op.vtcm_size, &a.slice);
+    if (a.cb < 1) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    a.stage   = htp_mm_needs_staging(a.src1);
+    a.scratch = ctx->vtcm;
+    a.r2      = a.src1->ne[2] / a.src0->ne[2];
+    a.r3      = a.src1->ne[3] / a.src0->ne[3];
+    a.ncols   = htp_view_nrows(a.src1);
+    a.n_rb    = (a.src0->ne[1] + MM_RB - 1) / MM_RB;
+    a.n_cb    = (a.ncols + a.cb - 1) / a.cb;
+    ctx->run(ctx->pool, mm_job, &a);
+    return HTP_STATUS_OK;
+}
