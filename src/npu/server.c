@@ -25,12 +25,12 @@
 #define MAX_FDS_PER_MSG 8
 
 struct server {
-    struct htp_device    dev;
-    uint32_t             phys;
-    struct htp_lock      lock;  // sessions[], owners[], next_id
-    struct htp_session * sessions[HTP_MAX_SESSIONS];
-    const void *         owners[HTP_MAX_SESSIONS];  // the connection that opened each
-    uint32_t             next_id;
+    struct htp_npu_device    dev;
+    uint32_t                 phys;
+    struct htp_lock          lock;  // sessions[], owners[], next_id
+    struct htp_npu_session * sessions[HTP_MAX_SESSIONS];
+    const void *             owners[HTP_MAX_SESSIONS];  // the connection that opened each
+    uint32_t                 next_id;
 };
 
 static struct server srv;
@@ -82,7 +82,7 @@ static void report_fault(int is_bus_error, uintptr_t a) {
         buf[n++] = "0123456789abcdef"[(a >> shift) & 0xf];
     }
     // Relaxed: a lock-free atomic load is async-signal-safe; the value is only printed.
-    uint32_t     sess = atomic_load_explicit(&htp_device_running_session, memory_order_relaxed);
+    uint32_t     sess = atomic_load_explicit(&htp_npu_device_running_session, memory_order_relaxed);
     const char * s2   = sess ? " in a batch of session " : " outside batch execution";
     while (*s2) {
         buf[n++] = *s2++;
@@ -116,7 +116,7 @@ static int server_init(uint32_t phys) {
 
     struct htp_hw_info hw;
     htp_server_hw_info(&hw);
-    if (htp_device_init(&srv.dev, &hw) != HTP_STATUS_OK) {
+    if (htp_npu_device_init(&srv.dev, &hw) != HTP_STATUS_OK) {
         htp_npu_log("cannot start %u worker threads", hw.n_threads);
         return -1;
     }
@@ -132,11 +132,11 @@ static int server_init(uint32_t phys) {
 // Sessions by id, per connection
 // ---------------------------------------------------------------------------
 
-static struct htp_session * find_session(const void * owner, uint32_t id) {
-    struct htp_session * s = NULL;
+static struct htp_npu_session * find_session(const void * owner, uint32_t id) {
+    struct htp_npu_session * s = NULL;
     htp_lock_acquire(&srv.lock);
     for (int i = 0; i < HTP_MAX_SESSIONS; i++) {
-        if (srv.sessions[i] && srv.owners[i] == owner && htp_session_id(srv.sessions[i]) == id) {
+        if (srv.sessions[i] && srv.owners[i] == owner && htp_npu_session_id(srv.sessions[i]) == id) {
             s = srv.sessions[i];
         }
     }
@@ -145,7 +145,7 @@ static struct htp_session * find_session(const void * owner, uint32_t id) {
 }
 
 // Take the session out of the table (the caller closes it).
-static void remove_session(struct htp_session * s) {
+static void remove_session(struct htp_npu_session * s) {
     htp_lock_acquire(&srv.lock);
     for (int i = 0; i < HTP_MAX_SESSIONS; i++) {
         if (srv.sessions[i] == s) {
@@ -176,15 +176,15 @@ static int open_session(const void * owner, const struct htp_ctl_req * req, uint
     srv.owners[slot] = owner;  // reserve the slot while the session opens
     htp_lock_release(&srv.lock);
 
-    struct htp_session_params p = {
+    struct htp_npu_session_params p = {
         .id        = new_id,
         .virt_idx  = req->u.open.virt_idx,
         .n_threads = req->u.open.n_threads,
         .vtcm_size = req->u.open.vtcm_size,
         .vmem_size = req->u.open.vmem_size,
     };
-    struct htp_session * s  = NULL;
-    int                  rc = htp_session_open(&srv.dev, &p, &s);
+    struct htp_npu_session * s  = NULL;
+    int                      rc = htp_npu_session_open(&srv.dev, &p, &s);
 
     htp_lock_acquire(&srv.lock);
     srv.sessions[slot] = rc == HTP_STATUS_OK ? s : NULL;
@@ -196,7 +196,7 @@ static int open_session(const void * owner, const struct htp_ctl_req * req, uint
 
 static void close_owned_sessions(const void * owner) {
     for (;;) {
-        struct htp_session * s = NULL;
+        struct htp_npu_session * s = NULL;
         htp_lock_acquire(&srv.lock);
         for (int i = 0; i < HTP_MAX_SESSIONS && s == NULL; i++) {
             if (srv.sessions[i] && srv.owners[i] == owner) {
@@ -209,8 +209,8 @@ static void close_owned_sessions(const void * owner) {
         if (s == NULL) {
             return;
         }
-        HTP_NPU_VERBOSE("closing session %u (host hung up)", htp_session_id(s));
-        htp_session_close(s);
+        HTP_NPU_VERBOSE("closing session %u (host hung up)", htp_npu_session_id(s));
+        htp_npu_session_close(s);
     }
 }
 
@@ -236,9 +236,9 @@ static const char * ctl_name(uint32_t type) {
 // Handle one well-sized request. fd: the SCM_RIGHTS descriptor that came with
 // it (-1 if none); this function closes it.
 static void handle(const void * owner, const struct htp_ctl_req * req, int fd, struct htp_ctl_rsp * rsp) {
-    rsp->status             = HTP_STATUS_OK;
-    struct htp_session * s  = NULL;
-    int                  rc = HTP_STATUS_OK;
+    rsp->status                 = HTP_STATUS_OK;
+    struct htp_npu_session * s  = NULL;
+    int                      rc = HTP_STATUS_OK;
 
     if (req->type != HTP_CTL_MAP && fd >= 0) {
         htp_plat_buffer_close(fd);  // no request but MAP carries a descriptor
@@ -275,31 +275,31 @@ static void handle(const void * owner, const struct htp_ctl_req * req, int fd, s
         }
         case HTP_CTL_SESSION_CLOSE:
             remove_session(s);
-            htp_session_close(s);
+            htp_npu_session_close(s);
             break;
         case HTP_CTL_MAP:
             if (fd < 0) {
                 rc = HTP_STATUS_INVAL_PARAMS;
-                htp_session_vmem_info(s, &rsp->u.vmem);
+                htp_npu_session_vmem_info(s, &rsp->u.vmem);
                 break;
             }
-            rc = htp_session_map(s, req->u.map.fd, fd, req->u.map.size, req->u.map.flags, &rsp->u.vmem);
+            rc = htp_npu_session_map(s, req->u.map.fd, fd, req->u.map.size, req->u.map.flags, &rsp->u.vmem);
             htp_plat_buffer_close(fd);  // the mapping keeps the memory; the descriptor is not needed
             break;
         case HTP_CTL_UNMAP:
-            rc = htp_session_unmap(s, req->u.map.fd, &rsp->u.vmem);
+            rc = htp_npu_session_unmap(s, req->u.map.fd, &rsp->u.vmem);
             break;
         case HTP_CTL_QUEUE_START:
-            rc = htp_session_queue_start(s, &req->u.queue);
+            rc = htp_npu_session_queue_start(s, &req->u.queue);
             break;
         case HTP_CTL_QUEUE_STOP:
-            rc = htp_session_queue_stop(s);
+            rc = htp_npu_session_queue_stop(s);
             break;
         case HTP_CTL_PROFILER:
-            rc = htp_session_set_profiler(s, req->u.profiler.mode);
+            rc = htp_npu_session_set_profiler(s, req->u.profiler.mode);
             break;
         case HTP_CTL_VMEM_INFO:
-            htp_session_vmem_info(s, &rsp->u.vmem);
+            htp_npu_session_vmem_info(s, &rsp->u.vmem);
             break;
         default:
             rc = HTP_STATUS_INVAL_PARAMS;
@@ -368,7 +368,7 @@ int htp_server_run_fd(int fd, uint32_t phys) {
     }
     serve(fd);
     htp_plat_ctl_close(fd);
-    htp_device_free(&srv.dev);
+    htp_npu_device_free(&srv.dev);
     return 0;
 }
 

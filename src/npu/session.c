@@ -19,7 +19,7 @@
 #define VTCM_MAX      (1ull << 31)
 #define VMEM_MAX      (1ull << 40)
 
-_Atomic uint32_t htp_device_running_session;
+_Atomic uint32_t htp_npu_device_running_session;
 
 // The rings' waits are process-shared: the host is the other side.
 static void ring_wait(_Atomic uint32_t * word, uint32_t expected, int64_t timeout_us) {
@@ -36,11 +36,11 @@ struct htp_map {
     struct htp_map_entry e;
 };
 
-struct htp_session {
-    struct htp_device * dev;
-    uint32_t            id;
-    uint32_t            virt_idx;
-    uint32_t            n_threads;
+struct htp_npu_session {
+    struct htp_npu_device * dev;
+    uint32_t                id;
+    uint32_t                virt_idx;
+    uint32_t                n_threads;
 
     struct htp_lock  lock;  // map table and window
     struct htp_lock  busy;  // held while a batch runs, and by an unmap (one reader per session)
@@ -65,16 +65,16 @@ struct htp_session {
     struct htp_batch         batch;
 
     // Device scheduling, guarded by dev->exec_mutex.
-    struct htp_session * next_queue;   // link in dev->queues while the reader runs
-    int                  taken;        // the reader holds a request waiting for its turn ...
-    uint64_t             taken_order;  // ... with this submission number
+    struct htp_npu_session * next_queue;   // link in dev->queues while the reader runs
+    int                      taken;        // the reader holds a request waiting for its turn ...
+    uint64_t                 taken_order;  // ... with this submission number
 };
 
 // ---------------------------------------------------------------------------
 // Device
 // ---------------------------------------------------------------------------
 
-int htp_device_init(struct htp_device * dev, const struct htp_hw_info * hw) {
+int htp_npu_device_init(struct htp_npu_device * dev, const struct htp_hw_info * hw) {
     memset(dev, 0, sizeof(*dev));
     dev->hw = *hw;
     int rc  = htp_pool_init(&dev->pool, hw->n_threads);
@@ -86,7 +86,7 @@ int htp_device_init(struct htp_device * dev, const struct htp_hw_info * hw) {
     return HTP_STATUS_OK;
 }
 
-void htp_device_free(struct htp_device * dev) {
+void htp_npu_device_free(struct htp_npu_device * dev) {
     htp_pool_free(&dev->pool);
 }
 
@@ -94,7 +94,7 @@ void htp_device_free(struct htp_device * dev) {
 // has taken, else the oldest in its ring. Returns 0 when it has none (or its
 // ring is corrupt, which its own reader reports). Caller holds exec_mutex,
 // which serialises this peek with o's pops.
-static int next_order(const struct htp_session * o, uint64_t * order) {
+static int next_order(const struct htp_npu_session * o, uint64_t * order) {
     if (o->taken) {
         *order = o->taken_order;
         return 1;
@@ -109,11 +109,11 @@ static int next_order(const struct htp_session * o, uint64_t * order) {
 
 // Whether s's taken request may run now: nothing runs, and no other session
 // has a request with a smaller (order, session id). Caller holds exec_mutex.
-static int is_my_turn(const struct htp_session * s) {
+static int is_my_turn(const struct htp_npu_session * s) {
     if (s->dev->exec_busy) {
         return 0;
     }
-    for (const struct htp_session * o = s->dev->queues; o != NULL; o = o->next_queue) {
+    for (const struct htp_npu_session * o = s->dev->queues; o != NULL; o = o->next_queue) {
         uint64_t order;
         if (o != s && next_order(o, &order) && (order < s->taken_order || (order == s->taken_order && o->id < s->id))) {
             return 0;
@@ -126,8 +126,8 @@ static int is_my_turn(const struct htp_session * s) {
 // the device is ours (exec_busy) until exec_leave. HTP_RING_EMPTY when the
 // ring had nothing after all or the queue is stopping (the request is dropped:
 // nobody will read its answer), HTP_RING_CORRUPT for impossible indices.
-static int exec_enter(struct htp_session * s, struct htp_opbatch_req * req) {
-    struct htp_device * dev = s->dev;
+static int exec_enter(struct htp_npu_session * s, struct htp_opbatch_req * req) {
+    struct htp_npu_device * dev = s->dev;
     htp_lock_acquire(&dev->exec_mutex);
     int rc = htp_ring_pop(s->req_ring, s->q.depth, sizeof(*req), req, &htp_npu_ring_sys);
     if (rc == HTP_RING_OK) {
@@ -150,14 +150,14 @@ static int exec_enter(struct htp_session * s, struct htp_opbatch_req * req) {
     return rc;
 }
 
-static void exec_leave(struct htp_device * dev) {
+static void exec_leave(struct htp_npu_device * dev) {
     htp_lock_acquire(&dev->exec_mutex);
     dev->exec_busy = 0;
     htp_cond_broadcast(&dev->exec_cv);
     htp_lock_release(&dev->exec_mutex);
 }
 
-static void queues_add(struct htp_session * s) {
+static void queues_add(struct htp_npu_session * s) {
     htp_lock_acquire(&s->dev->exec_mutex);
     s->next_queue  = s->dev->queues;
     s->dev->queues = s;
@@ -165,9 +165,9 @@ static void queues_add(struct htp_session * s) {
 }
 
 // After this nobody peeks s's ring, so its pinned buffer may go.
-static void queues_remove(struct htp_session * s) {
+static void queues_remove(struct htp_npu_session * s) {
     htp_lock_acquire(&s->dev->exec_mutex);
-    for (struct htp_session ** p = &s->dev->queues; *p != NULL; p = &(*p)->next_queue) {
+    for (struct htp_npu_session ** p = &s->dev->queues; *p != NULL; p = &(*p)->next_queue) {
         if (*p == s) {
             *p = s->next_queue;
             break;
@@ -182,13 +182,14 @@ static void queues_remove(struct htp_session * s) {
 // Open / close
 // ---------------------------------------------------------------------------
 
-int htp_session_open(struct htp_device * dev, const struct htp_session_params * p, struct htp_session ** out) {
+int htp_npu_session_open(struct htp_npu_device * dev, const struct htp_npu_session_params * p,
+                         struct htp_npu_session ** out) {
     uint64_t vtcm_size = p->vtcm_size ? p->vtcm_size : dev->hw.vtcm_size;
     uint64_t vmem_size = p->vmem_size ? p->vmem_size : dev->hw.vmem_size;
     if (p->id == 0 || vtcm_size > VTCM_MAX || vmem_size > VMEM_MAX) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    struct htp_session * s = calloc(1, sizeof(*s));
+    struct htp_npu_session * s = calloc(1, sizeof(*s));
     if (s == NULL) {
         return HTP_STATUS_NO_MEMORY;
     }
@@ -220,8 +221,8 @@ fail:
     return rc;
 }
 
-void htp_session_close(struct htp_session * s) {
-    htp_session_queue_stop(s);
+void htp_npu_session_close(struct htp_npu_session * s) {
+    htp_npu_session_queue_stop(s);
     for (uint32_t i = 0; i < s->n_maps; i++) {
         struct htp_map_entry * e = &s->maps[i].e;
         htp_vmem_unmap(&s->vmem, e->addr, e->size, e->flags);
@@ -232,7 +233,7 @@ void htp_session_close(struct htp_session * s) {
     free(s);
 }
 
-uint32_t htp_session_id(const struct htp_session * s) {
+uint32_t htp_npu_session_id(const struct htp_npu_session * s) {
     return s->id;
 }
 
@@ -241,7 +242,7 @@ uint32_t htp_session_id(const struct htp_session * s) {
 // ---------------------------------------------------------------------------
 
 // Index of key in the table, or -1. Caller holds s->lock.
-static int64_t find_map(const struct htp_session * s, int32_t key) {
+static int64_t find_map(const struct htp_npu_session * s, int32_t key) {
     for (uint32_t i = 0; i < s->n_maps; i++) {
         if (s->maps[i].e.fd == key) {
             return i;
@@ -251,7 +252,7 @@ static int64_t find_map(const struct htp_session * s, int32_t key) {
 }
 
 static int lookup_map(void * arg, int32_t fd, struct htp_map_entry * out) {
-    struct htp_session * s = arg;
+    struct htp_npu_session * s = arg;
     htp_lock_acquire(&s->lock);
     int64_t i = find_map(s, fd);
     if (i >= 0) {
@@ -261,8 +262,8 @@ static int lookup_map(void * arg, int32_t fd, struct htp_map_entry * out) {
     return i >= 0 ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
 }
 
-int htp_session_map(struct htp_session * s, int32_t key, int fd, uint64_t size, uint32_t flags,
-                    struct htp_vmem_info * info) {
+int htp_npu_session_map(struct htp_npu_session * s, int32_t key, int fd, uint64_t size, uint32_t flags,
+                        struct htp_vmem_info * info) {
     int rc = HTP_STATUS_OK;
     htp_lock_acquire(&s->lock);
     if ((flags & ~(uint32_t)(HTP_BUF_EXTENDED | HTP_BUF_PINNED | HTP_BUF_EAGER)) != 0 || find_map(s, key) >= 0) {
@@ -290,7 +291,7 @@ done:
     return rc;
 }
 
-int htp_session_unmap(struct htp_session * s, int32_t key, struct htp_vmem_info * info) {
+int htp_npu_session_unmap(struct htp_npu_session * s, int32_t key, struct htp_vmem_info * info) {
     int rc = HTP_STATUS_OK;
     // Wait for a running batch to finish: it may use this buffer.
     htp_lock_acquire(&s->busy);
@@ -312,13 +313,13 @@ done:
     return rc;
 }
 
-void htp_session_vmem_info(struct htp_session * s, struct htp_vmem_info * info) {
+void htp_npu_session_vmem_info(struct htp_npu_session * s, struct htp_vmem_info * info) {
     htp_lock_acquire(&s->lock);
     htp_vmem_get_info(&s->vmem, info);
     htp_lock_release(&s->lock);
 }
 
-int htp_session_set_profiler(struct htp_session * s, uint32_t mode) {
+int htp_npu_session_set_profiler(struct htp_npu_session * s, uint32_t mode) {
     if (mode > 3) {
         return HTP_STATUS_INVAL_PARAMS;
     }
@@ -375,7 +376,7 @@ int htp_queue_desc_check(const struct htp_queue_desc * q, uint64_t pinned_size) 
 
 // Push a response, waiting (bounded, stop-aware) while the host has not
 // consumed earlier ones. Returns 0 when pushed, -1 when the queue must stop.
-static int push_rsp(struct htp_session * s, const struct htp_opbatch_rsp * rsp) {
+static int push_rsp(struct htp_npu_session * s, const struct htp_opbatch_rsp * rsp) {
     uint32_t d = s->q.depth;
     for (;;) {
         // Relaxed: our own index. Acquire: the host is done with older entries.
@@ -398,7 +399,7 @@ static int push_rsp(struct htp_session * s, const struct htp_opbatch_rsp * rsp) 
 }
 
 static void queue_reader(void * arg) {
-    struct htp_session * s = arg;
+    struct htp_npu_session * s = arg;
 
     struct htp_batch_env env = {
         .lookup     = lookup_map,
@@ -437,9 +438,9 @@ static void queue_reader(void * arg) {
         htp_lock_acquire(&s->busy);
         // Relaxed: read by the fault handler on this or a worker thread of
         // this process; it only names the session in a message.
-        atomic_store_explicit(&htp_device_running_session, s->id, memory_order_relaxed);
+        atomic_store_explicit(&htp_npu_device_running_session, s->id, memory_order_relaxed);
         htp_batch_process(&s->batch, &env, &req, &rsp);
-        atomic_store_explicit(&htp_device_running_session, 0, memory_order_relaxed);
+        atomic_store_explicit(&htp_npu_device_running_session, 0, memory_order_relaxed);
         htp_lock_release(&s->busy);
         exec_leave(s->dev);
 
@@ -454,7 +455,7 @@ static void queue_reader(void * arg) {
     queues_remove(s);
 }
 
-int htp_session_queue_start(struct htp_session * s, const struct htp_queue_desc * q) {
+int htp_npu_session_queue_start(struct htp_npu_session * s, const struct htp_queue_desc * q) {
     if (s->running) {
         return HTP_STATUS_INVAL_PARAMS;
     }
@@ -486,7 +487,7 @@ int htp_session_queue_start(struct htp_session * s, const struct htp_queue_desc 
     return HTP_STATUS_OK;
 }
 
-int htp_session_queue_stop(struct htp_session * s) {
+int htp_npu_session_queue_stop(struct htp_npu_session * s) {
     if (!s->running) {
         return HTP_STATUS_OK;
     }

@@ -30,34 +30,34 @@
 #include "lock.h"
 #include "pool.h"
 
-struct htp_device {
+struct htp_npu_device {
     struct htp_hw_info hw;
     struct htp_pool    pool;
 
     // Batch execution, one at a time in submission order. Guarded by
     // exec_mutex: the list, exec_busy, and each listed session's taken
     // request and request ring tail (readers pop under it).
-    struct htp_lock      exec_mutex;
-    struct htp_cond      exec_cv;  // broadcast when a batch ends or a queue leaves
-    int                  exec_busy;
-    struct htp_session * queues;  // sessions whose queue reader runs
+    struct htp_lock          exec_mutex;
+    struct htp_cond          exec_cv;  // broadcast when a batch ends or a queue leaves
+    int                      exec_busy;
+    struct htp_npu_session * queues;  // sessions whose queue reader runs
 };
 
 // Id of the session whose batch is executing (0: none); read by the fault
 // handler, so it is a lock-free atomic.
-extern _Atomic uint32_t htp_device_running_session;
+extern _Atomic uint32_t htp_npu_device_running_session;
 
 // How the NPU sleeps and wakes on the host's rings (the platform's
 // process-shared wait/wake).
 extern const struct htp_ring_sys htp_npu_ring_sys;
 
 // Start the pool (hw->n_threads workers). HTP_STATUS_OK or HTP_STATUS_NO_MEMORY.
-int  htp_device_init(struct htp_device * dev, const struct htp_hw_info * hw);
-void htp_device_free(struct htp_device * dev);
+int  htp_npu_device_init(struct htp_npu_device * dev, const struct htp_hw_info * hw);
+void htp_npu_device_free(struct htp_npu_device * dev);
 
-struct htp_session;
+struct htp_npu_session;
 
-struct htp_session_params {
+struct htp_npu_session_params {
     uint32_t id;         // session id (non-zero), chosen by the server
     uint32_t virt_idx;   // HTP<p>:<virt_idx>, for logs
     uint32_t n_threads;  // 0 = all of the device's
@@ -67,32 +67,33 @@ struct htp_session_params {
 
 // Open a session: reserve its window, allocate its scratch. Returns
 // HTP_STATUS_OK with *out, HTP_STATUS_INVAL_PARAMS or HTP_STATUS_NO_MEMORY.
-int htp_session_open(struct htp_device * dev, const struct htp_session_params * p, struct htp_session ** out);
+int htp_npu_session_open(struct htp_npu_device * dev, const struct htp_npu_session_params * p,
+                         struct htp_npu_session ** out);
 
 // Stop the queue, unmap everything, free the window and scratch. s is freed.
-void htp_session_close(struct htp_session * s);
+void htp_npu_session_close(struct htp_npu_session * s);
 
-uint32_t htp_session_id(const struct htp_session * s);
+uint32_t htp_npu_session_id(const struct htp_npu_session * s);
 
 // Map `size` bytes of memfd fd under key `key` (the host's fd number). fd is
 // not kept (the caller closes it). Fills *info with the window state either way.
-int htp_session_map(struct htp_session * s, int32_t key, int fd, uint64_t size, uint32_t flags,
-                    struct htp_vmem_info * info);
+int htp_npu_session_map(struct htp_npu_session * s, int32_t key, int fd, uint64_t size, uint32_t flags,
+                        struct htp_vmem_info * info);
 
 // Unmap key. Refused (HTP_STATUS_INVAL_PARAMS) for an unknown key and for the
 // pinned buffer of a running queue.
-int htp_session_unmap(struct htp_session * s, int32_t key, struct htp_vmem_info * info);
+int htp_npu_session_unmap(struct htp_npu_session * s, int32_t key, struct htp_vmem_info * info);
 
-void htp_session_vmem_info(struct htp_session * s, struct htp_vmem_info * info);
+void htp_npu_session_vmem_info(struct htp_npu_session * s, struct htp_vmem_info * info);
 
 // Validate q against the mapped pinned buffer and start the queue reader.
-int htp_session_queue_start(struct htp_session * s, const struct htp_queue_desc * q);
+int htp_npu_session_queue_start(struct htp_npu_session * s, const struct htp_queue_desc * q);
 
 // Stop and join the queue reader (no-op if none). HTP_STATUS_OK.
-int htp_session_queue_stop(struct htp_session * s);
+int htp_npu_session_queue_stop(struct htp_npu_session * s);
 
 // Profiler mode 0..3 for the following batches.
-int htp_session_set_profiler(struct htp_session * s, uint32_t mode);
+int htp_npu_session_set_profiler(struct htp_npu_session * s, uint32_t mode);
 
 // Validate a queue descriptor against the pinned buffer's mapped size (exposed
 // for tests). Returns HTP_STATUS_OK or HTP_STATUS_INVAL_PARAMS.
