@@ -288,6 +288,9 @@ static void test_bad_ops(void) {
     tb_reset(&b);
     tb_op(&b, 0xdeadbeef);
     EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "op code 0xdeadbeef");
+    tb_reset(&b);
+    tb_op(&b, HTP_OP_NOP)->flags = 1;
+    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "reserved op flags set");
 
     tb_reset(&b);
     uint16_t             s  = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, 1, 1, 1);

@@ -36,11 +36,9 @@ struct htp_op_tensor {
 // One op, host side (the reference's htp_opnode). Unused src / dst entries are NULL.
 struct htp_opnode {
     uint32_t                     opcode;  // enum htp_op
-    uint32_t                     flags;   // HTP_OP_FLAG_*
     const struct htp_op_tensor * src[HTP_OP_MAX_INPUTS];
     const struct htp_op_tensor * dst[HTP_OP_MAX_OUTPUTS];
     int32_t                      params[HTP_OP_PARAMS_SIZE / 4];
-    uint8_t                      kernel_params[HTP_OP_KPARAMS_SIZE];
 };
 
 struct htp_opbatch {

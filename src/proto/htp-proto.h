@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HTP_PROTO_VERSION 2
+#define HTP_PROTO_VERSION 3
 
 // ---------------------------------------------------------------------------
 // Limits
@@ -43,7 +43,6 @@
 #define HTP_OP_MAX_OUTPUTS      2     // destination operands of one op
 #define HTP_OP_MAX_DIMS         4
 #define HTP_OP_PARAMS_SIZE      64  // bytes of ggml op_params carried per op
-#define HTP_OP_KPARAMS_SIZE     64  // bytes of host-precomputed kernel parameters per op
 #define HTP_QUEUE_DEPTH         8   // batches in flight per session (default, GGML_HEXAGON_OPQUEUE)
 #define HTP_QUEUE_MAX_DEPTH     64
 #define HTP_MAX_NTHREADS        10             // NPU worker threads
@@ -195,9 +194,8 @@ struct htp_buf_desc {
 
 enum htp_tensor_flags {
     HTP_TENSOR_WEIGHT   = 1 << 0,  // lives in a weight buffer
-    HTP_TENSOR_TILED    = 1 << 1,  // data is in the repacked tiled layout (see repack.h)
+    HTP_TENSOR_TILED    = 1 << 1,  // data is in the repacked tiled layout (contract/tiled.h)
     HTP_TENSOR_FENCE    = 1 << 2,  // a run of fence slots (type I8, ne[0] = HTP_FENCE_SLOT_SIZE)
-    HTP_TENSOR_FUSEABLE = 1 << 3,  // host-side hint, ignored by the NPU
 };
 
 struct htp_tensor {
@@ -216,17 +214,12 @@ struct htp_tensor {
 // Op descriptor. src/dst are indices into the batch's tensor table.
 // ---------------------------------------------------------------------------
 
-enum htp_op_flags {
-    HTP_OP_FLAG_FUSED = 1 << 0,  // kernel_params describe a fused sequence (see the op's kernel)
-};
-
 struct htp_op_desc {
     uint32_t opcode;                              // enum htp_op_code
-    uint32_t flags;                               // HTP_OP_FLAG_*
+    uint32_t flags;                               // reserved: 0 (the NPU refuses anything else)
     uint16_t src[HTP_OP_MAX_INPUTS];              // tensor indices, HTP_NO_TENSOR when unused
     uint16_t dst[HTP_OP_MAX_OUTPUTS];             // tensor indices, HTP_NO_TENSOR when unused
     int32_t  params[HTP_OP_PARAMS_SIZE / 4];      // ggml op_params of the node, verbatim
-    uint8_t  kernel_params[HTP_OP_KPARAMS_SIZE];  // host-precomputed values (per op, see its kernel)
 };
 
 // ---------------------------------------------------------------------------
@@ -411,8 +404,7 @@ _Static_assert(offsetof(struct htp_tensor, type) == 80, "htp_tensor.type offset"
 _Static_assert(offsetof(struct htp_tensor, bi) == 88, "htp_tensor.bi offset");
 _Static_assert(offsetof(struct htp_op_desc, src) == 8, "htp_op_desc.src offset");
 _Static_assert(offsetof(struct htp_op_desc, params) == 32, "htp_op_desc.params offset");
-_Static_assert(offsetof(struct htp_op_desc, kernel_params) == 96, "htp_op_desc.kernel_params offset");
-_Static_assert(sizeof(struct htp_op_desc) == 160, "htp_op_desc layout");
+_Static_assert(sizeof(struct htp_op_desc) == 96, "htp_op_desc layout");
 _Static_assert(sizeof(struct htp_prof_desc) == 32, "htp_prof_desc layout");
 _Static_assert(sizeof(struct htp_trace_desc) == 16, "htp_trace_desc layout");
 _Static_assert(sizeof(struct htp_opbatch_req) == 40, "htp_opbatch_req layout");
