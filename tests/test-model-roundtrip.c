@@ -20,7 +20,8 @@
 
 #include "gguf.h"
 #include "llama.h"
-#include "model-common.h"
+#include "model-gen.h"
+#include "model-load.h"
 
 static int n_fail = 0;
 

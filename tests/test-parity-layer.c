@@ -21,7 +21,8 @@
 #include "ggml-backend.h"
 #include "ggml-htp.h"
 #include "llama.h"
-#include "model-common.h"
+#include "model-gen.h"
+#include "model-load.h"
 
 enum { N_PROMPT = 12, N_GEN = 4, N_POS = N_PROMPT + N_GEN, N_CTX = 64 };
 

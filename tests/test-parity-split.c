@@ -22,7 +22,8 @@
 
 #include "ggml-backend.h"
 #include "llama.h"
-#include "model-common.h"
+#include "model-gen.h"
+#include "model-load.h"
 
 #define N_PROMPT 12
 #define N_GEN    4

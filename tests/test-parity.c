@@ -49,7 +49,8 @@
 #include <unistd.h>
 
 #include "llama.h"
-#include "model-common.h"
+#include "model-gen.h"
+#include "model-load.h"
 
 #define N_PROMPT_MAX 24  // prompt tokens (BOS included)
 #define N_GEN        4   // single-token decodes after the prompt

@@ -40,7 +40,8 @@
 #include "ggml-htp.h"
 #include "gguf.h"
 #include "llama.h"
-#include "model-common.h"
+#include "model-gen.h"
+#include "model-load.h"
 
 #ifndef HTP_SOURCE_DIR
 #define HTP_SOURCE_DIR "."

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model-common.h"
+#include "model-gen.h"
 
 static void usage(FILE * f) {
     fprintf(f,

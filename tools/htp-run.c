@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 #include "gguf.h"
-#include "model-common.h"
+#include "model-gen.h"
+#include "model-load.h"
 
 // The default model: change these to change what `make run` runs.
 #define DEFAULT_MODEL_FILE   "default.gguf"

@@ -1,8 +1,8 @@
 # The model tools: htp-model writes GGUF models with seeded random weights,
 # htp-run loads one with libllama, offloads it to an HTP device and generates.
-# Both share model-common.c (the generator and the loader), which the tests
+# Both share model-gen.c (the generator) and model-load.c (the loader), which the tests
 # link too.
-add_library(htp-model-common STATIC model-common.c)
+add_library(htp-model-common STATIC model-gen.c model-load.c)
 target_include_directories(htp-model-common PUBLIC ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(htp-model-common PUBLIC llama ggml ggml-base ggml-htp Threads::Threads m)
 htp_target(htp-model-common)

@@ -1,16 +1,12 @@
-// model-common.h: what htp-model and htp-run share, and what tests reuse.
-//
-//  - htp_model_write(): writes a llama / qwen3 / qwen3moe GGUF with seeded
-//    random weights and a byte-fallback SPM vocabulary that libllama loads.
-//    The same spec (seed included) always gives the same file, byte for byte,
-//    whatever the number of threads: every row has its own random stream.
-//    The real-valued weights do not depend on the weight type either, so a
-//    Q8_0 file is a quantization of the F16 file of the same seed and shape.
-//  - htp_model_open(): loads a GGUF with libllama with everything offloaded to
-//    one named ggml device (e.g. "HTP0"), or on the CPU alone.
+// model-gen.h: htp_model_write() writes a llama / qwen3 / qwen3moe GGUF with
+// seeded random weights and a byte-fallback SPM vocabulary that libllama
+// loads. The same spec (seed included) always gives the same file, byte for
+// byte, whatever the number of threads: every row has its own random stream.
+// The real-valued weights do not depend on the weight type either, so a Q8_0
+// file is a quantization of the F16 file of the same seed and shape.
 
-#ifndef HTP_MODEL_COMMON_H
-#define HTP_MODEL_COMMON_H
+#ifndef HTP_MODEL_GEN_H
+#define HTP_MODEL_GEN_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -89,46 +85,4 @@ int htp_model_write(const struct htp_model_spec * spec, const char * path, htp_m
 // Bytes of tensor data the spec makes (what the progress total will be).
 uint64_t htp_model_data_size(const struct htp_model_spec * spec);
 
-// ---------------------------------------------------------------- loading
-
-struct htp_model_load_params {
-    const char *            path;       // GGUF file
-    const char *            device;     // ggml device name ("HTP0"), NULL = CPU only
-    uint32_t                n_ctx;      // context, 0 = min(512, training context)
-    uint32_t                n_batch;    // logical batch, 0 = n_ctx
-    int                     n_threads;  // CPU threads, 0 = all CPUs
-    llama_progress_callback progress;   // load progress, may be NULL
-    void *                  progress_user;
-};
-
-// Registers the HTP backend with ggml once (later calls do nothing).
-void htp_model_register_htp(void);
-
-// Loads path and creates a context. With a device, all layers go to it
-// (devices = {dev, NULL}, n_gpu_layers = 999) and the HTP backend is
-// registered first; without, the model runs on ggml-cpu as llama.cpp users
-// get it (no device list, no offload). 0 = success, *model and *ctx owned by
-// the caller (llama_free, llama_model_free); -1 with a message on stderr.
-int htp_model_open(const struct htp_model_load_params * p, struct llama_model ** model, struct llama_context ** ctx);
-
-// ---------------------------------------------------------------- libllama's log
-
-// ggml hands a log callback a message in pieces (GGML_LOG_LEVEL_CONT
-// continues the previous one); this gathers the pieces into whole lines.
-struct htp_log_lines {
-    char                line[1024];  // the line being assembled (longer lines are cut)
-    size_t              len;
-    enum ggml_log_level last;  // level of the message a CONT piece continues
-};
-
-// Feeds one piece to ll and calls on_line(user, line) for every line it
-// completes. Returns the piece's level, CONT resolved to the message's.
-enum ggml_log_level htp_log_lines_feed(struct htp_log_lines * ll, enum ggml_log_level level, const char * text,
-                                       void (*on_line)(void * user, const char * line), void * user);
-
-// libllama's "graph splits = P" or "graph splits = P (with bs=B), T" line:
-// 1 with *pp the prompt graph's splits and *tg the one-token graph's (P when
-// only one is given); 0 when line is not one.
-int htp_log_graph_splits(const char * line, int * pp, int * tg);
-
-#endif  // HTP_MODEL_COMMON_H
+#endif  // HTP_MODEL_GEN_H
