@@ -1,8 +1,13 @@
-// test-ops: op conformance suite. Every op case the device under test claims
-// (ggml_backend_dev_supports_op) is computed on it and on ggml-cpu from the same
-// input bytes, and the outputs are compared with ggml's normalised error,
-// NMSE = sum (cpu - dev)^2 / sum cpu^2, against the op's threshold (the values
-// ggml's test-backend-ops uses). A case the device refuses counts as skipped.
+// test-ops: op conformance suite. Every op case is computed on the device
+// under test and on ggml-cpu from the same input bytes, and the outputs are
+// compared with ggml's normalised error, NMSE = sum (cpu - dev)^2 / sum cpu^2,
+// against the op's threshold (the values ggml's test-backend-ops uses).
+//
+// Each generator says which of its cases the backend must claim: a must-claim
+// case that supports_op refuses is a FAILURE (so a broken check cannot hide
+// failures as skips). Cases outside what the kernels claim (a weight type or
+// copy they do not run, say) are run with a reason: refused, they count as
+// skipped under that reason; claimed, they must pass like any other.
 //
 // One idea to hold: a case is a family (how to build, describe, initialise and
 // judge one kind of graph) plus a parameter struct. The graph is built twice
@@ -22,7 +27,8 @@
 //       comma-separated list selects several
 //   --inject-error  perturb the device's result so every case must fail
 // Prints each failure with its parameters, then exactly one summary line
-// "N passed, M failed, K skipped". Exit 0 pass, 1 fail, 77 device missing.
+// "N passed, M failed, K skipped" (with the skips counted by reason).
+// Exit 0 pass, 1 fail, 77 device missing.
 
 #include <float.h>
 #include <inttypes.h>
@@ -1431,6 +1437,11 @@ struct suite {
     int                        inject;
     int                        case_no;  // every generated case, filtered or not
     int                        n_pass, n_fail, n_skip;
+    struct skip_reason {
+        const char * why;
+        int          n;
+    } skips[16];
+    int n_skip_reasons;
     struct op_count {
         char name[32];
         int  pass, fail, skip;
@@ -1655,6 +1666,10 @@ static int lists_op(const char * list, const char * op) {
 
 enum verdict { V_PASS, V_FAIL, V_SKIP, V_FILTERED };
 
+// NULL: the next cases must be claimed by the device. Otherwise the reason
+// they lie outside what its kernels claim (set by run_case_outside).
+static const char * g_outside;
+
 // Non-zero: the device's tensors of the next cases live in a buffer marked as
 // weights, so quantized weights are stored tiled at set_tensor (otherwise the
 // default buffer, where GGML_HEXAGON_RT_REPACK decides at graph time).
@@ -1688,12 +1703,16 @@ static enum verdict run_case_inner(struct suite * s, const struct op_family * f,
             continue;
         }
         if (!ggml_backend_supports_op(s->ref, t)) {
-            snprintf(why, nwhy, "CPU refuses %s", ggml_op_desc(t));
+            snprintf(why, nwhy, "the CPU refuses %s", ggml_op_desc(t));
             v = V_SKIP;
             goto done;
         }
         if (!ggml_backend_dev_supports_op(s->dut_dev, t)) {
-            snprintf(why, nwhy, "not supported");
+            if (g_outside == NULL) {
+                snprintf(why, nwhy, "must be claimed, but supports_op refuses %s", ggml_op_desc(t));
+                goto done;
+            }
+            snprintf(why, nwhy, "%s", g_outside);
             v = V_SKIP;
             goto done;
         }
@@ -1774,6 +1793,19 @@ done:
     return v;
 }
 
+// One more skip for reason why (reasons are few: a fixed table).
+static void count_skip(struct suite * s, const char * why) {
+    for (int i = 0; i < s->n_skip_reasons; i++) {
+        if (strcmp(s->skips[i].why, why) == 0) {
+            s->skips[i].n++;
+            return;
+        }
+    }
+    if (s->n_skip_reasons < (int)(sizeof s->skips / sizeof s->skips[0])) {
+        s->skips[s->n_skip_reasons++] = (struct skip_reason){strdup(why), 1};
+    }
+}
+
 static void run_case(struct suite * s, const struct op_family * f, const void * p) {
     char   desc[512] = "", why[256] = "";
     double err = 0.0;
@@ -1800,6 +1832,7 @@ static void run_case(struct suite * s, const struct op_family * f, const void * 
             if (c) {
                 c->skip++;
             }
+            count_skip(s, why);
             if (s->verbose) {
                 printf("skip  %s: %s\n", desc, why);
             }
@@ -1814,6 +1847,16 @@ static void run_case(struct suite * s, const struct op_family * f, const void * 
     }
     fflush(stdout);
 }
+
+// A case outside what the kernels claim: the device may refuse it (a skip
+// counted under why); if it claims it, it must pass.
+static void run_case_outside(struct suite * s, const struct op_family * f, const void * p, const char * why) {
+    g_outside = why;
+    run_case(s, f, p);
+    g_outside = NULL;
+}
+
+#define OUTSIDE_TYPE "type outside what the kernels claim"
 
 // ---------------------------------------------------------------------------
 // Case generators, one per op family. Shapes follow test-backend-ops where it
@@ -2817,6 +2860,18 @@ static void gen_mul_mat_q(struct suite * s) {
     }
 }
 
+// Weight types no matmul kernel runs: refused by supports_op, or right.
+static void gen_mul_mat_outside(struct suite * s) {
+    static const enum ggml_type types[] = {GGML_TYPE_Q5_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_IQ4_XS};
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+        struct p_mul_mat p = {
+            .ta = types[ti], .m = 16, .n = 3, .k = 256, .bs = {1, 1}, .nr = {1, 1}, .per = {0, 1, 2, 3}};
+        run_case_outside(s, &fam_mul_mat, &p, OUTSIDE_TYPE);
+        p.n = 1;
+        run_case_outside(s, &fam_mul_mat, &p, OUTSIDE_TYPE);
+    }
+}
+
 static void gen_mul_mat_id_q(struct suite * s) {
     static const enum ggml_type      types[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q4_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
                                                 GGML_TYPE_MXFP4, GGML_TYPE_BF16, GGML_TYPE_F32,  GGML_TYPE_F16};
@@ -2849,6 +2904,17 @@ static void gen_get_rows_q(struct suite * s) {
                 }
             }
         }
+    }
+}
+
+// Copies no CPY kernel does: dequantizing a quantized source, quantizing
+// into a type other than Q8_0 / Q4_0.
+static void gen_cpy_outside(struct suite * s) {
+    static const enum ggml_type pairs[][2] = {
+        {GGML_TYPE_Q8_0, GGML_TYPE_F32}, {GGML_TYPE_Q4_0, GGML_TYPE_F32}, {GGML_TYPE_F32, GGML_TYPE_Q5_1}};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        struct p_cpy p = {pairs[i][0], pairs[i][1], {64, 3, 2, 1}, {0}, {0}, {0}, 0, {0}};
+        run_case_outside(s, &fam_cpy, &p, OUTSIDE_TYPE);
     }
 }
 
@@ -3001,6 +3067,9 @@ static const struct generator {
     {"GATED_DELTA_NET", gen_gdn},
     {"SOLVE_TRI", gen_solve_tri},
     {"IM2COL", gen_im2col},
+    // Last, so the cases above keep their numbers (and their seeded inputs).
+    {"MUL_MAT", gen_mul_mat_outside},
+    {"CPY", gen_cpy_outside},
 };
 
 // True when the comma-separated lists a and b share an op name.
@@ -3087,7 +3156,11 @@ int main(int argc, char ** argv) {
     for (int i = 0; i < s.n_ops; i++) {
         printf("  %-10s pass %5d  fail %5d  skip %5d\n", s.ops[i].name, s.ops[i].pass, s.ops[i].fail, s.ops[i].skip);
     }
-    printf("%d passed, %d failed, %d skipped\n", s.n_pass, s.n_fail, s.n_skip);
+    printf("%d passed, %d failed, %d skipped", s.n_pass, s.n_fail, s.n_skip);
+    for (int i = 0; i < s.n_skip_reasons; i++) {
+        printf("%s%d %s", i == 0 ? " (" : "; ", s.skips[i].n, s.skips[i].why);
+    }
+    printf("%s\n", s.n_skip_reasons ? ")" : "");
     ggml_backend_free(s.dut);
     ggml_backend_free(s.ref);
     return s.n_fail > 0 ? 1 : 0;
