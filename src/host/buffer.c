@@ -19,6 +19,7 @@
 
 #include "log.h"
 #include "npu-proc.h"
+#include "status.h"
 #include "session.h"
 
 struct htp_buffer_map {

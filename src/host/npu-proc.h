@@ -19,18 +19,7 @@
 #include <sys/types.h>
 
 #include "proto/htp-proto.h"
-
-// Host-side statuses, beyond the enum htp_status codes an NPU answers with.
-// Every fallible host call returns 0 (HTP_STATUS_OK) or one of either set.
-enum htp_host_status {
-    HTP_STATUS_NPU_DEAD = 100,  // the NPU process died, hung or cannot be started
-    HTP_STATUS_HOST_ERR = 101,  // a host-side failure (allocation, system call, bad argument)
-    HTP_STATUS_PROTOCOL = 102,  // the NPU broke the protocol (wrong answer type, sequence, size)
-    HTP_STATUS_TIMEOUT  = 103,  // a bounded wait ran out (the NPU lives but has not answered yet)
-};
-
-// Short name of a status of either set ("ok", "inval-params", "npu-dead", ...).
-const char * htp_status_str(int status);
+#include "status.h"
 
 #define HTP_NPU_MAX_PHYS        16    // physical NPU indices this host can start
 #define HTP_NPU_CALL_TIMEOUT_MS 5000  // a control request unanswered this long kills the NPU

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "buffer.h"
-#include "npu-proc.h"
+#include "status.h"
 
 static uint32_t hash_ptr(const void * p, uint64_t extra) {
     uint64_t x = (uint64_t)(uintptr_t)p ^ (extra * 0x9e3779b97f4a7c15ull);

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "npu/ops/htp-ops.h"
 #include "npu-proc.h"
+#include "status.h"
 #include "wait.h"
 
 uint64_t htp_opqueue_ring_size(uint32_t depth, uint32_t entry_size) {

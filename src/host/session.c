@@ -31,6 +31,7 @@
 
 #include "log.h"
 #include "opqueue.h"
+#include "status.h"
 #include "wait.h"
 
 #define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
