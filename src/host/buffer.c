@@ -134,13 +134,7 @@ static int unmap_locked(struct htp_buffer * buf, uint32_t i, bool send) {
     struct htp_session * sess = buf->maps[i].sess;
     int                  rc   = 0;
     if (buf->maps[i].mapped && send) {
-        struct htp_ctl_req req = {.type = HTP_CTL_UNMAP, .session = htp_session_id(sess)};
-        struct htp_ctl_rsp rsp;
-        req.u.map.fd = buf->fd;
-        rc           = htp_npu_call(htp_session_npu(sess), &req, -1, &rsp);
-        if (rc == 0 && rsp.status != HTP_STATUS_OK) {
-            rc = (int)rsp.status;
-        }
+        rc = htp_npu_unmap_buffer(htp_session_npu(sess), htp_session_id(sess), buf->fd);
         if (rc != 0 && rc != HTP_STATUS_NPU_DEAD) {
             HTP_LOG_ERROR("ggml-htp: %s unmap of buffer fd %d failed: %s\n", htp_session_name(sess), buf->fd,
                           htp_status_str(rc));
@@ -261,26 +255,13 @@ int htp_buffer_use(struct htp_buffer * buf, struct htp_session * sess) {
     return i < 0 ? HTP_STATUS_HOST_ERR : 0;
 }
 
-static int map_call(struct htp_buffer * buf, struct htp_session * sess, uint32_t flags) {
-    struct htp_ctl_req req = {.type = HTP_CTL_MAP, .session = htp_session_id(sess)};
-    struct htp_ctl_rsp rsp;
-    req.u.map.fd    = buf->fd;
-    req.u.map.flags = flags;
-    req.u.map.size  = buf->size;
-    int rc          = htp_npu_call(htp_session_npu(sess), &req, buf->fd, &rsp);
-    if (rc == 0 && rsp.status != HTP_STATUS_OK) {
-        rc = (int)rsp.status;
-    }
-    return rc;
-}
-
 // Map record i of buf (not mapped yet). A failed map is retried once after
 // 100 ms (spurious failures happen on the DSP); an extended map is retried in
 // eager mode. With once, there is no retry and no error log (probing). Lock held.
 static int map_locked(struct htp_buffer * buf, uint32_t i, bool once) {
     struct htp_session * sess  = buf->maps[i].sess;
     uint32_t             flags = htp_buffer_desc_flags(buf, sess);
-    int                  rc    = map_call(buf, sess, flags);
+    int rc = htp_npu_map_buffer(htp_session_npu(sess), htp_session_id(sess), buf->fd, buf->size, flags);
     if (rc != 0 && !once && rc != HTP_STATUS_NPU_DEAD && rc != HTP_STATUS_PROTOCOL) {
         if (flags & HTP_BUF_EXTENDED) {
             flags |= HTP_BUF_EAGER;
@@ -288,7 +269,7 @@ static int map_locked(struct htp_buffer * buf, uint32_t i, bool once) {
         HTP_VERBOSE("ggml-htp: %s map of fd %d failed (%s), retrying in 100 ms\n", htp_session_name(sess), buf->fd,
                     htp_status_str(rc));
         usleep(100 * 1000);
-        rc = map_call(buf, sess, flags);
+        rc = htp_npu_map_buffer(htp_session_npu(sess), htp_session_id(sess), buf->fd, buf->size, flags);
     }
     if (rc == 0) {
         buf->maps[i].mapped = true;

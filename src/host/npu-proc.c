@@ -299,6 +299,27 @@ done:
     return rc;
 }
 
+// One request whose answer carries nothing we keep: its status or the call's.
+static int call_status(struct htp_npu * npu, const struct htp_ctl_req * req, int send_fd) {
+    struct htp_ctl_rsp rsp;
+    int                rc = htp_npu_call(npu, req, send_fd, &rsp);
+    return rc == 0 && rsp.status != HTP_STATUS_OK ? (int)rsp.status : rc;
+}
+
+int htp_npu_map_buffer(struct htp_npu * npu, uint32_t session_id, int fd, uint64_t size, uint32_t flags) {
+    struct htp_ctl_req req = {.type = HTP_CTL_MAP, .session = session_id};
+    req.u.map.fd           = fd;
+    req.u.map.flags        = flags;
+    req.u.map.size         = size;
+    return call_status(npu, &req, fd);
+}
+
+int htp_npu_unmap_buffer(struct htp_npu * npu, uint32_t session_id, int fd) {
+    struct htp_ctl_req req = {.type = HTP_CTL_UNMAP, .session = session_id};
+    req.u.map.fd           = fd;
+    return call_status(npu, &req, -1);
+}
+
 static void npu_destroy(struct htp_npu * npu) {
     pthread_mutex_lock(&npu->reap_lock);
     npu->closing = true;

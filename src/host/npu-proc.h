@@ -47,6 +47,13 @@ void htp_npu_put(struct htp_npu * npu);
 // Thread-safe: calls are serialised.
 int htp_npu_call(struct htp_npu * npu, const struct htp_ctl_req * req, int send_fd, struct htp_ctl_rsp * rsp);
 
+// Map the memfd fd (size bytes, HTP_BUF_* flags) into session session_id on
+// npu (HTP_CTL_MAP; fd travels with the request and is the key the NPU files
+// the mapping under), or unmap it (HTP_CTL_UNMAP). Returns 0, the NPU's status
+// when it refused, or a status of htp_npu_call.
+int htp_npu_map_buffer(struct htp_npu * npu, uint32_t session_id, int fd, uint64_t size, uint32_t flags);
+int htp_npu_unmap_buffer(struct htp_npu * npu, uint32_t session_id, int fd);
+
 // Check that the NPU lives: not declared dead, socket not hung up, child not
 // exited. Cheap (one poll and one waitpid, both non-blocking); thread-safe.
 // A death found here is recorded, so later calls fail at once.
