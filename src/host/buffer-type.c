@@ -143,7 +143,7 @@ static ggml_backend_buffer_t buft_alloc_buffer(ggml_backend_buffer_type_t buft, 
                   HTP_PAGE_SIZE;
     }
     struct htp_buffer * buf = NULL;
-    int                 rc  = htp_buffer_alloc(sess, memsize, 0, &buf);
+    int                 rc  = htp_buffer_alloc(htp_session_map_target(sess), memsize, 0, &buf);
     if (rc != 0) {
         HTP_LOG_ERROR("ggml-htp: %s: cannot allocate a buffer of %zu bytes: %s\n", d->cfg.name, size,
                       htp_status_str(rc));

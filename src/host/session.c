@@ -49,6 +49,8 @@ struct htp_session {
     uint64_t                  vmem_size;
     uint64_t                  max_vmem;
 
+    struct htp_map_target target;  // what buffers know of this session (set at SESSION_OPEN)
+
     struct htp_buffer * pinned;
     uint64_t            rsp_off, slots_off, slot_size, fences_off;
 
@@ -214,6 +216,8 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
     }
     sess->id     = rsp.u.open.session;
     sess->opened = true;
+    sess->target = (struct htp_map_target){.npu = sess->npu, .session_id = sess->id, .phys_idx = params->phys_idx};
+    snprintf(sess->target.name, sizeof sess->target.name, "%s", sess->params.name);
 
     // Workers and trace room decide the slot size ("use n_threads for queue sizing").
     uint32_t hw_threads = hw->n_threads ? hw->n_threads : 1;
@@ -231,7 +235,7 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
     sess->fences_off     = ALIGN_UP(sess->slots_off + (uint64_t)depth * sess->slot_size, HTP_FENCE_SLOT_SIZE);
     uint64_t total       = sess->fences_off + (uint64_t)params->n_fences * HTP_FENCE_SLOT_SIZE;
 
-    rc = htp_buffer_alloc(sess, total, HTP_BUFFER_PINNED, &sess->pinned);
+    rc = htp_buffer_alloc(&sess->target, total, HTP_BUFFER_PINNED, &sess->pinned);
     if (rc != 0) {
         goto fail;
     }
@@ -245,7 +249,7 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
     if (rc != 0) {
         goto fail;
     }
-    rc = htp_buffer_map(sess->pinned, sess);
+    rc = htp_buffer_map(sess->pinned, &sess->target);
     if (rc != 0) {
         goto fail;
     }
@@ -296,7 +300,7 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
         HTP_LOG_INFO("ggml-htp: %s measured max vmem %llu\n", params->name, (unsigned long long)measured);
         sess->max_vmem = measured;
     }
-    rc = htp_opbatch_init(&sess->batch, sess, params->batch_ops, sess->max_vmem);
+    rc = htp_opbatch_init(&sess->batch, &sess->target, params->batch_ops, sess->max_vmem);
     if (rc != 0) {
         goto fail;
     }
@@ -335,7 +339,7 @@ void htp_session_close(struct htp_session * sess) {
         // Unmap everything from this session (the pinned buffer included: the
         // queue is stopped), then free the pinned buffer, which unmaps it from
         // the sessions that cloned it for its fences.
-        htp_buffer_forget_session(sess, true);
+        htp_buffer_forget_target(&sess->target, true);
     }
     htp_buffer_unref(sess->pinned);
     sess->pinned = NULL;
@@ -387,6 +391,10 @@ struct htp_npu * htp_session_npu(const struct htp_session * sess) {
 
 struct htp_buffer * htp_session_pinned(const struct htp_session * sess) {
     return sess->pinned;
+}
+
+const struct htp_map_target * htp_session_map_target(const struct htp_session * sess) {
+    return &sess->target;
 }
 
 uint64_t htp_session_slot_size(const struct htp_session * sess) {
@@ -531,9 +539,9 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
     if (!sess->params.mmap_stacking) {
         // Naive order (measurements only): this batch's buffers as it met them.
         for (uint32_t i = 0; i < b->n_bufs; i++) {
-            int rc = htp_buffer_map(b->buf_ptrs[i], sess);
+            int rc = htp_buffer_map(b->buf_ptrs[i], &sess->target);
             for (uint32_t k = 0; rc == 0 && k < sess->n_members; k++) {
-                rc = htp_buffer_map(b->buf_ptrs[i], sess->members[k]);
+                rc = htp_buffer_map(b->buf_ptrs[i], &sess->members[k]->target);
             }
             if (rc != 0) {
                 htp_opbatch_reset(b);
@@ -548,9 +556,9 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
     if (sess->params.mmap_stacking) {
         // mmap stacking: everything registered and unmapped in the session
         // and its group goes in now, largest first, across sessions.
-        struct htp_session * group[HTP_SESSION_MAX_MEMBERS] = {sess};  // + the group's member sessions
+        const struct htp_map_target * group[HTP_SESSION_MAX_MEMBERS] = {&sess->target};  // + the group's members
         for (uint32_t k = 0; k < sess->n_members; k++) {
-            group[k + 1] = sess->members[k];
+            group[k + 1] = &sess->members[k]->target;
         }
         struct htp_buffer_map_failure f  = {0};
         int                           rc = htp_buffer_map_pending(group, 1 + sess->n_members, &f);
@@ -560,8 +568,8 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
                 return npu_died(sess);
             }
             return record_error(sess, rc, "mapping buffer fd %d of %zu bytes%s%s", f.fd, f.size,
-                                f.sess && f.sess != sess ? " into " : "",
-                                f.sess && f.sess != sess ? htp_session_name(f.sess) : "");
+                                f.target && f.target != &sess->target ? " into " : "",
+                                f.target && f.target != &sess->target ? f.target->name : "");
         }
     }
 
@@ -634,9 +642,9 @@ static int use_operand(struct htp_session * sess, const struct htp_op_tensor * t
             return 0;
         }
     }
-    int rc = htp_buffer_use(t->buf, sess);
+    int rc = htp_buffer_use(t->buf, &sess->target);
     for (uint32_t k = 0; rc == 0 && k < sess->n_members; k++) {
-        rc = htp_buffer_use(t->buf, sess->members[k]);
+        rc = htp_buffer_use(t->buf, &sess->members[k]->target);
     }
     return rc;
 }
@@ -717,7 +725,7 @@ int htp_session_group_init(struct htp_session * sess, struct htp_session * const
     }
     for (uint32_t i = 0; i < n; i++) {
         // The members signal and wait on the leader's slots: they map its pinned buffer.
-        int rc = htp_buffer_use(sess->pinned, members[i]);
+        int rc = htp_buffer_use(sess->pinned, &members[i]->target);
         if (rc) {
             htp_session_fence_free(sess, sess->group_slots, n + 1);
             sess->group_slots = NULL;
@@ -756,16 +764,16 @@ int htp_session_push_raw(struct htp_session * sess, const void * bytes, uint64_t
 // --- buffers ---
 
 int htp_session_use_buffer(struct htp_session * sess, struct htp_buffer * buf) {
-    return htp_buffer_use(buf, sess);
+    return htp_buffer_use(buf, &sess->target);
 }
 
 int htp_session_map_buffer(struct htp_session * sess, struct htp_buffer * buf) {
-    int rc = htp_buffer_map(buf, sess);
+    int rc = htp_buffer_map(buf, &sess->target);
     return rc == HTP_STATUS_NPU_DEAD ? npu_died(sess) : rc;
 }
 
 int htp_session_unmap_buffer(struct htp_session * sess, struct htp_buffer * buf) {
-    int rc = htp_buffer_unmap(buf, sess);
+    int rc = htp_buffer_unmap(buf, &sess->target);
     return rc == HTP_STATUS_NPU_DEAD ? npu_died(sess) : rc;
 }
 
@@ -782,11 +790,11 @@ int htp_session_measure_vmem(struct htp_session * sess, uint64_t * bytes) {
     // Sizes include the guard page, so the window's own rounding is measured too.
     while (n < sizeof bufs / sizeof bufs[0]) {
         uint64_t size = n_big < 3 ? big : step;
-        rc            = htp_buffer_alloc(sess, (size_t)(size - HTP_PAGE_SIZE), 0, &bufs[n]);
+        rc            = htp_buffer_alloc(&sess->target, (size_t)(size - HTP_PAGE_SIZE), 0, &bufs[n]);
         if (rc != 0) {
             break;  // the host ran out first: measure what was mapped
         }
-        rc = htp_buffer_try_map(bufs[n], sess);
+        rc = htp_buffer_try_map(bufs[n], &sess->target);
         if (rc != 0) {
             htp_buffer_unref(bufs[n]);
             if (size == big && rc != HTP_STATUS_NPU_DEAD && rc != HTP_STATUS_PROTOCOL) {

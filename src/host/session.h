@@ -78,6 +78,10 @@ uint64_t                   htp_session_max_vmem(const struct htp_session * sess)
 struct htp_npu *           htp_session_npu(const struct htp_session * sess);
 struct htp_buffer *        htp_session_pinned(const struct htp_session * sess);
 
+// The session's mapping identity: what buffers register it under (buffer.h).
+// Valid, at the same address, until the session is closed.
+const struct htp_map_target * htp_session_map_target(const struct htp_session * sess);
+
 // The first recorded error (0 if none) and a message naming the session.
 int          htp_session_last_error(const struct htp_session * sess);
 const char * htp_session_error(const struct htp_session * sess);
