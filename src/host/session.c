@@ -31,6 +31,7 @@
 
 #include "log.h"
 #include "opqueue.h"
+#include "profile.h"
 #include "status.h"
 #include "wait.h"
 
@@ -407,36 +408,6 @@ uint32_t htp_session_in_flight(const struct htp_session * sess) {
 
 // --- responses ---
 
-static void log_profile(const struct htp_session * sess, const struct htp_opbatch_rsp * rsp,
-                        const struct htp_prof_desc * prof, uint32_t n) {
-    HTP_LOG_DEBUG("ggml-htp: %s profile-batch #%llu: n-ops %u done %u status %s usec %llu cycles %llu\n",
-                  sess->params.name, (unsigned long long)rsp->seq, rsp->n_ops, rsp->n_done,
-                  htp_status_str((int)rsp->status), (unsigned long long)rsp->usecs, (unsigned long long)rsp->cycles);
-    for (uint32_t i = 0; i < n; i++) {
-        HTP_LOG_DEBUG("ggml-htp: %s profile-op #%u %s: usec %llu cycles %llu threads %u status %s\n", sess->params.name,
-                      i, htp_opqueue_op_name(prof[i].opcode), (unsigned long long)prof[i].usecs,
-                      (unsigned long long)prof[i].cycles, prof[i].n_threads, htp_status_str((int)prof[i].status));
-    }
-}
-
-static void log_trace(const struct htp_session * sess, const struct htp_opbatch_rsp * rsp,
-                      const struct htp_opqueue_prof * p) {
-    static const char * evt[] = {"?", "op-begin", "op-end", "fence"};
-    // The NPU says how many events each thread wrote; never read past what we reserved.
-    uint32_t n = rsp->n_traces < p->n_traces ? rsp->n_traces : p->n_traces;
-    for (uint32_t t = 0; t < p->n_threads; t++) {
-        for (uint32_t i = 0; i < n; i++) {
-            const struct htp_trace_desc * e = &p->trace[(uint64_t)t * p->n_traces + i];
-            if (e->event == 0) {
-                break;  // fewer events on this thread (the area starts zeroed)
-            }
-            HTP_LOG_DEBUG("ggml-htp: %s trace-evt #%llu thread %u: %s op %u at %llu us\n", sess->params.name,
-                          (unsigned long long)rsp->seq, t, e->event < 4 ? evt[e->event] : "?", e->op,
-                          (unsigned long long)e->usecs);
-        }
-    }
-}
-
 // Pop the oldest answer, waiting for it in slices and checking the NPU
 // between them. With record_status, a failed batch becomes the session's
 // error; the fault-injection path passes false.
@@ -456,10 +427,10 @@ static int collect_one(struct htp_session * sess, bool record_status) {
                 uint32_t n = p.n_prof < sess->params.batch_ops ? p.n_prof : sess->params.batch_ops;
                 memcpy(sess->last_prof, p.prof, sizeof *p.prof * n);
                 sess->n_last_prof = n;
-                log_profile(sess, &rsp, sess->last_prof, n);
+                htp_profile_log_ops(sess->params.name, &rsp, sess->last_prof, n);
             }
             if (p.trace) {
-                log_trace(sess, &rsp, &p);
+                htp_profile_log_trace(sess->params.name, &rsp, &p);
             }
             if (rsp.status != HTP_STATUS_OK && record_status) {
                 record_error(sess, (int)rsp.status, "batch %llu failed at op %u of %u", (unsigned long long)rsp.seq,
