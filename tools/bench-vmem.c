@@ -25,6 +25,7 @@
 #include "bench.h"
 #include "ggml.h"
 #include "host/planner.h"
+#include "host/session-submit.h"
 #include "host/session.h"
 
 #define MiB (1024ull * 1024ull)

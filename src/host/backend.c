@@ -10,6 +10,8 @@
 #include <time.h>
 
 #include "backend-impl.h"
+#include "session-fence.h"
+#include "session-submit.h"
 #include "ggml-htp.h"
 #include "ggml-internal.h"
 #include "graph-order.h"

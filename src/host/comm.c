@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "backend-impl.h"
+#include "session-fence.h"
+#include "session-submit.h"
 #include "log.h"
 
 struct htp_comm {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "backend-impl.h"
+#include "session-submit.h"
 #include "log.h"
 
 // A group device: one more session per member NPU, with the leader's

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 
 #include "backend-impl.h"
+#include "session-fence.h"
+#include "session-submit.h"
 #include "log.h"
 
 #define HTP_EVENT_SYNC_TIMEOUT_US (600ll * 1000 * 1000)
