@@ -11,6 +11,7 @@
 
 #include "backend-impl.h"
 #include "comm.h"
+#include "ggml-device.h"
 #include "ggml-htp.h"
 #include "log.h"
 #include "planner.h"
@@ -43,10 +44,6 @@ struct htp_registry {
 
 static struct htp_registry g_registry;
 const struct htp_config *  htp_backend_config = &g_registry.cfg;
-
-// --- device interface (the per-device functions live in device.c) ---
-
-extern const struct ggml_backend_device_i htp_device_iface;
 
 // --- registry interface ---
 
@@ -120,7 +117,7 @@ static void registry_init(void) {
             snprintf(d->description, sizeof d->description, "Hexagon NPU %u session %u (software NPU htp-npu)",
                      dc->phys[0], dc->virt);
         }
-        d->dev = (struct ggml_backend_device){htp_device_iface, &r->reg, d};
+        d->dev = (struct ggml_backend_device){htp_ggml_device_iface, &r->reg, d};
         htp_buffer_types_init(d);
         r->n_devices++;
     }
