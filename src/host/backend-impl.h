@@ -58,8 +58,6 @@ struct htp_event {
     uint32_t                seq;  // 0: never recorded
 };
 
-extern const struct htp_config * htp_backend_config;  // loaded once by the registry
-
 // The device's session, opened on first call. NULL (and an error logged
 // once) if it cannot be opened.
 struct htp_session * htp_device_session(struct htp_device * d);

@@ -304,6 +304,13 @@ static int load_npu_path(struct htp_config * cfg) {
 // Load, free, print
 // ---------------------------------------------------------------------------
 
+static struct htp_config  backend_config;
+const struct htp_config * htp_backend_config = &backend_config;
+
+int htp_config_load_backend(void) {
+    return htp_config_load(&backend_config);
+}
+
 int htp_config_load(struct htp_config * cfg) {
     int p = 0;
     memset(cfg, 0, sizeof *cfg);

@@ -91,6 +91,14 @@ struct htp_config {
     char npu_path[HTP_CONFIG_PATH_MAX];  // GGML_HEXAGON_NPU, "" = htp-npu next to the library
 };
 
+// The configuration of this process's backend, read-only once loaded: the
+// registry loads it on its first use, before any device exists.
+extern const struct htp_config * htp_backend_config;
+
+// Load htp_backend_config from the environment (htp_config_load); the
+// registry calls it once. Returns as htp_config_load.
+int htp_config_load_backend(void);
+
 // Fill *cfg from the environment. Always leaves a usable configuration in *cfg
 // and sets htp_log_verbose. Returns 0 when every variable was well formed,
 // otherwise the number of problems warned about. Pair with htp_config_free().
