@@ -20,6 +20,7 @@
 #include "config.h"
 #include "ggml-htp.h"
 #include "ggml-backend-impl.h"
+#include "ggml-buffer.h"
 #include "graph.h"
 #include "session.h"
 
@@ -70,10 +71,8 @@ int  htp_device_flush_sync(struct htp_device * d);
 void htp_device_add_peer(struct htp_device * d, struct htp_device * peer);
 
 // Buffer types.
-void                htp_buffer_types_init(struct htp_device * d);
-bool                htp_buft_is_htp(ggml_backend_buffer_type_t buft);
-bool                htp_ggml_buffer_is_htp(ggml_backend_buffer_t buffer);
-struct htp_buffer * htp_ggml_buffer_get(ggml_backend_buffer_t buffer);
+void htp_buffer_types_init(struct htp_device * d);
+bool htp_buft_is_htp(ggml_backend_buffer_type_t buft);
 
 // Streams.
 ggml_backend_t htp_backend_init(struct htp_device * d);
