@@ -6,12 +6,17 @@
 // memory but tells ggml it is host memory, so the CPU backend can work in it
 // too and nothing is copied between the two.
 
-#include <string.h>
+#include "buffer-type.h"
 
-#include "backend-impl.h"
+#include <stdio.h>
+
+#include "buffer.h"
+#include "config.h"
+#include "device.h"
 #include "ggml-buffer.h"
 #include "log.h"
 #include "repack.h"
+#include "session.h"
 
 #define HTP_BUFFER_ALIGNMENT 128  // one HVX vector
 

@@ -1,9 +1,11 @@
 // device.c: an HTP device: its session (opened on first use) and pushing
 // its work after its peers' work. What ggml sees of it is in ggml-device.c.
 
+#include "device.h"
+
 #include <stdio.h>
 
-#include "backend-impl.h"
+#include "config.h"
 #include "log.h"
 #include "session-submit.h"
 

@@ -9,7 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend-impl.h"
+#include "backend.h"
+#include "buffer-type.h"
+#include "config.h"
+#include "device.h"
+#include "event.h"
+#include "ggml-buffer.h"
+#include "graph.h"
 #include "log.h"
 
 static struct htp_device * dev_of(ggml_backend_dev_t dev) {

@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend-impl.h"
+#include "buffer-type.h"
 #include "comm.h"
+#include "config.h"
+#include "device.h"
 #include "ggml-device.h"
 #include "ggml-htp.h"
 #include "log.h"
