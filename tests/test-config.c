@@ -4,6 +4,7 @@
 // size grammar, every environment option with good and bad values, the op
 // filter, arch-derived defaults and the printout.
 
+#include "host/config-env.h"
 #include "host/config.h"
 #include "host/log.h"
 #include "proto/htp-proto.h"

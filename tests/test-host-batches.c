@@ -132,7 +132,7 @@ static void test_round_trips(void) {
     printf("CPY batch (1M floats) round trip with profile\n");
     const int64_t       n_el = 1 << 18;  // 1 MiB of f32: src at 0, dst at 1 MiB... within a 3 MiB buffer
     struct htp_buffer * big  = NULL;
-    CHECK(htp_buffer_alloc(sess, (size_t)n_el * 4 * 2, 0, &big) == 0, "alloc");
+    CHECK(htp_buffer_alloc(htp_session_map_target(sess), (size_t)n_el * 4 * 2, 0, &big) == 0, "alloc");
     float * s = (float *)htp_buffer_base(big);
     float * d = s + n_el;
     for (int64_t i = 0; i < n_el; i++) {
@@ -295,7 +295,8 @@ int main(void) {
     if (test_open(&sess, 0, 0, 64, 1) != 0) {
         return 1;
     }
-    if (htp_buffer_alloc(sess, 1 << 20, 0, &buf) != 0 || htp_session_map_buffer(sess, buf) != 0) {
+    if (htp_buffer_alloc(htp_session_map_target(sess), 1 << 20, 0, &buf) != 0 ||
+        htp_session_map_buffer(sess, buf) != 0) {
         printf("cannot map a buffer\n");
         return 1;
     }

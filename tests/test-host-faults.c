@@ -25,7 +25,7 @@ static void test_kill_mid_batch(void) {
         return;
     }
     struct htp_buffer * buf = NULL;
-    htp_buffer_alloc(s, 1 << 20, 0, &buf);
+    htp_buffer_alloc(htp_session_map_target(s), 1 << 20, 0, &buf);
     struct htp_op_tensor x0 = test_f32(buf, 0, 256, 1), x1 = test_f32(buf, 4096, 256, 1);
 
     struct htp_fence_slot * slot = htp_session_fence_alloc(s, 1);
@@ -56,7 +56,7 @@ static void test_kill_mid_batch(void) {
     struct htp_vmem_info v;
     CHECK(htp_session_vmem_info(s, &v) == HTP_STATUS_NPU_DEAD, "vmem info after death");
     struct htp_buffer * other = NULL;
-    htp_buffer_alloc(s, 4096, 0, &other);
+    htp_buffer_alloc(htp_session_map_target(s), 4096, 0, &other);
     CHECK(htp_session_map_buffer(s, other) == HTP_STATUS_NPU_DEAD, "map after death");
     CHECK(htp_session_fence_wait(s, slot, 1, 1000000, NULL) == HTP_STATUS_NPU_DEAD, "fence wait after death");
     dt = test_now_us() - t0;

@@ -34,7 +34,7 @@ static void test_same_npu(void) {
         return;
     }
     struct htp_buffer * buf = NULL;
-    htp_buffer_alloc(a, 1 << 16, 0, &buf);
+    htp_buffer_alloc(htp_session_map_target(a), 1 << 16, 0, &buf);
     float * base = (float *)htp_buffer_base(buf);
     fill(base, 256, 7.0f);
 
@@ -68,7 +68,7 @@ static void test_two_npus(void) {
     }
     CHECK(htp_npu_pid(htp_session_npu(p0)) != htp_npu_pid(htp_session_npu(p1)), "one process for two indices");
     struct htp_buffer * buf = NULL;
-    htp_buffer_alloc(p0, 1 << 16, 0, &buf);
+    htp_buffer_alloc(htp_session_map_target(p0), 1 << 16, 0, &buf);
     float * base = (float *)htp_buffer_base(buf);
     fill(base, 256, 3.0f);
     for (int i = 256; i < 3 * 1024; i++) {

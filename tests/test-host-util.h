@@ -11,6 +11,9 @@
 #include <time.h>
 
 #include "ggml.h"
+#include "host/session-fence.h"
+#include "host/session-submit.h"
+#include "host/session-vmem.h"
 #include "host/session.h"
 
 #include "test-check.h"

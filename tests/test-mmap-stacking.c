@@ -41,14 +41,14 @@ static uint32_t holes_after_free(bool stacking, bool * extra_mapped) {
         return 99;
     }
     struct htp_buffer *small = NULL, *large = NULL, *extra = NULL;
-    CHECK(htp_buffer_alloc(s, 1 * MiB, 0, &small) == 0, "alloc");
-    CHECK(htp_buffer_alloc(s, 16 * MiB, 0, &large) == 0, "alloc");
-    CHECK(htp_buffer_alloc(s, 2 * MiB, 0, &extra) == 0, "alloc");
+    CHECK(htp_buffer_alloc(htp_session_map_target(s), 1 * MiB, 0, &small) == 0, "alloc");
+    CHECK(htp_buffer_alloc(htp_session_map_target(s), 16 * MiB, 0, &large) == 0, "alloc");
+    CHECK(htp_buffer_alloc(htp_session_map_target(s), 2 * MiB, 0, &extra) == 0, "alloc");
     CHECK(htp_session_use_buffer(s, extra) == 0, "register");
     struct htp_op_tensor a = test_f32(small, 0, 256, 1), b = test_f32(large, 0, 256, 1);
     CHECK(test_enqueue_cpy(s, &a, &b) == 0, "enqueue");
     CHECK(htp_session_flush_sync(s) == 0, "flush: %s", htp_session_error(s));
-    *extra_mapped = htp_buffer_is_mapped(extra, s);
+    *extra_mapped = htp_buffer_is_mapped(extra, htp_session_map_target(s));
     htp_buffer_unref(small);
     struct htp_vmem_info v = info(s);
     htp_buffer_unref(large);
@@ -101,8 +101,8 @@ int main(void) {
     s = open_with(true, 0, false, true);
     if (s) {
         struct htp_buffer *w = NULL, *act = NULL;
-        CHECK(htp_buffer_alloc(s, 4 * MiB, 0, &w) == 0, "alloc");
-        CHECK(htp_buffer_alloc(s, 1 * MiB, 0, &act) == 0, "alloc");
+        CHECK(htp_buffer_alloc(htp_session_map_target(s), 4 * MiB, 0, &w) == 0, "alloc");
+        CHECK(htp_buffer_alloc(htp_session_map_target(s), 1 * MiB, 0, &act) == 0, "alloc");
         struct htp_vmem_info before = info(s);
         struct htp_op_tensor a = test_f32(w, 0, 256, 1), b = test_f32(act, 0, 256, 1);
         a.flags |= HTP_TENSOR_WEIGHT;

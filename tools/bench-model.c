@@ -66,7 +66,7 @@ static void bm_parse_line(void * user, const char * s) {
     if (htp_log_graph_splits(s, &ls->splits_pp, &ls->splits_tg)) {
         return;
     }
-    // "ggml-htp: <dev> profile-batch #<seq>: ... usec <n> cycles <n>" (src/host/session.c)
+    // "ggml-htp: <dev> profile-batch #<seq>: ... usec <n> cycles <n>" (src/host/profile.c)
     const char * at = strstr(s, " profile-batch #");
     if (at && ls->count_npu) {
         const char *       u = strstr(at, " usec ");

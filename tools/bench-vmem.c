@@ -25,6 +25,7 @@
 #include "bench.h"
 #include "ggml.h"
 #include "host/planner.h"
+#include "host/session-submit.h"
 #include "host/session.h"
 
 #define MiB (1024ull * 1024ull)
@@ -141,7 +142,7 @@ static void run_trial(const struct vmem_cfg * c, int n_layer, bool stacking, str
     }
     // Weights, by the plan (allocated largest first, as the extension does).
     for (int b = 0; b < plan.n_bufs; b++) {
-        if (htp_buffer_alloc(s, plan.bufs[b].size, 0, &m.wbuf[b]) != 0) {
+        if (htp_buffer_alloc(htp_session_map_target(s), plan.bufs[b].size, 0, &m.wbuf[b]) != 0) {
             goto done;
         }
         m.n_wbufs++;
@@ -163,12 +164,12 @@ static void run_trial(const struct vmem_cfg * c, int n_layer, bool stacking, str
     r->n_wbufs = m.n_wbufs;
     // KV cache: K and V of 512 x ctx F16 per layer.
     r->kv = (uint64_t)n_layer * 2 * 512 * c->ctx * 2;
-    if (htp_buffer_alloc(s, r->kv, 0, &kv) != 0) {
+    if (htp_buffer_alloc(htp_session_map_target(s), r->kv, 0, &kv) != 0) {
         goto done;
     }
     const uint64_t kv_layer = r->kv / (uint64_t)n_layer;
     for (int g = 0; g < 2; g++) {
-        if (htp_buffer_alloc(s, g == 0 ? c->c1 : c->c2, 0, &comp) != 0) {
+        if (htp_buffer_alloc(htp_session_map_target(s), g == 0 ? c->c1 : c->c2, 0, &comp) != 0) {
             goto done;
         }
         // The graph in llama's order: embedding lookup, then per layer its

@@ -18,6 +18,7 @@
 
 #include "bench.h"
 #include "ggml.h"
+#include "host/session-submit.h"
 #include "host/session.h"
 
 int64_t bench_now_ns(void) {

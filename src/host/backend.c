@@ -5,15 +5,22 @@
 // translation), enqueues its ops into the session's batch and pushes the batch;
 // the NPU runs it while the host goes on. synchronize waits for everything.
 
+#include "backend.h"
+
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "backend-impl.h"
+#include "config.h"
+#include "device.h"
+#include "event.h"
+#include "ggml-buffer.h"
 #include "ggml-htp.h"
 #include "ggml-internal.h"
 #include "graph-order.h"
+#include "graph.h"
 #include "log.h"
+#include "session-fence.h"
+#include "session-submit.h"
 #include "wait.h"
 
 static struct htp_device * backend_device(ggml_backend_t backend) {

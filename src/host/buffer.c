@@ -1,7 +1,7 @@
 // buffer.c: memfd buffers and their per-session mappings (see buffer.h).
 //
 // Every live buffer sits on one global list, each with a small table of
-// (session, mapped, flags) records. Session teardown walks the list instead of
+// (target, mapped) records. Session teardown walks the list instead of
 // keeping a second index per session, so there is one source of truth and no
 // back-pointers to keep consistent. One lock (htp_buffer_lock) guards the
 // list, the records and the control calls made on their behalf; its order is
@@ -19,21 +19,21 @@
 
 #include "log.h"
 #include "npu-proc.h"
-#include "session.h"
+#include "status.h"
 
 struct htp_buffer_map {
-    struct htp_session * sess;
-    bool                 mapped;
+    const struct htp_map_target * target;
+    bool                          mapped;
 };
 
 struct htp_buffer {
-    uint8_t *            base;    // host mapping of the whole memfd
-    int                  fd;      // memfd (CLOEXEC)
-    size_t               size;    // usable + HTP_PAGE_SIZE guard
-    size_t               usable;  // requested size rounded up to HTP_PAGE_SIZE
-    uint32_t             flags;   // HTP_BUFFER_*
-    struct htp_session * owner;
-    _Atomic int          refs;
+    uint8_t *                     base;    // host mapping of the whole memfd
+    int                           fd;      // memfd (CLOEXEC)
+    size_t                        size;    // usable + HTP_PAGE_SIZE guard
+    size_t                        usable;  // requested size rounded up to HTP_PAGE_SIZE
+    uint32_t                      flags;   // HTP_BUFFER_*
+    const struct htp_map_target * owner;
+    _Atomic int                   refs;
 
     // Guarded by htp_buffer_lock.
     struct htp_buffer *   prev, *next;  // global list of live buffers
@@ -45,7 +45,7 @@ static pthread_mutex_t     htp_buffer_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct htp_buffer * htp_buffer_list;
 static size_t              htp_buffer_count, htp_buffer_bytes;
 
-int htp_buffer_alloc(struct htp_session * owner, size_t size, uint32_t flags, struct htp_buffer ** out) {
+int htp_buffer_alloc(const struct htp_map_target * owner, size_t size, uint32_t flags, struct htp_buffer ** out) {
     if (size == 0 || size > ((size_t)1 << 46)) {
         HTP_LOG_ERROR("ggml-htp: buffer size %zu out of range\n", size);
         return HTP_STATUS_HOST_ERR;
@@ -98,8 +98,8 @@ int htp_buffer_alloc(struct htp_session * owner, size_t size, uint32_t flags, st
     htp_buffer_bytes += buf->size;
     pthread_mutex_unlock(&htp_buffer_lock);
 
-    HTP_VERBOSE("ggml-htp: %s allocated buffer: base %p size %zu fd %d flags 0x%x\n",
-                owner ? htp_session_name(owner) : "-", (void *)buf->base, buf->size, buf->fd, flags);
+    HTP_VERBOSE("ggml-htp: %s allocated buffer: base %p size %zu fd %d flags 0x%x\n", owner ? owner->name : "-",
+                (void *)buf->base, buf->size, buf->fd, flags);
     *out = buf;
     return 0;
 fail:
@@ -118,34 +118,27 @@ void htp_buffer_ref(struct htp_buffer * buf) {
     atomic_fetch_add_explicit(&buf->refs, 1, memory_order_relaxed);
 }
 
-// Find sess's record in buf; -1 if none. Lock held.
-static int find_map(const struct htp_buffer * buf, const struct htp_session * sess) {
+// Find t's record in buf; -1 if none. Lock held.
+static int find_map(const struct htp_buffer * buf, const struct htp_map_target * t) {
     for (uint32_t i = 0; i < buf->n_maps; i++) {
-        if (buf->maps[i].sess == sess) {
+        if (buf->maps[i].target == t) {
             return (int)i;
         }
     }
     return -1;
 }
 
-// Send HTP_CTL_UNMAP for buf in sess and drop record i. Lock held.
+// Send HTP_CTL_UNMAP for buf in record i's target and drop the record. Lock held.
 static int unmap_locked(struct htp_buffer * buf, uint32_t i, bool send) {
-    struct htp_session * sess = buf->maps[i].sess;
-    int                  rc   = 0;
+    const struct htp_map_target * t  = buf->maps[i].target;
+    int                           rc = 0;
     if (buf->maps[i].mapped && send) {
-        struct htp_ctl_req req = {.type = HTP_CTL_UNMAP, .session = htp_session_id(sess)};
-        struct htp_ctl_rsp rsp;
-        req.u.map.fd = buf->fd;
-        rc           = htp_npu_call(htp_session_npu(sess), &req, -1, &rsp);
-        if (rc == 0 && rsp.status != HTP_STATUS_OK) {
-            rc = (int)rsp.status;
-        }
+        rc = htp_npu_unmap_buffer(t->npu, t->session_id, buf->fd);
         if (rc != 0 && rc != HTP_STATUS_NPU_DEAD) {
-            HTP_LOG_ERROR("ggml-htp: %s unmap of buffer fd %d failed: %s\n", htp_session_name(sess), buf->fd,
-                          htp_status_str(rc));
+            HTP_LOG_ERROR("ggml-htp: %s unmap of buffer fd %d failed: %s\n", t->name, buf->fd, htp_status_str(rc));
         }
-        HTP_VERBOSE("ggml-htp: %s unmapped buffer: base %p size %zu fd %d\n", htp_session_name(sess), (void *)buf->base,
-                    buf->size, buf->fd);
+        HTP_VERBOSE("ggml-htp: %s unmapped buffer: base %p size %zu fd %d\n", t->name, (void *)buf->base, buf->size,
+                    buf->fd);
     }
     buf->maps[i] = buf->maps[--buf->n_maps];
     return rc;
@@ -201,10 +194,6 @@ uint32_t htp_buffer_flags(const struct htp_buffer * buf) {
     return buf->flags;
 }
 
-struct htp_session * htp_buffer_owner(const struct htp_buffer * buf) {
-    return buf->owner;
-}
-
 int htp_buffer_set_extended(struct htp_buffer * buf, bool extended) {
     int rc = 0;
     pthread_mutex_lock(&htp_buffer_lock);
@@ -223,87 +212,73 @@ int htp_buffer_set_extended(struct htp_buffer * buf, bool extended) {
     return rc;
 }
 
-uint32_t htp_buffer_desc_flags(const struct htp_buffer * buf, const struct htp_session * sess) {
+uint32_t htp_buffer_desc_flags(const struct htp_buffer * buf, const struct htp_map_target * t) {
     // Only the owner maps its pinned buffer as pinned; in other sessions it is
     // an ordinary clone (the reference clears pinned in its clone constructor).
-    if ((buf->flags & HTP_BUFFER_PINNED) && buf->owner == sess) {
+    if ((buf->flags & HTP_BUFFER_PINNED) && buf->owner == t) {
         return HTP_BUF_PINNED;
     }
     return (buf->flags & HTP_BUFFER_EXTENDED) ? HTP_BUF_EXTENDED : 0;
 }
 
-// Register sess with buf; returns the record index or -1. Lock held.
-static int use_locked(struct htp_buffer * buf, struct htp_session * sess) {
-    int i = find_map(buf, sess);
+// Register t with buf; returns the record index or -1. Lock held.
+static int use_locked(struct htp_buffer * buf, const struct htp_map_target * t) {
+    int i = find_map(buf, t);
     if (i >= 0) {
         return i;
     }
     if (buf->n_maps >= HTP_BUFFER_MAX_MAPS) {
-        HTP_LOG_ERROR("ggml-htp: %s buffer fd %d is registered with too many sessions\n", htp_session_name(sess),
-                      buf->fd);
+        HTP_LOG_ERROR("ggml-htp: %s buffer fd %d is registered with too many sessions\n", t->name, buf->fd);
         return -1;
     }
     i                   = (int)buf->n_maps++;
-    buf->maps[i].sess   = sess;
+    buf->maps[i].target = t;
     buf->maps[i].mapped = false;
-    if (buf->owner != sess) {
-        HTP_VERBOSE("ggml-htp: %s clone-buffer: owner %s base %p size %zu fd %d\n", htp_session_name(sess),
-                    buf->owner ? htp_session_name(buf->owner) : "-", (void *)buf->base, buf->size, buf->fd);
+    if (buf->owner != t) {
+        HTP_VERBOSE("ggml-htp: %s clone-buffer: owner %s base %p size %zu fd %d\n", t->name,
+                    buf->owner ? buf->owner->name : "-", (void *)buf->base, buf->size, buf->fd);
     }
     return i;
 }
 
-int htp_buffer_use(struct htp_buffer * buf, struct htp_session * sess) {
+int htp_buffer_use(struct htp_buffer * buf, const struct htp_map_target * t) {
     pthread_mutex_lock(&htp_buffer_lock);
-    int i = use_locked(buf, sess);
+    int i = use_locked(buf, t);
     pthread_mutex_unlock(&htp_buffer_lock);
     return i < 0 ? HTP_STATUS_HOST_ERR : 0;
-}
-
-static int map_call(struct htp_buffer * buf, struct htp_session * sess, uint32_t flags) {
-    struct htp_ctl_req req = {.type = HTP_CTL_MAP, .session = htp_session_id(sess)};
-    struct htp_ctl_rsp rsp;
-    req.u.map.fd    = buf->fd;
-    req.u.map.flags = flags;
-    req.u.map.size  = buf->size;
-    int rc          = htp_npu_call(htp_session_npu(sess), &req, buf->fd, &rsp);
-    if (rc == 0 && rsp.status != HTP_STATUS_OK) {
-        rc = (int)rsp.status;
-    }
-    return rc;
 }
 
 // Map record i of buf (not mapped yet). A failed map is retried once after
 // 100 ms (spurious failures happen on the DSP); an extended map is retried in
 // eager mode. With once, there is no retry and no error log (probing). Lock held.
 static int map_locked(struct htp_buffer * buf, uint32_t i, bool once) {
-    struct htp_session * sess  = buf->maps[i].sess;
-    uint32_t             flags = htp_buffer_desc_flags(buf, sess);
-    int                  rc    = map_call(buf, sess, flags);
+    const struct htp_map_target * t     = buf->maps[i].target;
+    uint32_t                      flags = htp_buffer_desc_flags(buf, t);
+    int                           rc    = htp_npu_map_buffer(t->npu, t->session_id, buf->fd, buf->size, flags);
     if (rc != 0 && !once && rc != HTP_STATUS_NPU_DEAD && rc != HTP_STATUS_PROTOCOL) {
         if (flags & HTP_BUF_EXTENDED) {
             flags |= HTP_BUF_EAGER;
         }
-        HTP_VERBOSE("ggml-htp: %s map of fd %d failed (%s), retrying in 100 ms\n", htp_session_name(sess), buf->fd,
+        HTP_VERBOSE("ggml-htp: %s map of fd %d failed (%s), retrying in 100 ms\n", t->name, buf->fd,
                     htp_status_str(rc));
         usleep(100 * 1000);
-        rc = map_call(buf, sess, flags);
+        rc = htp_npu_map_buffer(t->npu, t->session_id, buf->fd, buf->size, flags);
     }
     if (rc == 0) {
         buf->maps[i].mapped = true;
-        HTP_VERBOSE("ggml-htp: %s mapped buffer: base %p size %zu fd %d flags 0x%x\n", htp_session_name(sess),
-                    (void *)buf->base, buf->size, buf->fd, flags);
+        HTP_VERBOSE("ggml-htp: %s mapped buffer: base %p size %zu fd %d flags 0x%x\n", t->name, (void *)buf->base,
+                    buf->size, buf->fd, flags);
     } else if (!once) {
-        HTP_LOG_ERROR("ggml-htp: %s buffer mapping failed: size %zu fd %d: %s\n", htp_session_name(sess), buf->size,
-                      buf->fd, htp_status_str(rc));
+        HTP_LOG_ERROR("ggml-htp: %s buffer mapping failed: size %zu fd %d: %s\n", t->name, buf->size, buf->fd,
+                      htp_status_str(rc));
     }
     return rc;
 }
 
-static int map_one(struct htp_buffer * buf, struct htp_session * sess, bool once) {
+static int map_one(struct htp_buffer * buf, const struct htp_map_target * t, bool once) {
     int rc = 0;
     pthread_mutex_lock(&htp_buffer_lock);
-    int i = use_locked(buf, sess);
+    int i = use_locked(buf, t);
     if (i < 0) {
         rc = HTP_STATUS_HOST_ERR;
     } else if (!buf->maps[i].mapped) {
@@ -313,20 +288,20 @@ static int map_one(struct htp_buffer * buf, struct htp_session * sess, bool once
     return rc;
 }
 
-int htp_buffer_map(struct htp_buffer * buf, struct htp_session * sess) {
-    return map_one(buf, sess, false);
+int htp_buffer_map(struct htp_buffer * buf, const struct htp_map_target * t) {
+    return map_one(buf, t, false);
 }
 
-int htp_buffer_try_map(struct htp_buffer * buf, struct htp_session * sess) {
-    return map_one(buf, sess, true);
+int htp_buffer_try_map(struct htp_buffer * buf, const struct htp_map_target * t) {
+    return map_one(buf, t, true);
 }
 
 // One registration waiting to be mapped.
 struct pending {
     struct htp_buffer * buf;
     uint32_t            rec;   // index in buf->maps
-    uint32_t            phys;  // the session's physical NPU (the reference's domain)
-    uint32_t            sid;   // the session's id there
+    uint32_t            phys;  // the target's physical NPU (the reference's domain)
+    uint32_t            sid;   // the target's session id there
 };
 
 // Largest first; ties by fd, then NPU, then session, so the order (and with it
@@ -346,23 +321,23 @@ static int pending_cmp(const void * pa, const void * pb) {
     return a->sid < b->sid ? -1 : a->sid > b->sid;
 }
 
-static bool in_set(struct htp_session * const * sessions, uint32_t n, const struct htp_session * s) {
+static bool in_set(const struct htp_map_target * const * targets, uint32_t n, const struct htp_map_target * t) {
     for (uint32_t i = 0; i < n; i++) {
-        if (sessions[i] == s) {
+        if (targets[i] == t) {
             return true;
         }
     }
     return false;
 }
 
-int htp_buffer_map_pending(struct htp_session * const * sessions, uint32_t n_sessions,
+int htp_buffer_map_pending(const struct htp_map_target * const * targets, uint32_t n_targets,
                            struct htp_buffer_map_failure * failed) {
     int rc = 0;
     pthread_mutex_lock(&htp_buffer_lock);
     size_t n = 0;
     for (struct htp_buffer * b = htp_buffer_list; b; b = b->next) {
         for (uint32_t i = 0; i < b->n_maps; i++) {
-            n += !b->maps[i].mapped && in_set(sessions, n_sessions, b->maps[i].sess);
+            n += !b->maps[i].mapped && in_set(targets, n_targets, b->maps[i].target);
         }
     }
     struct pending * p = n ? malloc(n * sizeof *p) : NULL;
@@ -373,9 +348,9 @@ int htp_buffer_map_pending(struct htp_session * const * sessions, uint32_t n_ses
     size_t k = 0;
     for (struct htp_buffer * b = htp_buffer_list; b; b = b->next) {
         for (uint32_t i = 0; i < b->n_maps; i++) {
-            struct htp_session * s = b->maps[i].sess;
-            if (!b->maps[i].mapped && in_set(sessions, n_sessions, s)) {
-                p[k++] = (struct pending){b, i, htp_session_phys_idx(s), htp_session_id(s)};
+            const struct htp_map_target * t = b->maps[i].target;
+            if (!b->maps[i].mapped && in_set(targets, n_targets, t)) {
+                p[k++] = (struct pending){b, i, t->phys_idx, t->session_id};
             }
         }
     }
@@ -386,9 +361,9 @@ int htp_buffer_map_pending(struct htp_session * const * sessions, uint32_t n_ses
     for (k = 0; k < n && rc == 0; k++) {
         rc = map_locked(p[k].buf, p[k].rec, false);
         if (rc != 0 && failed) {
-            failed->sess = p[k].buf->maps[p[k].rec].sess;
-            failed->fd   = p[k].buf->fd;
-            failed->size = p[k].buf->size;
+            failed->target = p[k].buf->maps[p[k].rec].target;
+            failed->fd     = p[k].buf->fd;
+            failed->size   = p[k].buf->size;
         }
     }
     free(p);
@@ -397,10 +372,10 @@ done:
     return rc;
 }
 
-int htp_buffer_unmap(struct htp_buffer * buf, struct htp_session * sess) {
+int htp_buffer_unmap(struct htp_buffer * buf, const struct htp_map_target * t) {
     int rc = 0;
     pthread_mutex_lock(&htp_buffer_lock);
-    int i = find_map(buf, sess);
+    int i = find_map(buf, t);
     if (i >= 0) {
         rc = unmap_locked(buf, (uint32_t)i, true);
     }
@@ -408,22 +383,22 @@ int htp_buffer_unmap(struct htp_buffer * buf, struct htp_session * sess) {
     return rc;
 }
 
-bool htp_buffer_is_mapped(struct htp_buffer * buf, const struct htp_session * sess) {
+bool htp_buffer_is_mapped(struct htp_buffer * buf, const struct htp_map_target * t) {
     pthread_mutex_lock(&htp_buffer_lock);
-    int  i      = find_map(buf, sess);
+    int  i      = find_map(buf, t);
     bool mapped = i >= 0 && buf->maps[i].mapped;
     pthread_mutex_unlock(&htp_buffer_lock);
     return mapped;
 }
 
-void htp_buffer_forget_session(struct htp_session * sess, bool send_unmap) {
+void htp_buffer_forget_target(const struct htp_map_target * t, bool send_unmap) {
     pthread_mutex_lock(&htp_buffer_lock);
     for (struct htp_buffer * b = htp_buffer_list; b; b = b->next) {
-        int i = find_map(b, sess);
+        int i = find_map(b, t);
         if (i >= 0) {
             unmap_locked(b, (uint32_t)i, send_unmap);
         }
-        if (b->owner == sess) {
+        if (b->owner == t) {
             b->owner = NULL;  // outlives its session: from now on every user clones it
         }
     }

@@ -16,8 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend-impl.h"
+#include "config.h"
+#include "device.h"
+#include "ggml-buffer.h"
+#include "ggml-htp.h"
+#include "graph.h"
 #include "log.h"
+#include "session-fence.h"
+#include "session-submit.h"
 
 struct htp_comm {
     uint32_t                n;

@@ -4,34 +4,20 @@
 // The variables keep the names, grammar and defaults of ggml-hexagon so that
 // scripts written for it work unchanged. Nothing here can fail hard: a value
 // that cannot be read is reported with a warning naming the variable, the bad
-// value and the value used instead, and the option keeps a usable value.
-//
-// Devices (GGML_HEXAGON_DEVICES, or the deprecated GGML_HEXAGON_NDEV):
-//
-//   N                      N devices HTP0..HTP{N-1}, all on physical NPU 0,
-//                          device i being virtual session i (1 <= N <= 16)
-//   HTP<p>[:<v>], ...      one device per item: physical NPU p, virtual
-//                          session v (default 0); HTP0 and HTP0:1 share NPU 0
-//   Name[<plist>[:<v>]]    one device backed by a session on each physical
-//                          NPU of plist ("0-1", "0,2-3"), all with virtual
-//                          session v; the first listed NPU leads the group
-//
-// Items are separated by commas outside brackets; at most 16 devices.
+// value and the value used instead, and the option keeps a usable value
+// (config-env.h). The device list has a grammar of its own: config-devices.h.
 
 #ifndef HTP_CONFIG_H
 #define HTP_CONFIG_H
 
 #include <regex.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#define HTP_CONFIG_MAX_DEVICES 16    // devices in total (the reference's GGML_HEXAGON_MAX_SESSIONS)
-#define HTP_CONFIG_MAX_PHYS    16    // physical NPU indices 0..15
-#define HTP_CONFIG_MAX_VIRT    16    // virtual session indices 0..15 (HTP_MAX_SESSIONS per NPU)
-#define HTP_CONFIG_NAME_MAX    64    // device name bytes, NUL included
-#define HTP_CONFIG_PATH_MAX    4096  // GGML_HEXAGON_NPU bytes, NUL included
-#define HTP_CONFIG_N_PMU       8     // PMU events of profiling mode 2
+#include "config-devices.h"
+
+#define HTP_CONFIG_PATH_MAX 4096  // GGML_HEXAGON_NPU bytes, NUL included
+#define HTP_CONFIG_N_PMU    8     // PMU events of profiling mode 2
 
 // Arch assumed until the NPU reports its own at hello (the software NPU says 79).
 #define HTP_CONFIG_ARCH_DEFAULT 79
@@ -48,15 +34,6 @@ enum htp_power_mode {
     HTP_POWER_MODE_HIGH_PERFORMANCE,
     HTP_POWER_MODE_SUSTAINED_HIGH_PERFORMANCE,
     HTP_POWER_MODE_BURST,
-};
-
-// One ggml device. A plain device has one member; a multi-NPU group has one
-// member per physical NPU, all using the same virtual session index.
-struct htp_device_config {
-    char     name[HTP_CONFIG_NAME_MAX];  // ggml device name ("HTP0", "HTP1:2", "G"), NUL terminated
-    uint32_t n_members;                  // sessions backing the device, 1..HTP_CONFIG_MAX_PHYS
-    uint32_t phys[HTP_CONFIG_MAX_PHYS];  // physical NPU of each member, distinct; phys[0] leads
-    uint32_t virt;                       // virtual session index on every member's NPU
 };
 
 struct htp_config {
@@ -114,6 +91,14 @@ struct htp_config {
     char npu_path[HTP_CONFIG_PATH_MAX];  // GGML_HEXAGON_NPU, "" = htp-npu next to the library
 };
 
+// The configuration of this process's backend, read-only once loaded: the
+// registry loads it on its first use, before any device exists.
+extern const struct htp_config * htp_backend_config;
+
+// Load htp_backend_config from the environment (htp_config_load); the
+// registry calls it once. Returns as htp_config_load.
+int htp_config_load_backend(void);
+
 // Fill *cfg from the environment. Always leaves a usable configuration in *cfg
 // and sets htp_log_verbose. Returns 0 when every variable was well formed,
 // otherwise the number of problems warned about. Pair with htp_config_free().
@@ -127,24 +112,6 @@ void htp_config_free(struct htp_config * cfg);
 // (capped to 73..85 with a warning, as ggml-hexagon does with the detected
 // version) and re-derive the defaults that follow it (vmem, dma64).
 void htp_config_set_arch(struct htp_config * cfg, int arch);
-
-// Parse a GGML_HEXAGON_DEVICES string into at most `max` (and at most
-// HTP_CONFIG_MAX_DEVICES) devices. NULL or "" gives the default device HTP0.
-// Malformed items are warned about and skipped or repaired the way
-// ggml-hexagon does; a list with no valid item gives no device. Reads s only up
-// to its NUL. Returns 0 when s was well formed, the number of problems warned
-// about otherwise, or -1 when out / n_out is NULL or max < 1.
-int htp_config_parse_devices(const char * s, struct htp_device_config * out, int max, int * n_out);
-
-// Name of member i of a device: the device name for the leader (i = 0), else
-// "HTP<p>:<v>", as ggml-hexagon names the sessions of a group.
-void htp_config_member_name(const struct htp_device_config * dev, uint32_t i, char * buf, size_t size);
-
-// Parse a size the way GGML_HEXAGON_VMEM / _VTCM_SIZE / _MBUF are read: a
-// number (fractions allowed) in MiB, or with a k / m / g suffix (KiB, MiB, GiB;
-// "MiB", "MB" spellings accepted). Returns 0 and *out in bytes, or -1 when s is
-// not such a size (not a number, negative, too large, trailing junk).
-int htp_config_parse_size(const char * s, uint64_t * out);
 
 // 1 when ops described as op_desc (ggml_op_desc()) must not be claimed.
 int htp_config_op_filtered(const struct htp_config * cfg, const char * op_desc);

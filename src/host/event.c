@@ -7,12 +7,25 @@
 // waiting stream enqueues a FENCE wait on the slot. Synchronizing on the host
 // polls the slot.
 
+#include "event.h"
+
 #include <stdlib.h>
 
-#include "backend-impl.h"
+#include "device.h"
 #include "log.h"
+#include "session-fence.h"
+#include "session-submit.h"
 
 #define HTP_EVENT_SYNC_TIMEOUT_US (600ll * 1000 * 1000)
+
+// A ggml event on an HTP device: a fence slot owned by fence_dev's session,
+// signalled with seq by the stream of rec_dev.
+struct htp_event {
+    struct htp_device *     fence_dev;
+    struct htp_device *     rec_dev;
+    struct htp_fence_slot * slot;
+    uint32_t                seq;  // 0: never recorded
+};
 
 ggml_backend_event_t htp_event_new(ggml_backend_dev_t dev) {
     struct htp_device *  d    = (struct htp_device *)dev->context;

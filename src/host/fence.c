@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npu-proc.h"
+#include "status.h"
 #include "wait.h"
 
 int htp_fence_pool_init(struct htp_fence_pool * pool, void * mem, uint32_t n_slots) {

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend-impl.h"
+#include "config.h"
+#include "ggml-buffer.h"
 #include "ggml-internal.h"
 #include "log.h"
 #include "contract/op-check.h"

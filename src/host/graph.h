@@ -44,6 +44,10 @@ bool htp_graph_node_is_free(const struct ggml_tensor * node);
 // and scratch the session's ops run with.
 bool htp_graph_supports(const struct ggml_tensor * node, uint32_t n_threads, uint64_t vtcm_size);
 
+// Describe a ggml tensor (in an HTP buffer) as an op operand. Returns false if
+// it is not in an HTP buffer.
+bool htp_tensor_describe(const struct ggml_tensor * t, struct htp_op_tensor * out);
+
 // Translate the compute nodes of graph into cache (unless cache already holds
 // graph->uid). Returns 0, or -1 if a node cannot be described (logged).
 int htp_graph_translate(struct htp_graph_cache * cache, const struct ggml_cgraph * graph);

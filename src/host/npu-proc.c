@@ -48,37 +48,6 @@ struct htp_npu {
 static pthread_mutex_t  htp_npu_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct htp_npu * htp_npu_registry[HTP_NPU_MAX_PHYS];
 
-const char * htp_status_str(int status) {
-    switch (status) {
-        case HTP_STATUS_OK:
-            return "ok";
-        case HTP_STATUS_NO_SUPPORT:
-            return "no-support";
-        case HTP_STATUS_INVAL_PARAMS:
-            return "inval-params";
-        case HTP_STATUS_VTCM_TOO_SMALL:
-            return "vtcm-too-small";
-        case HTP_STATUS_INTERNAL_ERR:
-            return "internal-error";
-        case HTP_STATUS_NO_MEMORY:
-            return "no-memory";
-        case HTP_STATUS_NO_SESSION:
-            return "no-session";
-        case HTP_STATUS_VERSION:
-            return "version-mismatch";
-        case HTP_STATUS_NPU_DEAD:
-            return "npu-dead";
-        case HTP_STATUS_HOST_ERR:
-            return "host-error";
-        case HTP_STATUS_PROTOCOL:
-            return "protocol-error";
-        case HTP_STATUS_TIMEOUT:
-            return "timeout";
-        default:
-            return "unknown-status";
-    }
-}
-
 static int64_t now_ms(void) {
     return (int64_t)(htp_wait_now_us() / 1000u);
 }
@@ -328,6 +297,27 @@ int htp_npu_call(struct htp_npu * npu, const struct htp_ctl_req * req, int send_
 done:
     pthread_mutex_unlock(&npu->call_lock);
     return rc;
+}
+
+// One request whose answer carries nothing we keep: its status or the call's.
+static int call_status(struct htp_npu * npu, const struct htp_ctl_req * req, int send_fd) {
+    struct htp_ctl_rsp rsp;
+    int                rc = htp_npu_call(npu, req, send_fd, &rsp);
+    return rc == 0 && rsp.status != HTP_STATUS_OK ? (int)rsp.status : rc;
+}
+
+int htp_npu_map_buffer(struct htp_npu * npu, uint32_t session_id, int fd, uint64_t size, uint32_t flags) {
+    struct htp_ctl_req req = {.type = HTP_CTL_MAP, .session = session_id};
+    req.u.map.fd           = fd;
+    req.u.map.flags        = flags;
+    req.u.map.size         = size;
+    return call_status(npu, &req, fd);
+}
+
+int htp_npu_unmap_buffer(struct htp_npu * npu, uint32_t session_id, int fd) {
+    struct htp_ctl_req req = {.type = HTP_CTL_UNMAP, .session = session_id};
+    req.u.map.fd           = fd;
+    return call_status(npu, &req, -1);
 }
 
 static void npu_destroy(struct htp_npu * npu) {

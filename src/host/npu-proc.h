@@ -19,18 +19,7 @@
 #include <sys/types.h>
 
 #include "proto/htp-proto.h"
-
-// Host-side statuses, beyond the enum htp_status codes an NPU answers with.
-// Every fallible host call returns 0 (HTP_STATUS_OK) or one of either set.
-enum htp_host_status {
-    HTP_STATUS_NPU_DEAD = 100,  // the NPU process died, hung or cannot be started
-    HTP_STATUS_HOST_ERR = 101,  // a host-side failure (allocation, system call, bad argument)
-    HTP_STATUS_PROTOCOL = 102,  // the NPU broke the protocol (wrong answer type, sequence, size)
-    HTP_STATUS_TIMEOUT  = 103,  // a bounded wait ran out (the NPU lives but has not answered yet)
-};
-
-// Short name of a status of either set ("ok", "inval-params", "npu-dead", ...).
-const char * htp_status_str(int status);
+#include "status.h"
 
 #define HTP_NPU_MAX_PHYS        16    // physical NPU indices this host can start
 #define HTP_NPU_CALL_TIMEOUT_MS 5000  // a control request unanswered this long kills the NPU
@@ -57,6 +46,13 @@ void htp_npu_put(struct htp_npu * npu);
 // (the NPU is then declared dead too: the channel can no longer be trusted).
 // Thread-safe: calls are serialised.
 int htp_npu_call(struct htp_npu * npu, const struct htp_ctl_req * req, int send_fd, struct htp_ctl_rsp * rsp);
+
+// Map the memfd fd (size bytes, HTP_BUF_* flags) into session session_id on
+// npu (HTP_CTL_MAP; fd travels with the request and is the key the NPU files
+// the mapping under), or unmap it (HTP_CTL_UNMAP). Returns 0, the NPU's status
+// when it refused, or a status of htp_npu_call.
+int htp_npu_map_buffer(struct htp_npu * npu, uint32_t session_id, int fd, uint64_t size, uint32_t flags);
+int htp_npu_unmap_buffer(struct htp_npu * npu, uint32_t session_id, int fd);
 
 // Check that the NPU lives: not declared dead, socket not hung up, child not
 // exited. Cheap (one poll and one waitpid, both non-blocking); thread-safe.

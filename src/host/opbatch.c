@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "buffer.h"
-#include "npu-proc.h"
+#include "status.h"
 
 static uint32_t hash_ptr(const void * p, uint64_t extra) {
     uint64_t x = (uint64_t)(uintptr_t)p ^ (extra * 0x9e3779b97f4a7c15ull);
@@ -16,7 +16,8 @@ static uint32_t hash_ptr(const void * p, uint64_t extra) {
     return (uint32_t)x;
 }
 
-int htp_opbatch_init(struct htp_opbatch * b, const struct htp_session * sess, uint32_t max_ops, uint64_t max_vmem) {
+int htp_opbatch_init(struct htp_opbatch * b, const struct htp_map_target * target, uint32_t max_ops,
+                     uint64_t max_vmem) {
     memset(b, 0, sizeof *b);
     if (max_ops == 0 || max_ops > HTP_OP_MAX_OPS) {
         return HTP_STATUS_HOST_ERR;
@@ -25,7 +26,7 @@ int htp_opbatch_init(struct htp_opbatch * b, const struct htp_session * sess, ui
     if (n_tensors > HTP_OP_MAX_TENSORS) {
         n_tensors = HTP_OP_MAX_TENSORS;
     }
-    b->sess        = sess;
+    b->target      = target;
     b->max_bufs    = HTP_OP_MAX_BUFS;
     b->max_tensors = (uint32_t)n_tensors;
     b->max_ops     = max_ops;
@@ -93,7 +94,7 @@ static int find_buffer(const struct htp_opbatch * b, int fd) {
 // Bytes a buffer costs the VA window budget: pinned buffers are already
 // subtracted from max_vmem by the session, extended ones live outside.
 static uint64_t vmem_cost(const struct htp_opbatch * b, const struct htp_buffer * buf) {
-    uint32_t f = htp_buffer_desc_flags(buf, b->sess);
+    uint32_t f = htp_buffer_desc_flags(buf, b->target);
     return (f & (HTP_BUF_EXTENDED | HTP_BUF_PINNED)) ? 0 : htp_buffer_size(buf);
 }
 
@@ -107,7 +108,7 @@ static int add_buffer(struct htp_opbatch * b, struct htp_buffer * buf) {
     b->bufs[bi].base  = (uint64_t)(uintptr_t)htp_buffer_base(buf);
     b->bufs[bi].size  = htp_buffer_size(buf);
     b->bufs[bi].fd    = fd;
-    b->bufs[bi].flags = htp_buffer_desc_flags(buf, b->sess);
+    b->bufs[bi].flags = htp_buffer_desc_flags(buf, b->target);
     b->buf_ptrs[bi]   = buf;
     b->vmem += vmem_cost(b, buf);
     return bi;

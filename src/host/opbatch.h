@@ -19,7 +19,7 @@
 #include "proto/htp-proto.h"
 
 struct htp_buffer;
-struct htp_session;
+struct htp_map_target;
 
 // One operand, host side.
 struct htp_op_tensor {
@@ -42,7 +42,7 @@ struct htp_opnode {
 };
 
 struct htp_opbatch {
-    const struct htp_session * sess;  // whose batch (decides buffer descriptor flags)
+    const struct htp_map_target * target;  // whose batch (decides buffer descriptor flags)
 
     uint32_t n_bufs, n_tensors, n_ops;
     uint32_t max_bufs, max_tensors, max_ops;
@@ -67,10 +67,10 @@ struct htp_opbatch {
     uint16_t *    data_next;  // [max_tensors]   next tensor with the same (buffer, offset) hash
 };
 
-// Tables for up to max_ops ops (<= HTP_OP_MAX_OPS) in a batch of session
-// sess, whose non-extended buffers may total max_vmem bytes.
+// Tables for up to max_ops ops (<= HTP_OP_MAX_OPS) in a batch of the session
+// of target, whose non-extended buffers may total max_vmem bytes.
 // Returns 0 or HTP_STATUS_HOST_ERR.
-int  htp_opbatch_init(struct htp_opbatch * b, const struct htp_session * sess, uint32_t max_ops, uint64_t max_vmem);
+int htp_opbatch_init(struct htp_opbatch * b, const struct htp_map_target * target, uint32_t max_ops, uint64_t max_vmem);
 void htp_opbatch_free(struct htp_opbatch * b);
 
 // Empty the batch (O(1)).

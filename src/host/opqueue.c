@@ -18,6 +18,7 @@
 #include "log.h"
 #include "contract/op-names.h"
 #include "npu-proc.h"
+#include "status.h"
 #include "wait.h"
 
 uint64_t htp_opqueue_ring_size(uint32_t depth, uint32_t entry_size) {

@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend-impl.h"
+#include "buffer-type.h"
 #include "comm.h"
+#include "config.h"
+#include "device.h"
+#include "ggml-device.h"
 #include "ggml-htp.h"
 #include "log.h"
 #include "planner.h"
@@ -35,18 +38,12 @@ _Static_assert(HTP_OP_PARAMS_SIZE == GGML_MAX_OP_PARAMS, "op params travel verba
 _Static_assert(HTP_OP_MAX_INPUTS >= GGML_MAX_SRC, "every ggml source fits an op");
 
 struct htp_registry {
-    struct htp_config       cfg;
     struct htp_device       devices[HTP_CONFIG_MAX_DEVICES];
     int                     n_devices;
     struct ggml_backend_reg reg;
 };
 
 static struct htp_registry g_registry;
-const struct htp_config *  htp_backend_config = &g_registry.cfg;
-
-// --- device interface (the per-device functions live in device.c) ---
-
-extern const struct ggml_backend_device_i htp_device_iface;
 
 // --- registry interface ---
 
@@ -103,11 +100,11 @@ static const struct ggml_backend_reg_i htp_reg_iface = {
 
 static void registry_init(void) {
     struct htp_registry * r = &g_registry;
-    htp_config_load(&r->cfg);
+    htp_config_load_backend();
 
     r->reg = (struct ggml_backend_reg){GGML_BACKEND_API_VERSION, htp_reg_iface, r};
-    for (int i = 0; i < r->cfg.n_devices; i++) {
-        const struct htp_device_config * dc = &r->cfg.devices[i];
+    for (int i = 0; i < htp_backend_config->n_devices; i++) {
+        const struct htp_device_config * dc = &htp_backend_config->devices[i];
         struct htp_device *              d  = &r->devices[r->n_devices];
         d->index                            = r->n_devices;
         d->cfg                              = *dc;
@@ -120,7 +117,7 @@ static void registry_init(void) {
             snprintf(d->description, sizeof d->description, "Hexagon NPU %u session %u (software NPU htp-npu)",
                      dc->phys[0], dc->virt);
         }
-        d->dev = (struct ggml_backend_device){htp_device_iface, &r->reg, d};
+        d->dev = (struct ggml_backend_device){htp_ggml_device_iface, &r->reg, d};
         htp_buffer_types_init(d);
         r->n_devices++;
     }

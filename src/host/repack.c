@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend-impl.h"
 #include "ggml-internal.h"
 #include "log.h"
 #include "contract/tiled.h"

@@ -1,6 +1,5 @@
-// backend-impl.h: the pieces of the ggml backend (registry, devices, buffer
-// types, streams, events) that its files share. Nothing here is public: the
-// public surface is include/ggml-htp.h and the ggml interface tables.
+// device.h: an HTP device, the object behind each ggml device of the
+// registry and the context of its buffer types and streams.
 //
 // Object model:
 //   registry "HTP"  --  one struct htp_device per configured device (HTP0, ...)
@@ -9,17 +8,18 @@
 //   ggml buffer     --  a struct htp_buffer (memfd shared with the NPU)
 //   ggml backend    --  a stream on a device: context is the struct htp_device
 //   ggml event      --  a fence slot in the session's pinned buffer
+//
+// Nothing here is public: the public surface is include/ggml-htp.h and the
+// ggml interface tables.
 
-#ifndef HTP_BACKEND_IMPL_H
-#define HTP_BACKEND_IMPL_H
+#ifndef HTP_DEVICE_H
+#define HTP_DEVICE_H
 
 #include <pthread.h>
-#include <stdbool.h>
-#include <stdint.h>
 
 #include "config.h"
-#include "ggml-htp.h"
 #include "ggml-backend-impl.h"
+#include "ggml-htp.h"
 #include "graph.h"
 #include "session.h"
 
@@ -49,17 +49,6 @@ struct htp_device {
     int                 n_peers;
 };
 
-// A ggml event on an HTP device: a fence slot owned by fence_dev's session,
-// signalled with seq by the stream of rec_dev.
-struct htp_event {
-    struct htp_device *     fence_dev;
-    struct htp_device *     rec_dev;
-    struct htp_fence_slot * slot;
-    uint32_t                seq;  // 0: never recorded
-};
-
-extern const struct htp_config * htp_backend_config;  // loaded once by the registry
-
 // The device's session, opened on first call. NULL (and an error logged
 // once) if it cannot be opened.
 struct htp_session * htp_device_session(struct htp_device * d);
@@ -71,24 +60,4 @@ int  htp_device_flush_async(struct htp_device * d);
 int  htp_device_flush_sync(struct htp_device * d);
 void htp_device_add_peer(struct htp_device * d, struct htp_device * peer);
 
-// Buffer types.
-void                htp_buffer_types_init(struct htp_device * d);
-bool                htp_buft_is_htp(ggml_backend_buffer_type_t buft);
-bool                htp_ggml_buffer_is_htp(ggml_backend_buffer_t buffer);
-struct htp_buffer * htp_ggml_buffer_get(ggml_backend_buffer_t buffer);
-
-// Streams.
-ggml_backend_t htp_backend_init(struct htp_device * d);
-
-// Events.
-ggml_backend_event_t htp_event_new(ggml_backend_dev_t dev);
-void                 htp_event_free(ggml_backend_dev_t dev, ggml_backend_event_t event);
-void                 htp_event_synchronize(ggml_backend_dev_t dev, ggml_backend_event_t event);
-void                 htp_event_record(ggml_backend_t backend, ggml_backend_event_t event);
-void                 htp_event_wait(ggml_backend_t backend, ggml_backend_event_t event);
-
-// Describe a ggml tensor (in an HTP buffer) as an op operand. Returns false if
-// it is not in an HTP buffer.
-bool htp_tensor_describe(const struct ggml_tensor * t, struct htp_op_tensor * out);
-
-#endif  // HTP_BACKEND_IMPL_H
+#endif  // HTP_DEVICE_H
