@@ -15,23 +15,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "test-check.h"
 
 #define MiB (1024ull * 1024ull)
 #define GiB (1024ull * MiB)
-
-static int n_fail  = 0;
-static int n_check = 0;
-
-#define CHECK(cond, ...)                                         \
-    do {                                                         \
-        n_check++;                                               \
-        if (!(cond)) {                                           \
-            n_fail++;                                            \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fputc('\n', stderr);                                 \
-        }                                                        \
-    } while (0)
 
 // ---------------------------------------------------------------------------
 // Warning capture through ggml's log callback
@@ -861,6 +848,5 @@ int main(void) {
     test_env_bad();
 
     ggml_log_set(NULL, NULL);
-    printf("test-config: %d checks, %d failed\n", n_check, n_fail);
-    return n_fail ? 1 : 0;
+    return test_exit_code("test-config");
 }

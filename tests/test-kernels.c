@@ -26,6 +26,7 @@
 #include "contract/op-check.h"
 #include "npu/ops/kernels.h"
 #include "npu/ops/vec.h"
+#include "test-check.h"
 
 // (The ggml values op params carry are checked in test-contract.)
 
@@ -55,7 +56,7 @@ static uint32_t htp_opcode(enum ggml_op op) {
 // ---------------------------------------------------------------------------
 
 static ggml_backend_t g_cpu;
-static int            g_pass, g_fail, g_skip;
+static int            g_skip;  // cases ggml-cpu cannot compute
 static uint64_t       g_rng = 0x9e3779b97f4a7c15ull;
 
 static uint32_t rnd_u32(void) {
@@ -407,12 +408,7 @@ static void tc_run(struct tc * c) {
         }
     }
 
-    if (ok) {
-        g_pass++;
-    } else {
-        g_fail++;
-        printf("FAIL %s [dst %s]: %s\n", c->name, layout_name[c->layout], why);
-    }
+    CHECK(ok, "%s [dst %s]: %s", c->name, layout_name[c->layout], why);
     free(init);
     free(mine);
     free(want);
@@ -963,12 +959,7 @@ static void test_fp16(void) {
                 printf("fp32 %08x -> %04x, ggml %04x\n", bits, a, b);
         }
     }
-    if (bad) {
-        printf("FAIL fp16 conversions: %d mismatches\n", bad);
-        g_fail++;
-    } else {
-        g_pass++;
-    }
+    CHECK(bad == 0, "fp16 conversions: %d mismatches", bad);
 }
 
 // htp_vf32_exp (the generic-vector build of it, as compiled here) against exp().
@@ -987,12 +978,7 @@ static void test_exp(void) {
     const int ok =
         worst < 1e-6 && htp_exp_f32(-INFINITY) == 0.0f && htp_exp_f32(-100.0f) == 0.0f && isinf(htp_exp_f32(100.0f));
     printf("exp: max relative error %.2e at %g\n", worst, at);
-    if (ok) {
-        g_pass++;
-    } else {
-        printf("FAIL exp accuracy\n");
-        g_fail++;
-    }
+    CHECK(ok, "exp accuracy");
 }
 
 int main(void) {
@@ -1015,11 +1001,11 @@ int main(void) {
         {"refusals", test_refusals},
     };
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
-        const int p = g_pass, f = g_fail;
+        const int c = n_check, f = n_fail;
         groups[i].fn();
-        printf("%-12s %4d passed, %d failed\n", groups[i].name, g_pass - p, g_fail - f);
+        printf("%-12s %4d passed, %d failed\n", groups[i].name, n_check - c - (n_fail - f), n_fail - f);
     }
     ggml_backend_free(g_cpu);
-    printf("%d passed, %d failed, %d skipped\n", g_pass, g_fail, g_skip);
-    return g_fail ? 1 : 0;
+    printf("%d passed, %d failed, %d skipped\n", n_check - n_fail, n_fail, g_skip);
+    return n_fail ? 1 : 0;
 }

@@ -21,21 +21,11 @@
 #include "npu/ops/quant.h"
 #include "proto/htp-proto.h"
 #include "contract/tiled.h"
+#include "test-check.h"
 
 _Static_assert((int)GGML_TYPE_Q4_K == (int)HTP_TYPE_Q4_K && (int)GGML_TYPE_Q5_K == (int)HTP_TYPE_Q5_K &&
                    (int)GGML_TYPE_Q6_K == (int)HTP_TYPE_Q6_K,
                "type codes");
-
-static int failures;
-
-#define CHECK(cond, ...)                  \
-    do {                                  \
-        if (!(cond)) {                    \
-            printf("FAIL: " __VA_ARGS__); \
-            printf("\n");                 \
-            failures++;                   \
-        }                                 \
-    } while (0)
 
 static uint64_t rng_state = 12345;
 
@@ -253,6 +243,5 @@ int main(void) {
         test_type(types[t], 4096, 16);
         test_type(types[t], 512, 70);  // 5 row groups: the 4-group decode kernel
     }
-    printf("%s\n", failures ? "FAILED" : "all passed");
-    return failures ? 1 : 0;
+    return test_exit_code("test-kquant");
 }

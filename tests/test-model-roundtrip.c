@@ -22,17 +22,7 @@
 #include "llama.h"
 #include "model-gen.h"
 #include "model-load.h"
-
-static int n_fail = 0;
-
-#define CHECK(cond, ...)                    \
-    do {                                    \
-        if (!(cond)) {                      \
-            printf("  FAIL: " __VA_ARGS__); \
-            printf("\n");                   \
-            n_fail++;                       \
-        }                                   \
-    } while (0)
+#include "test-check.h"
 
 static char tmpdir[] = "/tmp/test-model-XXXXXX";
 

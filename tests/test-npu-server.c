@@ -23,22 +23,9 @@
 #include "proto/htp-proto.h"
 #include "proto/htp-ring.h"
 #include "test-ring-sys.h"
+#include "test-check.h"
 
 #define PAGE 4096
-
-static int n_pass = 0, n_fail = 0;
-
-#define EXPECT(cond, ...)                                                   \
-    do {                                                                    \
-        if (cond) {                                                         \
-            n_pass++;                                                       \
-        } else {                                                            \
-            n_fail++;                                                       \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fprintf(stderr, "\n");                                          \
-        }                                                                   \
-    } while (0)
 
 static int      sock = -1;
 static pid_t    child;
@@ -281,75 +268,75 @@ int main(int argc, char ** argv) {
     req.type            = HTP_CTL_HELLO;
     req.u.hello.version = HTP_PROTO_VERSION;
     uint32_t st         = call(&req, -1, &rsp);
-    EXPECT(st == HTP_STATUS_OK && rsp.u.hello.version == HTP_PROTO_VERSION && rsp.u.hello.hw.n_threads == 2 &&
-               rsp.u.hello.hw.arch == 79 && strcmp(rsp.u.hello.hw.name, "htp-npu") == 0 &&
-               rsp.u.hello.hw.vtcm_size == 8u << 20 && rsp.u.hello.hw.vmem_size == HTP_VMEM_DEFAULT,
-           "hello: st %u threads %u", st, rsp.u.hello.hw.n_threads);
+    CHECK(st == HTP_STATUS_OK && rsp.u.hello.version == HTP_PROTO_VERSION && rsp.u.hello.hw.n_threads == 2 &&
+              rsp.u.hello.hw.arch == 79 && strcmp(rsp.u.hello.hw.name, "htp-npu") == 0 &&
+              rsp.u.hello.hw.vtcm_size == 8u << 20 && rsp.u.hello.hw.vmem_size == HTP_VMEM_DEFAULT,
+          "hello: st %u threads %u", st, rsp.u.hello.hw.n_threads);
     req.u.hello.version = HTP_PROTO_VERSION + 1;
-    EXPECT(call(&req, -1, &rsp) == HTP_STATUS_VERSION, "hello with another version");
+    CHECK(call(&req, -1, &rsp) == HTP_STATUS_VERSION, "hello with another version");
 
     uint8_t junk[100];
     memset(junk, 0x5a, sizeof(junk));
-    EXPECT(send_raw(junk, 4, -1) == 0 && recv_rsp(&rsp) == 0 && rsp.status == HTP_STATUS_INVAL_PARAMS, "short request");
-    EXPECT(send_raw(junk, sizeof(junk), -1) == 0 && recv_rsp(&rsp) == 0 && rsp.status == HTP_STATUS_INVAL_PARAMS,
-           "oversized request");
-    EXPECT(simple(99, 1) == HTP_STATUS_INVAL_PARAMS, "unknown request type");
-    EXPECT(simple(0, 1) == HTP_STATUS_INVAL_PARAMS, "request type 0");
-    EXPECT(simple(HTP_CTL_SESSION_CLOSE, 12345) == HTP_STATUS_NO_SESSION, "close of an unknown session");
-    EXPECT(simple(HTP_CTL_VMEM_INFO, 0) == HTP_STATUS_NO_SESSION, "vmem info of session 0");
+    CHECK(send_raw(junk, 4, -1) == 0 && recv_rsp(&rsp) == 0 && rsp.status == HTP_STATUS_INVAL_PARAMS, "short request");
+    CHECK(send_raw(junk, sizeof(junk), -1) == 0 && recv_rsp(&rsp) == 0 && rsp.status == HTP_STATUS_INVAL_PARAMS,
+          "oversized request");
+    CHECK(simple(99, 1) == HTP_STATUS_INVAL_PARAMS, "unknown request type");
+    CHECK(simple(0, 1) == HTP_STATUS_INVAL_PARAMS, "request type 0");
+    CHECK(simple(HTP_CTL_SESSION_CLOSE, 12345) == HTP_STATUS_NO_SESSION, "close of an unknown session");
+    CHECK(simple(HTP_CTL_VMEM_INFO, 0) == HTP_STATUS_NO_SESSION, "vmem info of session 0");
 
     struct sess a, b;
-    EXPECT(open_session(&a, 2) == HTP_STATUS_OK && a.id != 0, "open session a");
-    EXPECT(open_session(&b, 2) == HTP_STATUS_OK && b.id != 0 && b.id != a.id, "open session b");
+    CHECK(open_session(&a, 2) == HTP_STATUS_OK && a.id != 0, "open session a");
+    CHECK(open_session(&b, 2) == HTP_STATUS_OK && b.id != 0 && b.id != a.id, "open session b");
 
     memset(&req, 0, sizeof(req));
     req.type       = HTP_CTL_MAP;
     req.session    = a.id;
     req.u.map.fd   = a.fd;
     req.u.map.size = a.size;
-    EXPECT(call(&req, -1, &rsp) == HTP_STATUS_INVAL_PARAMS, "MAP without a descriptor");
+    CHECK(call(&req, -1, &rsp) == HTP_STATUS_INVAL_PARAMS, "MAP without a descriptor");
     req.session = 777;
-    EXPECT(call(&req, a.fd, &rsp) == HTP_STATUS_NO_SESSION, "MAP into an unknown session");
+    CHECK(call(&req, a.fd, &rsp) == HTP_STATUS_NO_SESSION, "MAP into an unknown session");
     req.type    = HTP_CTL_VMEM_INFO;
     req.session = a.id;
-    EXPECT(call(&req, a.fd, &rsp) == HTP_STATUS_INVAL_PARAMS, "descriptor sent with a non-MAP request");
-    EXPECT(map_buf(&a, a.fd, a.size + PAGE, HTP_BUF_PINNED, NULL) == HTP_STATUS_INVAL_PARAMS,
-           "MAP larger than the memfd");
-    EXPECT(map_buf(&a, a.fd, a.size, 1u << 7, NULL) == HTP_STATUS_INVAL_PARAMS, "MAP with an unknown flag");
+    CHECK(call(&req, a.fd, &rsp) == HTP_STATUS_INVAL_PARAMS, "descriptor sent with a non-MAP request");
+    CHECK(map_buf(&a, a.fd, a.size + PAGE, HTP_BUF_PINNED, NULL) == HTP_STATUS_INVAL_PARAMS,
+          "MAP larger than the memfd");
+    CHECK(map_buf(&a, a.fd, a.size, 1u << 7, NULL) == HTP_STATUS_INVAL_PARAMS, "MAP with an unknown flag");
 
     struct htp_vmem_info vi;
-    EXPECT(map_buf(&a, a.fd, a.size, HTP_BUF_PINNED, &vi) == HTP_STATUS_OK && vi.used == a.size && vi.n_maps == 1 &&
-               vi.size == 64 << 20,
-           "MAP pinned a: used %llu maps %u", (unsigned long long)vi.used, vi.n_maps);
-    EXPECT(map_buf(&a, a.fd, a.size, HTP_BUF_PINNED, NULL) == HTP_STATUS_INVAL_PARAMS, "MAP of a key already mapped");
-    EXPECT(map_buf(&b, b.fd, b.size, HTP_BUF_PINNED, NULL) == HTP_STATUS_OK, "MAP pinned b");
+    CHECK(map_buf(&a, a.fd, a.size, HTP_BUF_PINNED, &vi) == HTP_STATUS_OK && vi.used == a.size && vi.n_maps == 1 &&
+              vi.size == 64 << 20,
+          "MAP pinned a: used %llu maps %u", (unsigned long long)vi.used, vi.n_maps);
+    CHECK(map_buf(&a, a.fd, a.size, HTP_BUF_PINNED, NULL) == HTP_STATUS_INVAL_PARAMS, "MAP of a key already mapped");
+    CHECK(map_buf(&b, b.fd, b.size, HTP_BUF_PINNED, NULL) == HTP_STATUS_OK, "MAP pinned b");
     // a's pinned buffer (fences) is also mapped into b, as the host clones it.
-    EXPECT(map_buf(&b, a.fd, a.size, 0, &vi) == HTP_STATUS_OK && vi.n_maps == 2, "clone a's buffer into b");
+    CHECK(map_buf(&b, a.fd, a.size, 0, &vi) == HTP_STATUS_OK && vi.n_maps == 2, "clone a's buffer into b");
 
     // --- queue descriptors ---
     struct htp_queue_desc q = queue_desc(&a);
     q.depth                 = 3;
-    EXPECT(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "depth 3");
+    CHECK(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "depth 3");
     q       = queue_desc(&a);
     q.depth = 128;
-    EXPECT(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "depth 128");
+    CHECK(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "depth 128");
     q              = queue_desc(&a);
     q.rsp_ring_off = 64;
-    EXPECT(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "overlapping rings");
+    CHECK(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "overlapping rings");
     q           = queue_desc(&a);
     q.slot_size = a.size;
-    EXPECT(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "slots past the buffer");
+    CHECK(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "slots past the buffer");
     q           = queue_desc(&a);
     q.slots_off = UINT64_MAX - 8;
-    EXPECT(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "slots offset wraps");
+    CHECK(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "slots offset wraps");
     q    = queue_desc(&b);
     q.fd = a.fd;  // mapped into b, but not as b's pinned buffer
-    EXPECT(queue_start(&b, &q) == HTP_STATUS_INVAL_PARAMS, "queue in a buffer not mapped pinned");
+    CHECK(queue_start(&b, &q) == HTP_STATUS_INVAL_PARAMS, "queue in a buffer not mapped pinned");
     q = queue_desc(&a);
-    EXPECT(queue_start(&a, &q) == HTP_STATUS_OK, "queue a");
-    EXPECT(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "queue a started twice");
+    CHECK(queue_start(&a, &q) == HTP_STATUS_OK, "queue a");
+    CHECK(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "queue a started twice");
     q = queue_desc(&b);
-    EXPECT(queue_start(&b, &q) == HTP_STATUS_OK, "queue b");
+    CHECK(queue_start(&b, &q) == HTP_STATUS_OK, "queue b");
 
     // --- batches ---
     struct htp_op_desc     ops[MAX_OPS];
@@ -358,18 +345,18 @@ int main(int argc, char ** argv) {
         ops[i] = op_of(HTP_OP_NOP, 0, 0, 0);
     }
     push(&a, ops, MAX_OPS, 0, MAX_OPS);
-    EXPECT(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK && r.n_done == MAX_OPS && r.seq == 1, "NOP batch");
+    CHECK(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK && r.n_done == MAX_OPS && r.seq == 1, "NOP batch");
     push(&a, ops, MAX_OPS, 0, HTP_OP_MAX_OPS + 1);
-    EXPECT(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_INVAL_PARAMS && r.n_done == 0 && r.seq == 2,
-           "batch with too many ops");
+    CHECK(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_INVAL_PARAMS && r.n_done == 0 && r.seq == 2,
+          "batch with too many ops");
     push(&a, ops, MAX_OPS, 0, MAX_OPS + 1);
-    EXPECT(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_INVAL_PARAMS, "batch longer than its slot");
+    CHECK(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_INVAL_PARAMS, "batch longer than its slot");
     ops[3].opcode = 0x1234;
     push(&a, ops, MAX_OPS, 0, MAX_OPS);
-    EXPECT(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_INVAL_PARAMS, "unknown op code");
+    CHECK(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_INVAL_PARAMS, "unknown op code");
     ops[3].opcode = HTP_OP_NOP;
     push(&a, ops, 4, 0, 4);
-    EXPECT(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK && r.seq == 5, "good batch after bad ones");
+    CHECK(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK && r.seq == 5, "good batch after bad ones");
 
     // Round trip of a 2048-NOP batch (futex wake-ups), median of 31.
     double rt[31];
@@ -387,7 +374,7 @@ int main(int argc, char ** argv) {
             rt[j - 1] = x;
         }
     }
-    EXPECT(ok_rt, "2048-NOP batches");
+    CHECK(ok_rt, "2048-NOP batches");
     printf("  2048-NOP batch round trip: median %.1f us, max %.1f us (NPU-side batch time %llu us)\n", rt[15], rt[30],
            (unsigned long long)r.usecs);
 
@@ -396,10 +383,10 @@ int main(int argc, char ** argv) {
     struct htp_op_desc      sig   = op_of(HTP_OP_FENCE, 1, 1, 1);
     struct htp_op_desc      wt    = op_of(HTP_OP_FENCE, 1, 1, 0);
     push(&a, &sig, 1, 1, 1);
-    EXPECT(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK, "signal fence 1 from a");
+    CHECK(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK, "signal fence 1 from a");
     // b's batch names a's buffer under b's key for it (the same fd number here).
     push_fence_op(&b, &a, 0, wt, ++orders_pushed);
-    EXPECT(pop(&b, &r, 5) == 0 && r.status == HTP_STATUS_OK, "b waits on a's fence 1: status %u", r.status);
+    CHECK(pop(&b, &r, 5) == 0 && r.status == HTP_STATUS_OK, "b waits on a's fence 1: status %u", r.status);
 
     // Reverse order: b waits for 2 first; a's signal queues behind it, so the
     // wait times out (400 ms here), then the signal runs.
@@ -411,10 +398,10 @@ int main(int argc, char ** argv) {
     push(&a, &sig, 1, 1, 1);
     int    got_b  = pop(&b, &r, 5) == 0;
     double waited = now_s() - t_wait;
-    EXPECT(got_b && r.status == HTP_STATUS_INTERNAL_ERR && waited > 0.3 && waited < 3,
-           "wait queued before the signal times out: status %u after %.3f s", r.status, waited);
-    EXPECT(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK, "the signal runs after the timed-out wait");
-    EXPECT(__atomic_load_n(&fence->seq, __ATOMIC_ACQUIRE) == 2, "host sees fence seq 2");
+    CHECK(got_b && r.status == HTP_STATUS_INTERNAL_ERR && waited > 0.3 && waited < 3,
+          "wait queued before the signal times out: status %u after %.3f s", r.status, waited);
+    CHECK(pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK, "the signal runs after the timed-out wait");
+    CHECK(__atomic_load_n(&fence->seq, __ATOMIC_ACQUIRE) == 2, "host sees fence seq 2");
 
     // Submission order, not pick-up order: while a's first batch holds the
     // device (waiting for the host on fence slot 1), b's reader takes a batch
@@ -426,9 +413,9 @@ int main(int argc, char ** argv) {
         uint64_t                n    = orders_pushed;
         orders_pushed += 3;
         push_fence_op(&a, &a, 1, op_of(HTP_OP_FENCE, 1, 1, 0), n);  // wait for the host's gate seq 1
-        EXPECT(all_taken(&a, 5), "a's reader took the gated batch");
+        CHECK(all_taken(&a, 5), "a's reader took the gated batch");
         push_fence_op(&b, &a, 0, op_of(HTP_OP_FENCE, 1, 4, 1), n + 2);
-        EXPECT(all_taken(&b, 5), "b's reader took its batch");
+        CHECK(all_taken(&b, 5), "b's reader took its batch");
         usleep(20000);  // b's reader is now waiting for its turn
         push_fence_op(&a, &a, 0, op_of(HTP_OP_FENCE, 1, 3, 1), n + 1);
         __atomic_store_n(&gate->status, HTP_STATUS_OK, __ATOMIC_RELAXED);
@@ -437,9 +424,9 @@ int main(int argc, char ** argv) {
         int ok_a = pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK;
         ok_a &= pop(&a, &r, 5) == 0 && r.status == HTP_STATUS_OK;
         int ok_b = pop(&b, &r, 5) == 0 && r.status == HTP_STATUS_OK;
-        EXPECT(ok_a && ok_b, "the three ordered batches ran");
-        EXPECT(__atomic_load_n(&fence->seq, __ATOMIC_ACQUIRE) == 4,
-               "the lower-numbered batch ran first: fence seq %u, want 4", fence->seq);
+        CHECK(ok_a && ok_b, "the three ordered batches ran");
+        CHECK(__atomic_load_n(&fence->seq, __ATOMIC_ACQUIRE) == 4,
+              "the lower-numbered batch ran first: fence seq %u, want 4", fence->seq);
     }
 
     // Unmap refusals and accounting.
@@ -447,17 +434,17 @@ int main(int argc, char ** argv) {
     req.type     = HTP_CTL_UNMAP;
     req.session  = a.id;
     req.u.map.fd = a.fd;
-    EXPECT(call(&req, -1, &rsp) == HTP_STATUS_INVAL_PARAMS, "unmap of the running queue's pinned buffer");
+    CHECK(call(&req, -1, &rsp) == HTP_STATUS_INVAL_PARAMS, "unmap of the running queue's pinned buffer");
     req.u.map.fd = 4242;
-    EXPECT(call(&req, -1, &rsp) == HTP_STATUS_INVAL_PARAMS, "unmap of an unknown key");
+    CHECK(call(&req, -1, &rsp) == HTP_STATUS_INVAL_PARAMS, "unmap of an unknown key");
     req.session  = b.id;
     req.u.map.fd = a.fd;
-    EXPECT(call(&req, -1, &rsp) == HTP_STATUS_OK && rsp.u.vmem.n_maps == 1 && rsp.u.vmem.used == b.size,
-           "unmap the clone from b");
-    EXPECT(simple(HTP_CTL_QUEUE_STOP, a.id) == HTP_STATUS_OK, "queue stop a");
-    EXPECT(simple(HTP_CTL_SESSION_CLOSE, a.id) == HTP_STATUS_OK, "close a");
-    EXPECT(simple(HTP_CTL_VMEM_INFO, a.id) == HTP_STATUS_NO_SESSION, "a is gone");
-    EXPECT(simple(HTP_CTL_VMEM_INFO, b.id) == HTP_STATUS_OK, "b still serves");
+    CHECK(call(&req, -1, &rsp) == HTP_STATUS_OK && rsp.u.vmem.n_maps == 1 && rsp.u.vmem.used == b.size,
+          "unmap the clone from b");
+    CHECK(simple(HTP_CTL_QUEUE_STOP, a.id) == HTP_STATUS_OK, "queue stop a");
+    CHECK(simple(HTP_CTL_SESSION_CLOSE, a.id) == HTP_STATUS_OK, "close a");
+    CHECK(simple(HTP_CTL_VMEM_INFO, a.id) == HTP_STATUS_NO_SESSION, "a is gone");
+    CHECK(simple(HTP_CTL_VMEM_INFO, b.id) == HTP_STATUS_OK, "b still serves");
 
     // Hang up with b still open and its queue running: htp-npu closes b and exits 0.
     close(sock);
@@ -469,12 +456,11 @@ int main(int argc, char ** argv) {
         }
         usleep(10000);
     }
-    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "htp-npu exits 0 after hang-up (status 0x%x, %.3f s)", status,
-           now_s() - t0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "htp-npu exits 0 after hang-up (status 0x%x, %.3f s)", status,
+          now_s() - t0);
     if (!(WIFEXITED(status) || WIFSIGNALED(status))) {
         kill(child, SIGKILL);
         waitpid(child, NULL, 0);
     }
-    printf("test-npu-server: %d passed, %d failed\n", n_pass, n_fail);
-    return n_fail ? 1 : 0;
+    return test_exit_code("test-npu-server");
 }

@@ -14,6 +14,7 @@
 #include "npu/batch.h"
 #include "npu/ops/op-families.h"
 #include "npu/pool.h"
+#include "test-check.h"
 
 #define PAGE      HTP_PAGE_SIZE
 #define MAX_T     64
@@ -21,20 +22,6 @@
 #define N_THREADS 3
 #define N_TRACES  16
 #define DEPTH     2
-
-static int n_pass = 0, n_fail = 0;
-
-#define EXPECT(cond, ...)                                                   \
-    do {                                                                    \
-        if (cond) {                                                         \
-            n_pass++;                                                       \
-        } else {                                                            \
-            n_fail++;                                                       \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fprintf(stderr, "\n");                                          \
-        }                                                                   \
-    } while (0)
 
 // --- the session stand-in: three buffers and their map table ---
 
@@ -158,50 +145,50 @@ static void test_bad_counts(void) {
     tb_reset(&b);
     tb_op(&b, HTP_OP_NOP);
     struct htp_opbatch_req good = tb_write(&b, 0, 0), r;
-    EXPECT(htp_batch_validate(&batch, &env, &good) == HTP_STATUS_OK, "baseline NOP");
+    CHECK(htp_batch_validate(&batch, &env, &good) == HTP_STATUS_OK, "baseline NOP");
 
     r        = good;
     r.n_bufs = HTP_OP_MAX_BUFS + 1;
-    EXPECT(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "n_bufs over limit");
+    CHECK(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "n_bufs over limit");
     r           = good;
     r.n_tensors = HTP_OP_MAX_TENSORS + 1;
-    EXPECT(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "n_tensors over limit");
+    CHECK(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "n_tensors over limit");
     r       = good;
     r.n_ops = HTP_OP_MAX_OPS + 1;
-    EXPECT(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "n_ops over limit");
+    CHECK(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "n_ops over limit");
     r          = good;
     r.n_traces = HTP_MAX_TRACES + 1;
-    EXPECT(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "n_traces over limit");
+    CHECK(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "n_traces over limit");
     r      = good;
     r.slot = DEPTH;
-    EXPECT(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "slot past depth");
+    CHECK(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "slot past depth");
     r      = good;
     r.slot = 0xffffffffu;
-    EXPECT(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "slot 0xffffffff");
+    CHECK(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "slot 0xffffffff");
 
     // Truncated payload: counts that describe more than the slot holds.
     r       = good;
     r.n_ops = (uint32_t)(env.slot_size / sizeof(struct htp_op_desc)) + 1;
-    EXPECT(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "ops past slot end");
+    CHECK(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "ops past slot end");
     r          = good;
     r.n_traces = HTP_MAX_TRACES;  // N_THREADS * 4096 * 16 bytes > slot
-    EXPECT(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "trace area past slot end");
+    CHECK(htp_batch_validate(&batch, &env, &r) == HTP_STATUS_INVAL_PARAMS, "trace area past slot end");
     struct htp_batch_env small = env;
     small.slot_size            = htp_slot_layout(b.n_bufs, 0, 1, N_THREADS, 0).end - 8;
-    EXPECT(htp_batch_validate(&batch, &small, &good) == HTP_STATUS_INVAL_PARAMS, "slot one entry short");
+    CHECK(htp_batch_validate(&batch, &small, &good) == HTP_STATUS_INVAL_PARAMS, "slot one entry short");
 }
 
 static void test_bad_buffers(void) {
     struct tb b;
     tb_reset(&b);
     b.bufs[1].fd = 999;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "unknown fd");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "unknown fd");
     tb_reset(&b);
     b.bufs[2].size += PAGE;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "buffer size differs from the mapping");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "buffer size differs from the mapping");
     tb_reset(&b);
     b.bufs[0].fd = -1;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "negative fd");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "negative fd");
 }
 
 static void test_bad_tensors(void) {
@@ -210,87 +197,87 @@ static void test_bad_tensors(void) {
 
     tb_reset(&b);
     tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, 1, 1, 1);
-    EXPECT(validate(&b) == HTP_STATUS_OK, "good tensor");
+    CHECK(validate(&b) == HTP_STATUS_OK, "good tensor");
 
     tb_reset(&b);
     tb_tensor(&b, 3, 0, HTP_TYPE_F32, 16, 1, 1, 1);
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "buffer index past n_bufs");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "buffer index past n_bufs");
 
     tb_reset(&b);
     tb_tensor(&b, 0, usable_a - 64, HTP_TYPE_F32, 16, 1, 1, 1);  // exactly up to the guard page
-    EXPECT(validate(&b) == HTP_STATUS_OK, "tensor ending at the guard page");
+    CHECK(validate(&b) == HTP_STATUS_OK, "tensor ending at the guard page");
     tb_reset(&b);
     tb_tensor(&b, 0, usable_a - 60, HTP_TYPE_F32, 16, 1, 1, 1);
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "tensor 4 bytes into the guard page");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "tensor 4 bytes into the guard page");
     tb_reset(&b);
     tb_tensor(&b, 0, maps[0].size + 4096, HTP_TYPE_F32, 16, 1, 1, 1);
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "tensor past the buffer end");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "tensor past the buffer end");
     tb_reset(&b);
     tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, (int64_t)usable_a / 64 + 1, 1, 1);
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "rows past the buffer end");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "rows past the buffer end");
     tb_reset(&b);
     tb_tensor(&b, 0, UINT64_MAX - 8, HTP_TYPE_F32, 16, 1, 1, 1);
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "offset + extent wraps");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "offset + extent wraps");
     tb_reset(&b);
     tb_tensor(&b, 0, maps[0].size, HTP_TYPE_F32, 0, 1, 1, 1);
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "empty tensor with its offset past the buffer");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "empty tensor with its offset past the buffer");
     tb_reset(&b);
     tb_tensor(&b, 0, 128, HTP_TYPE_F32, 0, 5, 1, 1);
-    EXPECT(validate(&b) == HTP_STATUS_OK, "empty tensor (ne[0] == 0) inside the buffer");
+    CHECK(validate(&b) == HTP_STATUS_OK, "empty tensor (ne[0] == 0) inside the buffer");
 
     tb_reset(&b);
     uint16_t t   = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, 2, 1, 1);
     b.t[t].nb[1] = -64;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "negative stride");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "negative stride");
     tb_reset(&b);
     t            = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, 2, 1, 1);
     b.t[t].ne[2] = -1;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "negative ne");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "negative ne");
     tb_reset(&b);
     t            = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, 2, 1, 1);
     b.t[t].ne[3] = INT64_MAX / 2;
     b.t[t].nb[3] = 1 << 20;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "ne * nb overflows");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "ne * nb overflows");
     tb_reset(&b);
     t            = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, 2, 1, 1);
     b.t[t].ne[1] = 3;
     b.t[t].nb[1] = INT64_MAX;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "(ne-1) * nb overflows");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "(ne-1) * nb overflows");
     tb_reset(&b);
     t            = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, 2, 2, 1);
     b.t[t].nb[1] = INT64_MAX / 2 + 1;
     b.t[t].nb[2] = INT64_MAX / 2 + 1;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "sum of strides overflows");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "sum of strides overflows");
 
     tb_reset(&b);
     t           = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, 1, 1, 1);
     b.t[t].type = 5;  // ggml's removed Q4_2: not a type the NPU knows
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "unknown type 5");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "unknown type 5");
     b.t[t].type = 1000;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "unknown type 1000");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "unknown type 1000");
 
     tb_reset(&b);
     tb_tensor(&b, 0, 0, HTP_TYPE_Q8_0, 64, 2, 1, 1);
-    EXPECT(validate(&b) == HTP_STATUS_OK, "q8_0 with whole blocks");
+    CHECK(validate(&b) == HTP_STATUS_OK, "q8_0 with whole blocks");
     tb_reset(&b);
     tb_tensor(&b, 0, 0, HTP_TYPE_Q8_0, 33, 2, 1, 1);
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "q8_0 ne[0] not a multiple of 32");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "q8_0 ne[0] not a multiple of 32");
 }
 
 static void test_bad_ops(void) {
     struct tb b;
     tb_reset(&b);
     tb_op(&b, HTP_OP_INVALID);
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "op code 0");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "op code 0");
     tb_reset(&b);
     tb_op(&b, HTP_OP_COUNT);
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "op code HTP_OP_COUNT");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "op code HTP_OP_COUNT");
     tb_reset(&b);
     tb_op(&b, 0xdeadbeef);
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "op code 0xdeadbeef");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "op code 0xdeadbeef");
     tb_reset(&b);
     tb_op(&b, HTP_OP_NOP)->flags = 1;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "reserved op flags set");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "reserved op flags set");
 
     tb_reset(&b);
     uint16_t             s  = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, 1, 1, 1);
@@ -298,18 +285,18 @@ static void test_bad_ops(void) {
     struct htp_op_desc * op = tb_op(&b, HTP_OP_CPY);
     op->src[0]              = s;
     op->dst[0]              = d;
-    EXPECT(validate(&b) == HTP_STATUS_OK, "good CPY");
+    CHECK(validate(&b) == HTP_STATUS_OK, "good CPY");
     op->src[0] = 2;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "src index == n_tensors");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "src index == n_tensors");
     op->src[0] = s;
     op->src[9] = 0xfffe;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "src[9] index past n_tensors");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "src[9] index past n_tensors");
     op->src[9] = HTP_NO_TENSOR;
     op->dst[1] = 7;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "dst[1] index past n_tensors");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "dst[1] index past n_tensors");
     op->dst[1] = HTP_NO_TENSOR;
     op->dst[0] = HTP_NO_TENSOR;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "CPY without dst");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "CPY without dst");
 
     // A bad op later in the batch: nothing runs, not even the first op.
     tb_reset(&b);
@@ -322,8 +309,8 @@ static void test_bad_ops(void) {
     struct htp_fence_slot * slot = (struct htp_fence_slot *)(void *)maps[0].addr;
     slot->seq                    = 0;
     struct htp_opbatch_rsp rsp;
-    EXPECT(run(&b, &rsp) == HTP_STATUS_INVAL_PARAMS && rsp.n_done == 0 && slot->seq == 0,
-           "batch with a bad second op ran its first op (seq %u, n_done %u)", slot->seq, rsp.n_done);
+    CHECK(run(&b, &rsp) == HTP_STATUS_INVAL_PARAMS && rsp.n_done == 0 && slot->seq == 0,
+          "batch with a bad second op ran its first op (seq %u, n_done %u)", slot->seq, rsp.n_done);
 
     // Shape / type mismatches inside an op's own check.
     tb_reset(&b);
@@ -332,19 +319,19 @@ static void test_bad_ops(void) {
     op         = tb_op(&b, HTP_OP_CPY);
     op->src[0] = s;
     op->dst[0] = d;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "CPY with different element counts");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "CPY with different element counts");
     tb_reset(&b);
     s          = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 64, 1, 1, 1);
     d          = tb_tensor(&b, 1, 0, HTP_TYPE_Q4_1, 64, 1, 1, 1);
     op         = tb_op(&b, HTP_OP_CPY);
     op->src[0] = s;
     op->dst[0] = d;
-    EXPECT(validate(&b) == HTP_STATUS_NO_SUPPORT, "CPY F32 -> Q4_1 is not supported");
+    CHECK(validate(&b) == HTP_STATUS_NO_SUPPORT, "CPY F32 -> Q4_1 is not supported");
     tb_reset(&b);
     // (Every op code has a kernel now, ALLREDUCE included: its check refuses
     // an op without its operands.)
     tb_op(&b, HTP_OP_ALLREDUCE);
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "ALLREDUCE without operands is refused");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "ALLREDUCE without operands is refused");
 }
 
 static void test_bad_fences(void) {
@@ -356,39 +343,39 @@ static void test_bad_fences(void) {
     t         = tb_fence(&b, 0, 64, 2);
     f         = tb_op(&b, HTP_OP_FENCE);
     f->src[0] = t;
-    EXPECT(validate(&b) == HTP_STATUS_OK, "good fence");
+    CHECK(validate(&b) == HTP_STATUS_OK, "good fence");
     f->params[1] = 2;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "fence mode 2");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "fence mode 2");
     f->params[1] = 0;
     b.t[t].flags = 0;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "fence operand without HTP_TENSOR_FENCE");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "fence operand without HTP_TENSOR_FENCE");
     b.t[t].flags = HTP_TENSOR_FENCE;
     b.t[t].ne[0] = 32;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "fence operand ne[0] 32");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "fence operand ne[0] 32");
     b.t[t].ne[0] = 64;
     b.t[t].data  = 66;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "fence slot not 4-byte aligned");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "fence slot not 4-byte aligned");
     b.t[t].data = 64;
     f->src[0]   = HTP_NO_TENSOR;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "fence without operand");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "fence without operand");
 
     tb_reset(&b);
     t            = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, 1, 1, 1);
     b.t[t].flags = HTP_TENSOR_FENCE;
     f            = tb_op(&b, HTP_OP_FENCE);
     f->src[0]    = t;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "fence operand of type F32");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "fence operand of type F32");
 
     tb_reset(&b);
     t            = tb_fence(&b, 0, 0, 4);
     f            = tb_op(&b, HTP_OP_MDEV_GROUP);
     f->src[0]    = t;
     f->params[0] = 3;
-    EXPECT(validate(&b) == HTP_STATUS_OK, "MDEV_GROUP member 3 of 4");
+    CHECK(validate(&b) == HTP_STATUS_OK, "MDEV_GROUP member 3 of 4");
     f->params[0] = 4;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MDEV_GROUP member 4 of 4");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MDEV_GROUP member 4 of 4");
     f->params[0] = -1;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MDEV_GROUP member -1");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MDEV_GROUP member -1");
 
     tb_reset(&b);
     uint16_t s  = tb_tensor(&b, 0, 1024, HTP_TYPE_F32, 8, 1, 1, 1);
@@ -398,7 +385,7 @@ static void test_bad_fences(void) {
     f->src[0]   = s;
     f->src[1]   = ft;
     f->dst[0]   = d;
-    EXPECT(validate(&b) == HTP_STATUS_INVAL_PARAMS, "CPY_FENCE with a non-fence src[1]");
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "CPY_FENCE with a non-fence src[1]");
 }
 
 // --- good batches ---
@@ -418,9 +405,9 @@ static void test_nop_and_profile(void) {
     struct htp_opbatch_rsp rsp;
     struct htp_opbatch_req r  = tb_write(&b, 1, 0);
     int                    st = htp_batch_process(&batch, &env, &r, &rsp);
-    EXPECT(st == HTP_STATUS_OK && rsp.status == HTP_STATUS_OK && rsp.n_done == 5 && rsp.n_ops == 5 &&
-               rsp.seq == r.seq && rsp.n_bufs == 3 && rsp.n_tensors == 0,
-           "NOP batch: st %d n_done %u", st, rsp.n_done);
+    CHECK(st == HTP_STATUS_OK && rsp.status == HTP_STATUS_OK && rsp.n_done == 5 && rsp.n_ops == 5 && rsp.seq == r.seq &&
+              rsp.n_bufs == 3 && rsp.n_tensors == 0,
+          "NOP batch: st %d n_done %u", st, rsp.n_done);
     struct htp_slot_layout l = htp_slot_layout(3, 0, 5, N_THREADS, 0);
     struct htp_prof_desc   pd[5];
     memcpy(pd, slots + env.slot_size + l.prof, sizeof(pd));
@@ -428,7 +415,7 @@ static void test_nop_and_profile(void) {
     for (int i = 0; i < 5; i++) {
         ok &= pd[i].opcode == HTP_OP_NOP && pd[i].status == 0 && pd[i].n_threads == 1;
     }
-    EXPECT(ok, "profile descriptors of the NOPs");
+    CHECK(ok, "profile descriptors of the NOPs");
 }
 
 static void test_cpy_f16(void) {
@@ -457,18 +444,18 @@ static void test_cpy_f16(void) {
     op->src[0]              = h;
     op->dst[0]              = s2;
     struct htp_opbatch_rsp rsp;
-    EXPECT(run(&b, &rsp) == HTP_STATUS_OK && rsp.n_done == 2, "F32 -> F16 -> F32 batch");
+    CHECK(run(&b, &rsp) == HTP_STATUS_OK && rsp.n_done == 2, "F32 -> F16 -> F32 batch");
     const uint8_t * hb = maps[1].addr;
-    EXPECT(h16(hb + 0) == 0x3c00 && h16(hb + 2) == 0xc000 && h16(hb + 4) == 0x7bff && h16(hb + 6) == 0x3c00 &&
-               h16(hb + 8) == 0x3c02 && h16(hb + 10) == 0x0002 && h16(hb + 12) == 0x7c00,
-           "f16 bits %04x %04x %04x %04x %04x %04x %04x", h16(hb), h16(hb + 2), h16(hb + 4), h16(hb + 6), h16(hb + 8),
-           h16(hb + 10), h16(hb + 12));
+    CHECK(h16(hb + 0) == 0x3c00 && h16(hb + 2) == 0xc000 && h16(hb + 4) == 0x7bff && h16(hb + 6) == 0x3c00 &&
+              h16(hb + 8) == 0x3c02 && h16(hb + 10) == 0x0002 && h16(hb + 12) == 0x7c00,
+          "f16 bits %04x %04x %04x %04x %04x %04x %04x", h16(hb), h16(hb + 2), h16(hb + 4), h16(hb + 6), h16(hb + 8),
+          h16(hb + 10), h16(hb + 12));
     const float * back = (const float *)(const void *)(maps[0].addr + 4096 + 8192);
     int           bad  = 0;
     for (int64_t i = 7; i < n; i++) {
         bad += back[i] != src[i];
     }
-    EXPECT(bad == 0, "%d values changed through f16", bad);
+    CHECK(bad == 0, "%d values changed through f16", bad);
 }
 
 // Permuted source (a transposed view) into a dst of another shape with padded rows.
@@ -497,7 +484,7 @@ static void test_cpy_strided(void) {
     op->src[0]              = s;
     op->dst[0]              = d;
     struct htp_opbatch_rsp rsp;
-    EXPECT(run(&b, &rsp) == HTP_STATUS_OK, "strided CPY ran");
+    CHECK(run(&b, &rsp) == HTP_STATUS_OK, "strided CPY ran");
     int bad = 0, k = 0;
     for (int i3 = 0; i3 < 2; i3++) {
         for (int i2 = 0; i2 < 3; i2++) {
@@ -516,7 +503,7 @@ static void test_cpy_strided(void) {
             canaries += dst[r * 12 + c] != -1.0f;
         }
     }
-    EXPECT(bad == 0 && canaries == 0, "strided CPY: %d wrong elements, %d padding bytes overwritten", bad, canaries);
+    CHECK(bad == 0 && canaries == 0, "strided CPY: %d wrong elements, %d padding bytes overwritten", bad, canaries);
 }
 
 static void test_cpy_blocks(void) {
@@ -532,8 +519,8 @@ static void test_cpy_blocks(void) {
     op->src[0]              = s;
     op->dst[0]              = d;
     struct htp_opbatch_rsp rsp;
-    EXPECT(run(&b, &rsp) == HTP_STATUS_OK && memcmp(maps[1].addr + 1024, src, 6 * 34) == 0,
-           "q8_0 block copy [64,3] -> [32,6]");
+    CHECK(run(&b, &rsp) == HTP_STATUS_OK && memcmp(maps[1].addr + 1024, src, 6 * 34) == 0,
+          "q8_0 block copy [64,3] -> [32,6]");
 }
 
 // Large copies split across a real pool: dense (flat split) and row-strided.
@@ -561,7 +548,7 @@ static void test_cpy_parallel(struct htp_pool * pool) {
     op->src[0]              = ht;
     op->dst[0]              = d;
     struct htp_opbatch_rsp rsp;
-    EXPECT(run(&b, &rsp) == HTP_STATUS_OK, "parallel CPY ran");
+    CHECK(run(&b, &rsp) == HTP_STATUS_OK, "parallel CPY ran");
     const float * out = (const float *)(const void *)(maps[2].addr + 600000);
     int           bad = 0;
     for (int64_t r = 0; r < 1000; r++) {
@@ -572,7 +559,7 @@ static void test_cpy_parallel(struct htp_pool * pool) {
     struct htp_slot_layout l = htp_slot_layout(3, 4, 2, N_THREADS, 0);
     struct htp_prof_desc   pd;
     memcpy(&pd, slots + env.slot_size + l.prof, sizeof(pd));
-    EXPECT(bad == 0 && pd.n_threads == N_THREADS, "parallel CPY: %d wrong, n_threads %u", bad, pd.n_threads);
+    CHECK(bad == 0 && pd.n_threads == N_THREADS, "parallel CPY: %d wrong, n_threads %u", bad, pd.n_threads);
     env = saved;
 }
 
@@ -598,18 +585,18 @@ static void test_fences(void) {
     env.prof_mode = 3;
     int st        = htp_batch_process(&batch, &env, &r, &rsp);
     env.prof_mode = 0;
-    EXPECT(st == HTP_STATUS_INTERNAL_ERR && rsp.n_done == 3 && slot->seq == 5 && slot->status == 0,
-           "fence signal/wait then timeout: st %d n_done %u seq %u", st, rsp.n_done, slot->seq);
+    CHECK(st == HTP_STATUS_INTERNAL_ERR && rsp.n_done == 3 && slot->seq == 5 && slot->status == 0,
+          "fence signal/wait then timeout: st %d n_done %u seq %u", st, rsp.n_done, slot->seq);
     struct htp_prof_desc pd[5];
     memcpy(pd, slots + env.slot_size + l.prof, sizeof(pd));
-    EXPECT(pd[3].status == HTP_STATUS_INTERNAL_ERR && pd[3].opcode == HTP_OP_FENCE && pd[4].opcode == 0 &&
-               pd[4].status == 0,
-           "profile: failing op recorded, op after it zeroed");
+    CHECK(pd[3].status == HTP_STATUS_INTERNAL_ERR && pd[3].opcode == HTP_OP_FENCE && pd[4].opcode == 0 &&
+              pd[4].status == 0,
+          "profile: failing op recorded, op after it zeroed");
     struct htp_trace_desc tr[N_TRACES];
     memcpy(tr, slots + env.slot_size + l.trace, sizeof(tr));
-    EXPECT(rsp.n_traces == 8 && tr[0].event == HTP_TRACE_EVT_OP_BEGIN && tr[1].event == HTP_TRACE_EVT_OP_END &&
-               tr[7].op == 3 && tr[8].event == 0,
-           "trace events: %u written", rsp.n_traces);
+    CHECK(rsp.n_traces == 8 && tr[0].event == HTP_TRACE_EVT_OP_BEGIN && tr[1].event == HTP_TRACE_EVT_OP_END &&
+              tr[7].op == 3 && tr[8].event == 0,
+          "trace events: %u written", rsp.n_traces);
 
     // Wrapped sequence numbers compare by signed distance.
     slot->seq = 0xfffffff0u;
@@ -617,7 +604,7 @@ static void test_fences(void) {
     t = tb_fence(&b, 0, 128, 1);
     f = tb_op(&b, HTP_OP_FENCE), f->src[0] = t, f->params[0] = 0x10, f->params[1] = 1;
     f = tb_op(&b, HTP_OP_FENCE), f->src[0] = t, f->params[0] = (int32_t)0xfffffff8u, f->params[1] = 0;
-    EXPECT(run(&b, &rsp) == HTP_STATUS_OK && slot->seq == 0x10, "wait across sequence wrap");
+    CHECK(run(&b, &rsp) == HTP_STATUS_OK && slot->seq == 0x10, "wait across sequence wrap");
 
     // A slot carrying an error status fails the wait with it.
     slot->seq    = 9;
@@ -625,7 +612,7 @@ static void test_fences(void) {
     tb_reset(&b);
     t = tb_fence(&b, 0, 128, 1);
     f = tb_op(&b, HTP_OP_FENCE), f->src[0] = t, f->params[0] = 9, f->params[1] = 0;
-    EXPECT(run(&b, &rsp) == HTP_STATUS_NO_SUPPORT && rsp.n_done == 0, "wait on an errored fence");
+    CHECK(run(&b, &rsp) == HTP_STATUS_NO_SUPPORT && rsp.n_done == 0, "wait on an errored fence");
 
     // CPY_FENCE copies, then signals.
     tb_reset(&b);
@@ -641,9 +628,9 @@ static void test_fences(void) {
     f->src[1]    = t;
     f->dst[0]    = d;
     f->params[0] = 42;
-    EXPECT(run(&b, &rsp) == HTP_STATUS_OK && slot->seq == 42 && slot->status == 0 &&
-               memcmp(maps[1].addr + 512, src, 32) == 0,
-           "CPY_FENCE copied and signalled seq %u", slot->seq);
+    CHECK(run(&b, &rsp) == HTP_STATUS_OK && slot->seq == 42 && slot->status == 0 &&
+              memcmp(maps[1].addr + 512, src, 32) == 0,
+          "CPY_FENCE copied and signalled seq %u", slot->seq);
     htp_ops_set_fence_timeout_ms(30000);
 }
 
@@ -686,6 +673,5 @@ int main(void) {
     htp_pool_free(&pool);
     htp_batch_free(&batch);
     free(slots);
-    printf("test-npu-validate: %d passed, %d failed\n", n_pass, n_fail);
-    return n_fail ? 1 : 0;
+    return test_exit_code("test-npu-validate");
 }

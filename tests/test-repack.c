@@ -22,6 +22,7 @@
 #include "ggml-backend.h"
 #include "ggml-htp.h"
 #include "ggml.h"
+#include "test-check.h"
 
 // Types with a tiled layout (src/npu/ops/tiled.c); add new ones here.
 static const enum ggml_type types[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q4_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
@@ -40,18 +41,6 @@ static uint64_t rnd(void) {
     z          = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
-
-static int n_fail;
-
-#define CHECK(cond, ...)                                         \
-    do {                                                         \
-        if (!(cond)) {                                           \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fprintf(stderr, "\n");                               \
-            n_fail++;                                            \
-        }                                                        \
-    } while (0)
 
 // get_tensor of t equals want: whole, random ranges, and 2-D runs of rows.
 static void check_reads(struct ggml_tensor * t, const uint8_t * want, const char * what) {
