@@ -1,7 +1,8 @@
 // test-check.h: the check macros and counters every test program shares.
 // CHECK counts a check and, when its condition fails, prints the file, line,
 // condition and message and counts a failure; CHECK_OR_RETURN also returns
-// ret from the calling function (for checks later code depends on).
+// ret from the calling function (for checks later code depends on; in a void
+// function ret is left empty: CHECK_OR_RETURN(, cond, ...)).
 // test_exit_code() prints one summary line and gives the program's exit code:
 // 0 pass, 1 fail (77, skip, is the program's own to return).
 
