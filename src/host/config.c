@@ -285,6 +285,23 @@ int htp_config_op_filtered(const struct htp_config * cfg, const char * op_desc) 
     return regexec(&cfg->opfilter, op_desc, 0, NULL, 0) == 0;
 }
 
+// A launcher command line the NPU program runs under (npu-proc.c splits it
+// into words), e.g. "qemu-hexagon -cpu v67" for the NPU built for Hexagon.
+static int load_npu_exec(struct htp_config * cfg) {
+    const char * s   = getenv("GGML_HEXAGON_NPU_EXEC");
+    cfg->npu_exec[0] = '\0';
+    if (!s || s[0] == '\0') {
+        return 0;
+    }
+    size_t len = strnlen(s, HTP_CONFIG_PATH_MAX);
+    if (len >= HTP_CONFIG_PATH_MAX) {
+        htp_config_env_warn("GGML_HEXAGON_NPU_EXEC", s, len, "is longer than a command line", "no launcher");
+        return 1;
+    }
+    memcpy(cfg->npu_exec, s, len + 1);
+    return 0;
+}
+
 static int load_npu_path(struct htp_config * cfg) {
     const char * s   = getenv("GGML_HEXAGON_NPU");
     cfg->npu_path[0] = '\0';
@@ -363,6 +380,7 @@ int htp_config_load(struct htp_config * cfg) {
     p += htp_config_env_bool("GGML_HEXAGON_ETM", 0, &cfg->etm);
 
     p += load_npu_path(cfg);
+    p += load_npu_exec(cfg);
     p += htp_config_load_devices(cfg->devices, &cfg->n_devices);
     return p;
 }
@@ -442,4 +460,5 @@ void htp_config_print(const struct htp_config * cfg, FILE * f) {
     fprintf(f, "optrace       %u\n", cfg->optrace);
     fprintf(f, "etm           %d\n", cfg->etm);
     fprintf(f, "npu           %s\n", cfg->npu_path[0] ? cfg->npu_path : "(htp-npu next to libggml-htp.so)");
+    fprintf(f, "npu exec      %s\n", cfg->npu_exec[0] ? cfg->npu_exec : "(none: the NPU program runs directly)");
 }

@@ -89,6 +89,7 @@ struct htp_config {
 
     // ours
     char npu_path[HTP_CONFIG_PATH_MAX];  // GGML_HEXAGON_NPU, "" = htp-npu next to the library
+    char npu_exec[HTP_CONFIG_PATH_MAX];  // GGML_HEXAGON_NPU_EXEC: launcher the NPU runs under, "" = none
 };
 
 // The configuration of this process's backend, read-only once loaded: the

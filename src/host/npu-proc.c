@@ -161,6 +161,37 @@ static int npu_program(char * path, size_t size) {
     return 0;
 }
 
+#define NPU_EXEC_MAX_WORDS 16
+
+// $GGML_HEXAGON_NPU_EXEC split at blanks into argv[0 .. n-1] (the words live
+// in buf): a launcher the NPU program runs under, e.g. "qemu-hexagon -cpu v67"
+// for the NPU built for Hexagon. Returns the word count (0: none), or -1 for a
+// value that does not fit (warned; the program then runs directly).
+static int npu_launcher(char * buf, size_t size, char ** argv) {
+    const char * env = getenv("GGML_HEXAGON_NPU_EXEC");
+    if (!env || !*env) {
+        return 0;
+    }
+    if (strlen(env) >= size) {
+        HTP_LOG_WARN("ggml-htp: GGML_HEXAGON_NPU_EXEC=\"%.40s...\" is too long; running the NPU program directly\n",
+                     env);
+        return -1;
+    }
+    snprintf(buf, size, "%s", env);
+    int n = 0;
+    for (char *save = NULL, *w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+        if (n == NPU_EXEC_MAX_WORDS) {
+            HTP_LOG_WARN(
+                "ggml-htp: GGML_HEXAGON_NPU_EXEC=\"%s\" has more than %d words; running the NPU program "
+                "directly\n",
+                env, NPU_EXEC_MAX_WORDS);
+            return -1;
+        }
+        argv[n++] = w;
+    }
+    return n;
+}
+
 static int npu_spawn(struct htp_npu * npu) {
     char path[PATH_MAX];
     int  rc = npu_program(path, sizeof path);
@@ -176,26 +207,39 @@ static int npu_spawn(struct htp_npu * npu) {
         return HTP_STATUS_HOST_ERR;
     }
 
-    char fd_arg[16], phys_arg[16];
+    char fd_arg[16], phys_arg[16], launcher[PATH_MAX];
     snprintf(fd_arg, sizeof fd_arg, "%d", sv[1]);
     snprintf(phys_arg, sizeof phys_arg, "%u", npu->phys_idx);
-    char * argv[] = {path, "--fd", fd_arg, "--phys", phys_arg, NULL};
+    char * argv[NPU_EXEC_MAX_WORDS + 6];
+    int    n           = npu_launcher(launcher, sizeof launcher, argv);
+    n                  = n < 0 ? 0 : n;
+    const int launched = n > 0;
+    argv[n++]          = path;
+    argv[n++]          = "--fd";
+    argv[n++]          = fd_arg;
+    argv[n++]          = "--phys";
+    argv[n++]          = phys_arg;
+    argv[n]            = NULL;
 
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     // dup2 onto itself clears FD_CLOEXEC in the child (glibc >= 2.29).
     posix_spawn_file_actions_adddup2(&fa, sv[1], sv[1]);
-    int err = posix_spawn(&npu->pid, path, &fa, NULL, argv, environ);
+    // A launcher is looked up on PATH, as a shell would; the program itself is a path.
+    int err = launched ? posix_spawnp(&npu->pid, argv[0], &fa, NULL, argv, environ)
+                       : posix_spawn(&npu->pid, path, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(sv[1]);
     if (err != 0) {
-        HTP_LOG_ERROR("ggml-htp: cannot start NPU program %s: %s\n", path, strerror(err));
+        HTP_LOG_ERROR("ggml-htp: cannot start NPU program %s%s%s: %s\n", launched ? argv[0] : "", launched ? " " : "",
+                      path, strerror(err));
         close(sv[0]);
         npu->pid = -1;
         return HTP_STATUS_NPU_DEAD;
     }
     npu->sock = sv[0];
-    HTP_VERBOSE("ggml-htp: started NPU %u: %s (pid %d)\n", npu->phys_idx, path, (int)npu->pid);
+    HTP_VERBOSE("ggml-htp: started NPU %u: %s%s%s (pid %d)\n", npu->phys_idx, launched ? argv[0] : "",
+                launched ? " ... " : "", path, (int)npu->pid);
     return 0;
 }
 

@@ -438,6 +438,7 @@ static const char * const all_vars[] = {
     "GGML_HEXAGON_VMEM",      "GGML_HEXAGON_MBUF",       "GGML_HEXAGON_HOSTBUF",    "GGML_HEXAGON_DMA64",
     "GGML_HEXAGON_MM_SELECT", "GGML_HEXAGON_FA_SELECT",  "GGML_HEXAGON_FA_SPLIT",   "GGML_HEXAGON_GDN_SELECT",
     "GGML_HEXAGON_AR_SELECT", "GGML_HEXAGON_AR_SCATTER", "GGML_HEXAGON_POWER_MODE", "GGML_HEXAGON_NPU",
+    "GGML_HEXAGON_NPU_EXEC",
 };
 
 static void env_clear(void) {
@@ -516,6 +517,7 @@ static void test_env_good(void) {
     setenv("GGML_HEXAGON_AR_SCATTER", "0", 1);
     setenv("GGML_HEXAGON_POWER_MODE", "Balanced", 1);
     setenv("GGML_HEXAGON_NPU", "/opt/htp/htp-npu", 1);
+    setenv("GGML_HEXAGON_NPU_EXEC", "qemu-hexagon -cpu v67", 1);
     warn_reset();
     int rc = htp_config_load(&cfg);
     CHECK(rc == 0 && warn_count == 0, "good values: rc %d, warnings: %s", rc, warn_buf);
@@ -534,6 +536,7 @@ static void test_env_good(void) {
           "selects");
     CHECK(cfg.power_mode == HTP_POWER_MODE_BALANCED, "power");
     CHECK(strcmp(cfg.npu_path, "/opt/htp/htp-npu") == 0, "npu path");
+    CHECK(strcmp(cfg.npu_exec, "qemu-hexagon -cpu v67") == 0, "npu launcher");
     // the filter matches whole descriptions, case-insensitively (regex_match + icase)
     CHECK(htp_config_op_filtered(&cfg, "MUL_MAT") == 1, "filter MUL_MAT");
     CHECK(htp_config_op_filtered(&cfg, "mul_mat") == 1, "filter mul_mat");
@@ -735,6 +738,9 @@ static int arch_max(const struct htp_config * c) {
 static int npu_default(const struct htp_config * c) {
     return c->npu_path[0] == '\0';
 }
+static int npu_exec_none(const struct htp_config * c) {
+    return c->npu_exec[0] == '\0';
+}
 static int optrace_max(const struct htp_config * c) {
     return c->optrace == HTP_MAX_TRACES;
 }
@@ -802,6 +808,7 @@ static void test_env_bad(void) {
         {{"GGML_HEXAGON_ARCH", "v100", "v85"}, arch_max, "above range -> 85"},
         {{"GGML_HEXAGON_OPTRACE", "999999", "4096"}, optrace_max, "clamped"},
         {{"GGML_HEXAGON_NPU", long_path, "htp-npu next to the library"}, npu_default, "overlong path"},
+        {{"GGML_HEXAGON_NPU_EXEC", long_path, "no launcher"}, npu_exec_none, "overlong launcher"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         expect_bad(&cases[i].bc, cases[i].check, cases[i].what);
@@ -812,7 +819,8 @@ static void test_env_bad(void) {
     memset(junk, '~', sizeof junk - 1);
     env_clear();
     for (size_t i = 0; i < sizeof all_vars / sizeof all_vars[0]; i++) {
-        if (strcmp(all_vars[i], "GGML_HEXAGON_NPU") != 0 && strcmp(all_vars[i], "GGML_HEXAGON_OPFILTER") != 0) {
+        if (strcmp(all_vars[i], "GGML_HEXAGON_NPU") != 0 && strcmp(all_vars[i], "GGML_HEXAGON_NPU_EXEC") != 0 &&
+            strcmp(all_vars[i], "GGML_HEXAGON_OPFILTER") != 0) {
             setenv(all_vars[i], junk, 1);
         }
     }
