@@ -34,7 +34,8 @@ cmake_path(NORMAL_PATH HTP_HEXAGON_RT_INCLUDE)
 # exactly twice (tests/npu/rt-crosscheck.h caught it).
 set(CMAKE_C_FLAGS_INIT
     "-mv67 -mhvx -mhvx-length=128b -ffreestanding -fno-math-errno -G0 -mllvm -spill-func-threshold-Os=1000 -mllvm -enable-pipeliner=false -isystem ${HTP_HEXAGON_RT_INCLUDE}")
-set(CMAKE_EXE_LINKER_FLAGS_INIT "-nostdlib -static -fuse-ld=lld")
+# (-Qunused-arguments: the compile-only -mllvm flags above reach the link too.)
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-nostdlib -static -fuse-ld=lld -Qunused-arguments")
 
 # Compiler checks cannot link a program before the runtime exists.
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
