@@ -424,6 +424,48 @@ static void test_threads(void) {
 }
 
 // ---------------------------------------------------------------------------
+// atomics: clang inlines every width with memw_locked / memd_locked (LL/SC;
+// 8- and 16-bit ones on the containing word), no libcalls
+// ---------------------------------------------------------------------------
+
+struct atomics {
+    _Atomic uint64_t a64;
+    _Atomic uint64_t cas64;
+    _Atomic uint32_t a32;
+    _Atomic uint16_t a16;
+    _Atomic uint8_t  a8;
+};
+
+static void atomics_thread(void * arg) {
+    struct atomics * a = arg;
+    for (int i = 0; i < 10000; i++) {
+        atomic_fetch_add(&a->a64, 0x100000001ull);  // carries across the halves
+        atomic_fetch_add(&a->a32, 3);
+        atomic_fetch_add(&a->a16, 1);
+        atomic_fetch_add(&a->a8, 1);
+        uint64_t old = atomic_load(&a->cas64);
+        while (!atomic_compare_exchange_weak(&a->cas64, &old, old + 0xffffffffull)) {
+        }
+    }
+}
+
+static void test_atomics(void) {
+    struct atomics           a = {0, 0, 0, 0, 0};
+    struct htp_plat_thread * t[4];
+    int                      started = 0;
+    for (int i = 0; i < 4; i++) {
+        started += htp_plat_thread_start(atomics_thread, &a, &t[i]) == 0;
+    }
+    for (int i = 0; i < started; i++) {
+        htp_plat_thread_join(t[i]);
+    }
+    uint64_t n = 10000ull * (uint64_t)started;
+    check(started == 4 && a.a64 == n * 0x100000001ull && a.cas64 == n * 0xffffffffull && a.a32 == 3 * n &&
+              a.a16 == (uint16_t)n && a.a8 == (uint8_t)n,
+          "atomics 64/32/16/8-bit", "4 threads: fetch_add, and a 64-bit CAS loop");
+}
+
+// ---------------------------------------------------------------------------
 // memory: reserve, map a memfd, protect, scratch
 // ---------------------------------------------------------------------------
 
@@ -568,7 +610,25 @@ static void test_ctl(void) {
 // compiler helpers, hardware float, HVX
 // ---------------------------------------------------------------------------
 
+// A struct copy of a constant 80 bytes between 4-byte-aligned objects: clang
+// calls __hexagon_memcpy_likely_aligned_min32bytes_mult8bytes for it.
+struct words20 {
+    uint32_t w[20];
+};
+
+__attribute__((noinline)) static void copy_words20(struct words20 * d, const struct words20 * s) {
+    *d = *s;
+}
+
 static void test_helpers(void) {
+    struct words20 ws, wd;
+    for (int i = 0; i < 20; i++) {
+        ws.w[i] = 0x01010101u * (uint32_t)i;
+        wd.w[i] = 0;
+    }
+    copy_words20(&wd, &ws);
+    check(memcmp(&wd, &ws, sizeof ws) == 0, "aligned memcpy helper", "an 80-byte struct copy");
+
     // volatile: make the compiler emit the division instead of folding it
     volatile int32_t  a = 7, b = -2, c = -7, d = 2, imin = INT32_MIN, one = 1;
     volatile uint32_t umax = UINT32_MAX, three = 3, ten = 10;
@@ -826,6 +886,7 @@ int main(int argc, char ** argv) {
     test_string();
     test_malloc();
     test_threads();
+    test_atomics();
     test_memory();
     test_ctl();
     test_helpers();
