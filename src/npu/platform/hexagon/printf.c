@@ -575,12 +575,26 @@ int(HTP_RT_FN(vsnprintf))(char * restrict buf, size_t size, const char * restric
                 break;
             }
             case 'c': {
+                if (len != 0) {  // %lc: a wint_t, which is not supported
+                    (void)va_arg(args, unsigned);
+                    put(&o, '%');
+                    put(&o, 'l');
+                    put(&o, 'c');
+                    break;
+                }
                 char c  = (char)va_arg(args, int);
                 sp.zero = 0;
                 emit(&o, &sp, NULL, 0, 0, &c, 1, 0, NULL, 0);
                 break;
             }
             case 's': {
+                if (len != 0) {  // %ls: a wide string, which is not supported
+                    (void)va_arg(args, const void *);
+                    put(&o, '%');
+                    put(&o, 'l');
+                    put(&o, 's');
+                    break;
+                }
                 const char * s = va_arg(args, const char *);
                 if (s == NULL) {
                     // glibc prints "(null)", or nothing when the precision cuts it
