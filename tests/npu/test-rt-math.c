@@ -687,6 +687,14 @@ static void test_printf(void) {
     printf_n++;
     printf_bad += n != 6;
 
+    // Unsupported conversions print as written and still take their argument.
+    ours_snprintf(big, sizeof big, "%a|%d|%ls|%d|%lc|%d", 1.0, 5, (const void *)"w", 6, 'c', 7);
+    printf_n++;
+    if (strcmp(big, "%a|5|%ls|6|%lc|7") != 0) {
+        printf_bad++;
+        printf("  unsupported conversions: \"%s\"\n", big);
+    }
+
     printf("printf   %9ld formats  %ld differ from glibc  %s\n", printf_n, printf_bad, printf_bad ? "FAIL" : "ok");
     if (printf_bad) {
         n_fail++;
