@@ -31,7 +31,10 @@ static void copy_up(unsigned char * d, const unsigned char * s, size_t n) {
             *d++ = *s++;
             n--;
         }
-        for (; n >= HVX_BYTES; n -= HVX_BYTES) {
+        // An unaligned load (vmemu) reads the two aligned vectors around its
+        // 128 bytes; keeping a vector's worth of source beyond each load keeps
+        // that inside the source, never in a page past its end.
+        for (; n >= 2 * HVX_BYTES; n -= HVX_BYTES) {
             *(hvx_vec *)d = *(const hvx_uvec *)s;
             d += HVX_BYTES;
             s += HVX_BYTES;
