@@ -11,12 +11,29 @@
 
 #define PAGE ((uint64_t)HTP_PAGE_SIZE)
 
+// Window bytes a buffer of size bytes (its last HTP_PAGE_SIZE the host's
+// guard page) takes, and the bytes of it that are mapped: the accessible part
+// rounded up to the platform's page, then one page left unmapped as the
+// guard. With 4 KiB pages that is the buffer itself and its own guard page.
+static uint64_t mapped_len(const struct htp_vmem * vm, uint64_t size) {
+    return (size - PAGE + vm->page - 1) / vm->page * vm->page;
+}
+
+static uint64_t range_len(const struct htp_vmem * vm, uint64_t size) {
+    return mapped_len(vm, size) + vm->page;
+}
+
 int htp_vmem_init(struct htp_vmem * vm, uint64_t size) {
     memset(vm, 0, sizeof(*vm));
     if (size == 0 || size > UINT64_MAX - PAGE || size > (uint64_t)SIZE_MAX - PAGE) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    size = (size + PAGE - 1) & ~(PAGE - 1);
+    vm->page = htp_plat_page_size();
+    if (vm->page % PAGE != 0 || size > UINT64_MAX - vm->page) {
+        memset(vm, 0, sizeof(*vm));
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    size = (size + vm->page - 1) / vm->page * vm->page;
 
     vm->free = malloc(16 * sizeof(*vm->free));
     if (vm->free == NULL) {
@@ -124,14 +141,14 @@ int htp_vmem_release(struct htp_vmem * vm, uint64_t off, uint64_t len) {
     return HTP_STATUS_OK;
 }
 
-// Map the buffer over [p, p + size - PAGE); the guard page stays as it is
-// (reserved, inaccessible).
-static int map_fd_at(uint8_t * p, int fd, uint64_t size, uint32_t flags) {
-    if (size == PAGE) {
+// Map the buffer over [p, p + mapped_len); the guard page after it stays as
+// it is (reserved, inaccessible).
+static int map_fd_at(const struct htp_vmem * vm, uint8_t * p, int fd, uint64_t size, uint32_t flags) {
+    const uint64_t len = mapped_len(vm, size);
+    if (len == 0) {
         return HTP_STATUS_OK;  // a buffer of guard page only: nothing accessible
     }
-    return htp_plat_map_buffer(p, size - PAGE, fd, (flags & HTP_BUF_EAGER) != 0) == 0 ? HTP_STATUS_OK
-                                                                                      : HTP_STATUS_INVAL_PARAMS;
+    return htp_plat_map_buffer(p, len, fd, (flags & HTP_BUF_EAGER) != 0) == 0 ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
 }
 
 int htp_vmem_map(struct htp_vmem * vm, int fd, uint64_t size, uint32_t flags, uint8_t ** addr) {
@@ -144,14 +161,15 @@ int htp_vmem_map(struct htp_vmem * vm, int fd, uint64_t size, uint32_t flags, ui
         return HTP_STATUS_INVAL_PARAMS;
     }
 
+    const uint64_t len = range_len(vm, size);
     if (flags & HTP_BUF_EXTENDED) {
-        uint8_t * p = htp_plat_reserve(size);
+        uint8_t * p = htp_plat_reserve(len);
         if (p == NULL) {
             return HTP_STATUS_NO_MEMORY;
         }
-        int rc = map_fd_at(p, fd, size, flags);
+        int rc = map_fd_at(vm, p, fd, size, flags);
         if (rc != HTP_STATUS_OK) {
-            htp_plat_release(p, size);
+            htp_plat_release(p, len);
             return rc;
         }
         vm->n_extended++;
@@ -160,15 +178,15 @@ int htp_vmem_map(struct htp_vmem * vm, int fd, uint64_t size, uint32_t flags, ui
     }
 
     uint64_t off;
-    int      rc = htp_vmem_alloc(vm, size, &off);
+    int      rc = htp_vmem_alloc(vm, len, &off);
     if (rc != HTP_STATUS_OK) {
         return rc;
     }
-    rc = map_fd_at(vm->base + off, fd, size, flags);
+    rc = map_fd_at(vm, vm->base + off, fd, size, flags);
     if (rc != HTP_STATUS_OK) {
         // A failed fixed mapping may have unmapped the range: reserve it again.
-        htp_plat_reserve_at(vm->base + off, size);
-        htp_vmem_release(vm, off, size);
+        htp_plat_reserve_at(vm->base + off, len);
+        htp_vmem_release(vm, off, len);
         return rc;
     }
     *addr = vm->base + off;
@@ -179,11 +197,12 @@ int htp_vmem_unmap(struct htp_vmem * vm, uint8_t * addr, uint64_t size, uint32_t
     if (!valid_len(size)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
+    const uint64_t len = range_len(vm, size);
     if (flags & HTP_BUF_EXTENDED) {
         if (vm->n_extended == 0) {
             return HTP_STATUS_INVAL_PARAMS;
         }
-        htp_plat_release(addr, size);
+        htp_plat_release(addr, len);
         vm->n_extended--;
         return HTP_STATUS_OK;
     }
@@ -191,15 +210,15 @@ int htp_vmem_unmap(struct htp_vmem * vm, uint8_t * addr, uint64_t size, uint32_t
         return HTP_STATUS_INVAL_PARAMS;
     }
     uint64_t off = (uint64_t)(addr - vm->base);
-    if (size > vm->size - off) {
+    if (len > vm->size - off) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     // Replace the shared mapping by a fresh reservation in one call, so the
     // range never becomes free address space another mapping could take.
-    if (htp_plat_reserve_at(addr, size) != 0) {
+    if (htp_plat_reserve_at(addr, len) != 0) {
         return HTP_STATUS_NO_MEMORY;
     }
-    return htp_vmem_release(vm, off, size);
+    return htp_vmem_release(vm, off, len);
 }
 
 void htp_vmem_get_info(const struct htp_vmem * vm, struct htp_vmem_info * info) {

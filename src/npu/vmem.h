@@ -15,7 +15,11 @@
 //
 // Every mapping keeps its last page (the host's guard page) PROT_NONE, so a
 // kernel that runs past the end of a buffer faults instead of reading or
-// corrupting the next buffer in the window.
+// corrupting the next buffer in the window. Where the platform's pages are
+// larger than the host's 4 KiB (64 KiB under qemu-hexagon), buffers are placed
+// at that granularity: the accessible part is rounded up to a whole page and
+// one whole unmapped page follows it as the guard; an overrun of less than
+// that rounding then reads zeros instead of faulting.
 //
 // Extended buffers (HTP_BUF_EXTENDED: DMA64 weights) are mapped outside the
 // window, wherever mmap puts them, with the same guard page; they are only
@@ -37,7 +41,8 @@ struct htp_vmem_range {
 
 struct htp_vmem {
     uint8_t *               base;  // window start (page aligned), reserved PROT_NONE
-    uint64_t                size;  // window bytes, multiple of HTP_PAGE_SIZE
+    uint64_t                size;  // window bytes, multiple of page
+    uint64_t                page;  // placement granularity: the platform's page (>= HTP_PAGE_SIZE)
     struct htp_vmem_range * free;  // free ranges, sorted by off, never adjacent (coalesced)
     uint32_t                n_free;
     uint32_t                cap_free;

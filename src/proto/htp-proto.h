@@ -142,7 +142,7 @@ enum htp_op_code {
 // Each element is summed in F32 in rank order and stored to every rank.
 // A group's MDEV_GROUP op (src[0] = n slots, one per member; params[0] =
 // member) makes the members split each op of the batch (see the NPU's
-// control-ops.c).
+// group.c).
 
 // ---------------------------------------------------------------------------
 // Type codes: equal to enum ggml_type (checked on the host with static asserts;

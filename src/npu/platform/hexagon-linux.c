@@ -282,7 +282,20 @@ int64_t htp_plat_buffer_size(int fd) {
     return st.size;
 }
 
+uint64_t htp_plat_page_size(void) {
+    return htp_rt_start_page_size();
+}
+
 int htp_plat_map_buffer(void * addr, uint64_t size, int fd, int eager) {
+    // The host sizes buffers in 4 KiB pages, ours may be 64 KiB: a mapping's
+    // last page can reach past the buffer's end, and qemu refuses to map a
+    // file past its end. Grow the buffer with zeros to cover the page (the
+    // host's own mapping, and its idea of the size, stay as they are).
+    const int64_t have = htp_plat_buffer_size(fd);
+    if (have >= 0 && (uint64_t)have < size &&
+        HTP_SYS_FAILED(htp_sys_call4(HTP_NR_FTRUNCATE64, fd, 0, (long)(uint32_t)size, (long)(uint32_t)(size >> 32)))) {
+        return -1;
+    }
     int  flags = MAP_SHARED | MAP_FIXED | (eager ? MAP_POPULATE : 0);
     long r     = map(addr, size, PROT_READ | PROT_WRITE, flags, fd);
     if (HTP_SYS_FAILED(r)) {

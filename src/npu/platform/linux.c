@@ -26,6 +26,8 @@
 
 #include "platform.h"
 
+#include "proto/htp-proto.h"
+
 #define MAX_FDS_PER_MSG 8
 
 // ---------------------------------------------------------------------------
@@ -145,6 +147,11 @@ uint64_t htp_plat_cycles(void) {
 // ---------------------------------------------------------------------------
 // Memory
 // ---------------------------------------------------------------------------
+
+uint64_t htp_plat_page_size(void) {
+    const long p = sysconf(_SC_PAGESIZE);
+    return p < HTP_PAGE_SIZE ? HTP_PAGE_SIZE : (uint64_t)p;
+}
 
 // Anonymous, inaccessible, not backed by swap: address space only.
 static void * reserve(void * addr, uint64_t size, int fixed) {

@@ -100,6 +100,13 @@ uint64_t htp_plat_cycles(void);
 // Memory: the VA window, mapped buffers, scratch
 // ---------------------------------------------------------------------------
 
+// The granularity of reservations and mappings: reserve_at, map_buffer and
+// protect_none take addresses and sizes that are multiples of it. At least
+// HTP_PAGE_SIZE (4 KiB, the host's buffer granularity); 64 KiB under
+// qemu-hexagon, whose Linux pages are that large.
+// cDSP: 4 KiB (the SMMU's smallest page).
+uint64_t htp_plat_page_size(void);
+
 // Reserve size bytes of address space, inaccessible and not backed by memory.
 // Returns the (page-aligned) address or NULL.
 // cDSP: a range of the session's IOVA space (the SMMU window).
@@ -122,7 +129,9 @@ int64_t htp_plat_buffer_size(int fd);
 
 // Map the first size bytes of buffer fd read-write, shared with the host, at
 // addr (page aligned, inside a reservation; size a multiple of a page),
-// replacing the reservation there. eager: fault every page in now instead of
+// replacing the reservation there. size may exceed the buffer by less than a
+// page when the platform's pages are larger than the host's; the platform
+// then makes the buffer cover it. eager: fault every page in now instead of
 // on first touch. 0 or -1.
 // cDSP: fastrpc_mmap / HAP_mmap of the host's rpcmem buffer (the SMMU maps it).
 int htp_plat_map_buffer(void * addr, uint64_t size, int fd, int eager);
