@@ -35,8 +35,8 @@ static void print_npu(const struct htp_device_config * dc) {
         return;
     }
     const struct htp_hw_info * hw = htp_session_hw_info(sess);
-    printf("    NPU %u: %s, arch v%u, %u threads, %u HVX, %u HMX, VTCM %.1f MiB\n", dc->phys[0], hw->name, hw->arch,
-           hw->n_threads, hw->n_hvx, hw->n_hmx, hw->vtcm_size / 1048576.0);
+    printf("    NPU %u: %s, arch v%u, %u threads, %u HVX, %u HMX, VTCM %.1f MiB, %u KiB pages\n", dc->phys[0], hw->name,
+           hw->arch, hw->n_threads, hw->n_hvx, hw->n_hmx, hw->vtcm_size / 1048576.0, hw->page_size / 1024);
     struct htp_vmem_info vm;
     if (htp_session_vmem_info(sess, &vm) == 0) {
         printf("    VA window: %.1f MiB, %.1f MiB used, largest free %.1f MiB, %u hole(s), %u mapping(s)\n",

@@ -422,9 +422,17 @@ static int npu_start(uint32_t phys_idx, struct htp_npu ** out) {
     }
     npu->hw                               = rsp.u.hello.hw;
     npu->hw.name[sizeof npu->hw.name - 1] = 0;  // from the wire: terminate it ourselves
-    HTP_VERBOSE("ggml-htp: NPU %u: %s arch v%u threads %u hvx %u hmx %u vtcm %llu vmem %llu\n", phys_idx, npu->hw.name,
-                npu->hw.arch, npu->hw.n_threads, npu->hw.n_hvx, npu->hw.n_hmx, (unsigned long long)npu->hw.vtcm_size,
-                (unsigned long long)npu->hw.vmem_size);
+    const uint32_t page                   = npu->hw.page_size;
+    if (page < HTP_PAGE_SIZE || page > (1u << 24) || (page & (page - 1)) != 0 || npu->hw.n_threads == 0 ||
+        npu->hw.n_threads > HTP_MAX_NTHREADS) {
+        HTP_LOG_ERROR("ggml-htp: NPU %u describes itself impossibly (page size %u, %u threads)\n", phys_idx, page,
+                      npu->hw.n_threads);
+        rc = HTP_STATUS_PROTOCOL;
+        goto fail;
+    }
+    HTP_VERBOSE("ggml-htp: NPU %u: %s arch v%u threads %u hvx %u hmx %u vtcm %llu vmem %llu page %u\n", phys_idx,
+                npu->hw.name, npu->hw.arch, npu->hw.n_threads, npu->hw.n_hvx, npu->hw.n_hmx,
+                (unsigned long long)npu->hw.vtcm_size, (unsigned long long)npu->hw.vmem_size, page);
     *out = npu;
     return 0;
 fail:

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "buffer.h"
+#include "contract/window.h"
 #include "status.h"
 
 static uint32_t hash_ptr(const void * p, uint64_t extra) {
@@ -16,8 +17,8 @@ static uint32_t hash_ptr(const void * p, uint64_t extra) {
     return (uint32_t)x;
 }
 
-int htp_opbatch_init(struct htp_opbatch * b, const struct htp_map_target * target, uint32_t max_ops,
-                     uint64_t max_vmem) {
+int htp_opbatch_init(struct htp_opbatch * b, const struct htp_map_target * target, uint32_t max_ops, uint64_t max_vmem,
+                     uint32_t page_size) {
     memset(b, 0, sizeof *b);
     if (max_ops == 0 || max_ops > HTP_OP_MAX_OPS) {
         return HTP_STATUS_HOST_ERR;
@@ -31,6 +32,7 @@ int htp_opbatch_init(struct htp_opbatch * b, const struct htp_map_target * targe
     b->max_tensors = (uint32_t)n_tensors;
     b->max_ops     = max_ops;
     b->max_vmem    = max_vmem;
+    b->page_size   = page_size < HTP_PAGE_SIZE ? HTP_PAGE_SIZE : page_size;
 
     // Hash tables at least twice the tensor count keep probe chains short.
     uint32_t hsize = 16;
@@ -93,9 +95,10 @@ static int find_buffer(const struct htp_opbatch * b, int fd) {
 
 // Bytes a buffer costs the VA window budget: pinned buffers are already
 // subtracted from max_vmem by the session, extended ones live outside.
+// The window bytes count by the NPU's page (contract/window.h).
 static uint64_t vmem_cost(const struct htp_opbatch * b, const struct htp_buffer * buf) {
     uint32_t f = htp_buffer_desc_flags(buf, b->target);
-    return (f & (HTP_BUF_EXTENDED | HTP_BUF_PINNED)) ? 0 : htp_buffer_size(buf);
+    return (f & (HTP_BUF_EXTENDED | HTP_BUF_PINNED)) ? 0 : htp_window_bytes(htp_buffer_size(buf), b->page_size);
 }
 
 static int add_buffer(struct htp_opbatch * b, struct htp_buffer * buf) {

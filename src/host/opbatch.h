@@ -48,6 +48,7 @@ struct htp_opbatch {
     uint32_t max_bufs, max_tensors, max_ops;
     uint64_t vmem;  // sum of non-extended, non-pinned buffer sizes
     uint64_t max_vmem;
+    uint32_t page_size;  // the NPU's: buffers cost htp_window_bytes() of the window
 
     struct htp_buf_desc  bufs[HTP_OP_MAX_BUFS];
     struct htp_buffer *  buf_ptrs[HTP_OP_MAX_BUFS];  // bufs[i]'s buffer
@@ -68,9 +69,11 @@ struct htp_opbatch {
 };
 
 // Tables for up to max_ops ops (<= HTP_OP_MAX_OPS) in a batch of the session
-// of target, whose non-extended buffers may total max_vmem bytes.
+// of target, whose non-extended buffers may total max_vmem bytes of a window
+// placed in page_size pages (contract/window.h).
 // Returns 0 or HTP_STATUS_HOST_ERR.
-int htp_opbatch_init(struct htp_opbatch * b, const struct htp_map_target * target, uint32_t max_ops, uint64_t max_vmem);
+int  htp_opbatch_init(struct htp_opbatch * b, const struct htp_map_target * target, uint32_t max_ops, uint64_t max_vmem,
+                      uint32_t page_size);
 void htp_opbatch_free(struct htp_opbatch * b);
 
 // Empty the batch (O(1)).

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "contract/window.h"
 #include "fence.h"
 #include "log.h"
 #include "opbatch.h"
@@ -177,7 +178,7 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
 
     // The pinned buffer takes its share of the VA window; batches get the rest.
     sess->vmem_size = params->vmem_size ? params->vmem_size : hw->vmem_size ? hw->vmem_size : HTP_VMEM_DEFAULT;
-    uint64_t pinned = htp_buffer_size(sess->pinned);
+    uint64_t pinned = htp_window_bytes(htp_buffer_size(sess->pinned), hw->page_size);
     sess->max_vmem  = sess->vmem_size > pinned ? sess->vmem_size - pinned : sess->vmem_size;
     if (params->measure_vmem) {
         // Measured with the pinned buffer already mapped: the answer is what
@@ -190,7 +191,7 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
         HTP_LOG_INFO("ggml-htp: %s measured max vmem %llu\n", params->name, (unsigned long long)measured);
         sess->max_vmem = measured;
     }
-    rc = htp_opbatch_init(&sess->batch, &sess->target, params->batch_ops, sess->max_vmem);
+    rc = htp_opbatch_init(&sess->batch, &sess->target, params->batch_ops, sess->max_vmem, hw->page_size);
     if (rc != 0) {
         goto fail;
     }

@@ -66,7 +66,13 @@ void htp_server_hw_info(struct htp_hw_info * hw) {
     hw->vtcm_size              = htp_npu_env_size("GGML_HEXAGON_VTCM_SIZE", 8ull << 20, 1ull << 30);
     // As ggml-hexagon: older architectures have a smaller default window.
     uint64_t vmem_def = hw->arch >= 75 ? HTP_VMEM_DEFAULT : 3000ull << 20;
-    hw->vmem_size     = htp_npu_env_size("GGML_HEXAGON_VMEM", vmem_def, 1ull << 40);
+    // A 32-bit NPU (Hexagon) has 4 GiB of address space in all, shared by
+    // every session's window, its code, heap and stacks: 1 GiB a session.
+    if (UINTPTR_MAX == 0xffffffffu && vmem_def > (1ull << 30)) {
+        vmem_def = 1ull << 30;
+    }
+    hw->vmem_size = htp_npu_env_size("GGML_HEXAGON_VMEM", vmem_def, 1ull << 40);
+    hw->page_size = (uint32_t)htp_plat_page_size();
     snprintf(hw->name, sizeof(hw->name), "htp-npu");
 }
 

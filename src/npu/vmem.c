@@ -7,20 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contract/window.h"
 #include "platform/platform.h"
 
 #define PAGE ((uint64_t)HTP_PAGE_SIZE)
 
-// Window bytes a buffer of size bytes (its last HTP_PAGE_SIZE the host's
-// guard page) takes, and the bytes of it that are mapped: the accessible part
-// rounded up to the platform's page, then one page left unmapped as the
-// guard. With 4 KiB pages that is the buffer itself and its own guard page.
+// The window bytes a buffer takes and the bytes of it mapped, by the rule the
+// host budgets with (contract/window.h).
 static uint64_t mapped_len(const struct htp_vmem * vm, uint64_t size) {
-    return (size - PAGE + vm->page - 1) / vm->page * vm->page;
+    return htp_window_mapped_bytes(size, vm->page);
 }
 
 static uint64_t range_len(const struct htp_vmem * vm, uint64_t size) {
-    return mapped_len(vm, size) + vm->page;
+    return htp_window_bytes(size, vm->page);
 }
 
 int htp_vmem_init(struct htp_vmem * vm, uint64_t size) {

@@ -193,9 +193,9 @@ struct htp_buf_desc {
 // ---------------------------------------------------------------------------
 
 enum htp_tensor_flags {
-    HTP_TENSOR_WEIGHT   = 1 << 0,  // lives in a weight buffer
-    HTP_TENSOR_TILED    = 1 << 1,  // data is in the repacked tiled layout (contract/tiled.h)
-    HTP_TENSOR_FENCE    = 1 << 2,  // a run of fence slots (type I8, ne[0] = HTP_FENCE_SLOT_SIZE)
+    HTP_TENSOR_WEIGHT = 1 << 0,  // lives in a weight buffer
+    HTP_TENSOR_TILED  = 1 << 1,  // data is in the repacked tiled layout (contract/tiled.h)
+    HTP_TENSOR_FENCE  = 1 << 2,  // a run of fence slots (type I8, ne[0] = HTP_FENCE_SLOT_SIZE)
 };
 
 struct htp_tensor {
@@ -215,11 +215,11 @@ struct htp_tensor {
 // ---------------------------------------------------------------------------
 
 struct htp_op_desc {
-    uint32_t opcode;                              // enum htp_op_code
-    uint32_t flags;                               // reserved: 0 (the NPU refuses anything else)
-    uint16_t src[HTP_OP_MAX_INPUTS];              // tensor indices, HTP_NO_TENSOR when unused
-    uint16_t dst[HTP_OP_MAX_OUTPUTS];             // tensor indices, HTP_NO_TENSOR when unused
-    int32_t  params[HTP_OP_PARAMS_SIZE / 4];      // ggml op_params of the node, verbatim
+    uint32_t opcode;                          // enum htp_op_code
+    uint32_t flags;                           // reserved: 0 (the NPU refuses anything else)
+    uint16_t src[HTP_OP_MAX_INPUTS];          // tensor indices, HTP_NO_TENSOR when unused
+    uint16_t dst[HTP_OP_MAX_OUTPUTS];         // tensor indices, HTP_NO_TENSOR when unused
+    int32_t  params[HTP_OP_PARAMS_SIZE / 4];  // ggml op_params of the node, verbatim
 };
 
 // ---------------------------------------------------------------------------
@@ -320,7 +320,10 @@ struct htp_hw_info {
     uint32_t n_hmx;      // matrix units
     uint64_t vtcm_size;  // bytes of scratch ("VTCM") per session
     uint64_t vmem_size;  // default VA window per session
-    char     name[32];   // "htp-npu" or a device name, NUL terminated
+    uint32_t page_size;  // mapping granularity (>= HTP_PAGE_SIZE): a buffer takes
+                         // htp_window_bytes(size, page_size) of a window (contract/window.h)
+    uint32_t pad;
+    char     name[24];  // "htp-npu" or a device name, NUL terminated
 };
 
 // State of a session's VA window.

@@ -80,7 +80,7 @@ static void test_opbatch(void) {
     struct htp_opbatch b;
     // vmem budget: small + big fit, all three do not.
     uint64_t budget = htp_buffer_size(small) + htp_buffer_size(big);
-    CHECK(htp_opbatch_init(&b, NULL, 4, budget) == 0, "init");
+    CHECK(htp_opbatch_init(&b, NULL, 4, budget, HTP_PAGE_SIZE) == 0, "init");
     CHECK(b.max_tensors == 4 * 4 + HTP_OP_MAX_INPUTS + HTP_OP_MAX_OUTPUTS, "max tensors %u", b.max_tensors);
 
     int                  k1, k2, k3;
@@ -132,7 +132,7 @@ static void test_opbatch(void) {
 
     // Buffer count limit: HTP_OP_MAX_BUFS distinct buffers, then no more.
     htp_opbatch_free(&b);
-    CHECK(htp_opbatch_init(&b, NULL, 64, ~0ull) == 0, "init 2");
+    CHECK(htp_opbatch_init(&b, NULL, 64, ~0ull, HTP_PAGE_SIZE) == 0, "init 2");
     struct htp_buffer *  many[HTP_OP_MAX_BUFS + 1];
     struct htp_op_tensor mt[HTP_OP_MAX_BUFS + 1];
     for (int i = 0; i <= HTP_OP_MAX_BUFS; i++) {
@@ -157,7 +157,7 @@ static void test_opbatch(void) {
     htp_opbatch_free(&b);
 
     // Tensor table limit: 1 op -> 16 tensors max; 10 distinct inputs + 2 outputs fit once.
-    CHECK(htp_opbatch_init(&b, NULL, 1, ~0ull) == 0, "init 3");
+    CHECK(htp_opbatch_init(&b, NULL, 1, ~0ull, HTP_PAGE_SIZE) == 0, "init 3");
     struct htp_op_tensor ts[16];
     struct htp_opnode    big_op = {.opcode = HTP_OP_ADD};
     for (int i = 0; i < 12; i++) {

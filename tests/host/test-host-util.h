@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "contract/window.h"
 #include "ggml.h"
 #include "host/session-fence.h"
 #include "host/session-submit.h"
@@ -39,6 +40,12 @@ static inline int64_t test_now_us(void) {
 }
 
 // A contiguous f32 operand of n0 x n1 elements at offset in buf.
+// Window bytes buffer b takes in session s's VA window (the NPU's pages may
+// be larger than the buffer's: contract/window.h).
+static inline uint64_t test_window_bytes(const struct htp_session * s, const struct htp_buffer * b) {
+    return htp_window_bytes(htp_buffer_size(b), htp_session_hw_info(s)->page_size);
+}
+
 static inline struct htp_op_tensor test_f32(struct htp_buffer * buf, uint64_t offset, int64_t n0, int64_t n1) {
     struct htp_op_tensor t = {0};
     t.buf                  = buf;
