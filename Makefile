@@ -3,10 +3,11 @@
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+HEX_BUILD  ?= build-hexagon
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build run test asan clean distclean
+.PHONY: all deps build run test asan hexagon hexagon-if-possible clean distclean
 
 all: build
 
@@ -22,8 +23,23 @@ build: deps $(BUILD)/CMakeCache.txt
 run: build
 	$(BUILD)/bin/htp-run
 
-test: build
+test: build hexagon-if-possible
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The NPU built for Hexagon (v67, HVX 128B) with clang and our freestanding
+# runtime: $(HEX_BUILD)/bin/htp-npu, run under qemu-hexagon by the tests
+# labelled "hexagon" (ctest -L hexagon).
+$(HEX_BUILD)/CMakeCache.txt:
+	cmake -S . -B $(HEX_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/hexagon-toolchain.cmake -DHTP_NPU_ONLY=ON \
+	      -DCMAKE_BUILD_TYPE=Release
+
+hexagon: $(HEX_BUILD)/CMakeCache.txt
+	cmake --build $(HEX_BUILD) -j $(JOBS)
+
+# make test builds it when the tools are there; the hexagon tests say why
+# they skip when they are not.
+hexagon-if-possible:
+	@if scripts/hexagon-tools.sh; then $(MAKE) --no-print-directory hexagon; fi
 
 # Our code with AddressSanitizer + UBSan in a second tree; the same tests.
 $(ASAN_BUILD)/CMakeCache.txt: | deps
@@ -34,7 +50,7 @@ asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(HEX_BUILD)
 
 distclean: clean
 	rm -rf deps models
