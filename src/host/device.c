@@ -50,8 +50,10 @@ struct htp_session * htp_device_session(struct htp_device * d) {
         snprintf(p.name, sizeof p.name, "%.31s", d->cfg.name);  // the session name is for logs
         p.n_threads    = cfg->nhvx;
         p.vtcm_size    = cfg->vtcm_size;
-        p.vmem_size    = cfg->vmem;
-        p.measure_vmem = cfg->vmem == 0;  // GGML_HEXAGON_VMEM=0: measure the window
+        // Unset: the NPU's own default, which follows the arch as ours does
+        // and knows the NPU's address space (a 32-bit NPU takes less).
+        p.vmem_size    = cfg->vmem_set ? cfg->vmem : 0;
+        p.measure_vmem = cfg->vmem_set && cfg->vmem == 0;  // GGML_HEXAGON_VMEM=0: measure the window
         p.dma64        = cfg->dma64 != 0;
         p.batch_ops    = cfg->opbatch;
         p.queue_depth  = cfg->opqueue;

@@ -22,7 +22,6 @@
 // 1 fail, 77 skip (qemu-hexagon missing, or the binary was not built because
 // clang's Hexagon target or ld.lld is missing: WHY-NOT-BUILT says which).
 
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
