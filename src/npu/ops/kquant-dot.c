@@ -9,6 +9,11 @@
 //   Q6_K       d * da * sum_s sc_s * (sum((q + 32) * a) - 32 * sum(a))      (q + 32 = the stored 0..63)
 // Bounds: |sum(q * a)| over a sub-block <= 32 * 31 * 127, times a 6-bit scale,
 // times 8 sub-blocks (or 16 * 63 * 127 * 128 * 16 for Q6_K) stays in int32.
+//
+// On Hexagon (HVX, v67) the dot products, the Q8_K quantizer's integer parts
+// and the bit expansion of plain-row dequantization have HVX paths (the
+// "HVX" sections below); float work stays scalar in the portable order, so
+// the bits are the same. GGML_HTP_SCALAR=1 picks the portable code (quant.h).
 
 #include "kquant-dot.h"
 
@@ -21,6 +26,11 @@
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
 #define KQ_AVX512 1
 #include <immintrin.h>
+#endif
+
+#if defined(__HVX__)
+#include "hvx.h"
+#include "quant.h"
 #endif
 
 // ---------------------------------------------------------------------------
@@ -55,11 +65,86 @@ void htp_kq_dequant_tiled_row(uint32_t type, float * y, const uint8_t * group, i
     }
 }
 
+#if defined(__HVX__)
+// HVX decode of a ggml block into the super-block form (what
+// htp_kq_block_decode gives): the quants' nibble and bit expansion as
+// vectors; the 12-byte scales (ggml's packing: bytes 0-3 scales 0-3 and the
+// top 2 bits of scales 4-7, bytes 4-7 the same for the mins, bytes 8-11 the
+// low 4 bits of scale | min << 4 for 4-7) in scalar code.
+
+#define KQ_LOW32_CTRL(b) ((b)&0x60)        // vdelta: byte b <- byte b % 32 (^ k: b % 32 + k)
+#define KQ_BIT_LO(b)     (1 << (b) / 32)   // element 32 k + l tests bit k (k < 4) ...
+#define KQ_BIT_HI(b)     (16 << (b) / 32)  // ... and bit k + 4 in the upper 128 elements
+#define KQ_SHIFT_Q6(h)   (2 * ((h) / 16))  // halfword h of 32 k + l bytes: shift 2 k
+static const uint8_t  kq_low32_ctrl[128] HVX_ALIGN = {HVX_T128(KQ_LOW32_CTRL)};
+static const uint8_t  kq_bit_lo[128] HVX_ALIGN     = {HVX_T128(KQ_BIT_LO)};
+static const uint8_t  kq_bit_hi[128] HVX_ALIGN     = {HVX_T128(KQ_BIT_HI)};
+static const uint16_t kq_shift_q6[64] HVX_ALIGN    = {HVX_T64(KQ_SHIFT_Q6, 0)};
+
+static void kq_hvx_block_decode(uint32_t type, const uint8_t * b, struct htp_kq_superblock * x) {
+    if (type == HTP_TYPE_Q6_K) {
+        // ql: element 128 n + 32 k + l (k < 4) has its low bits in nibble k / 2
+        // of ql[64 n + 32 (k % 2) + l]: half n is [low nibbles | high nibbles]
+        // of ql's 64 bytes n; its top two bits sit at bit 2 k of qh[32 n + l].
+        const hvx_v  ql = hvx_ld(b);
+        const hvx_vv q  = hvx_join(hvx_nib_lo(ql), hvx_nib_hi(ql));
+        const hvx_v  qh = hvx_ld(b + 64);  // qh is its upper half (a load at qh would pass the block's end)
+        for (int n = 0; n < 2; n++) {
+            const hvx_v rep = __builtin_HEXAGON_V6_vdelta_128B(qh, hvx_ld(kq_low32_ctrl) ^ hvx_b(64 + 32 * n));
+            hvx_v       top = __builtin_HEXAGON_V6_vlsrhv_128B(rep, hvx_ld(kq_shift_q6)) & hvx_b(3);
+            top             = __builtin_HEXAGON_V6_vaslh_128B(top, 4);
+            hvx_st(x->q + 128 * n, (n ? hvx_hi(q) : hvx_lo(q)) | top);
+        }
+        memcpy(x->sc, b + 192, 16);
+        memcpy(&x->d, b + 208, 2);
+        x->dmin = 0;
+        return;
+    }
+    const int q5 = type == HTP_TYPE_Q5_K;
+    // qs: element 64 i + l (l < 32) is the low nibble of qs[32 i + l], 64 i + 32 + l its high one.
+    const hvx_v  qs = hvx_ld(b + (q5 ? 48 : 16));
+    const hvx_vv q  = hvx_zip(hvx_nib_lo(qs), hvx_nib_hi(qs), 32);
+    hvx_v        lo = hvx_lo(q), hi = hvx_hi(q);
+    if (q5) {  // bit 4 of element 32 k + l is bit k of qh[l]
+        const hvx_v rep = __builtin_HEXAGON_V6_vdelta_128B(hvx_ld(b + 16), hvx_ld(kq_low32_ctrl));
+        const hvx_v b16 = hvx_b(16);
+        lo = __builtin_HEXAGON_V6_vaddbq_128B(__builtin_HEXAGON_V6_vgtub_128B(rep & hvx_ld(kq_bit_lo), hvx_zero()), lo,
+                                              b16);
+        hi = __builtin_HEXAGON_V6_vaddbq_128B(__builtin_HEXAGON_V6_vgtub_128B(rep & hvx_ld(kq_bit_hi), hvx_zero()), hi,
+                                              b16);
+    }
+    hvx_st(x->q, lo);
+    hvx_st(x->q + 128, hi);
+    const uint8_t * p = b + 4;
+    for (int j = 0; j < 4; j++) {
+        x->sc[j]     = p[j] & 63;
+        x->mn[j]     = p[j + 4] & 63;
+        x->sc[j + 4] = (uint8_t)((p[j + 8] & 15) | ((p[j] >> 6) << 4));
+        x->mn[j + 4] = (uint8_t)((p[j + 8] >> 4) | ((p[j + 4] >> 6) << 4));
+    }
+    memcpy(&x->d, b, 2);
+    memcpy(&x->dmin, b + 2, 2);
+}
+#endif
+
+// (GET_ROWS of tiled K-quant weights unpacks each tile row to its ggml block
+// and comes here too.)
 void htp_kq_dequant_row(uint32_t type, float * y, const uint8_t * row, int64_t nsb) {
     const size_t bs = htp_kq_block_bytes(type);
+#if defined(__HVX__)
+    const int hvx = !htp_kernels_portable();
+#endif
     for (int64_t b = 0; b < nsb; b++) {
         struct htp_kq_superblock x;
+#if defined(__HVX__)
+        if (hvx) {
+            kq_hvx_block_decode(type, row + (size_t)b * bs, &x);
+        } else {
+            htp_kq_block_decode(type, row + (size_t)b * bs, &x);
+        }
+#else
         htp_kq_block_decode(type, row + (size_t)b * bs, &x);
+#endif
         kq_dequant_sb(type, y + b * HTP_KQ_QK, &x);
     }
 }
@@ -73,6 +158,16 @@ static void kq_q8k_sum32(struct htp_q8k_block * o) {
     for (int g = 0; g < 8; g++) {
         o->bsum32[g] = (int16_t)(o->bsum16[2 * g] + o->bsum16[2 * g + 1]);
     }
+}
+
+// Round half to even through the fp32 mantissa (x * iscale is within
+// +-127.5): the integer lands in the low mantissa bits of the result's bits.
+// (One function for the scalar and HVX paths: the same float code.)
+static inline int32_t kq_round_bits(float iscale, float x) {
+    const float t = iscale * x + 12582912.0f;
+    int32_t     v;
+    memcpy(&v, &t, 4);
+    return v;
 }
 
 // One super-block of 256 floats -> Q8_K: scale by -127 / (the first value of
@@ -101,13 +196,9 @@ static void kq_quantize_sb_scalar(struct htp_q8k_block * o, const float * x) {
     }
     const float iscale = -127.0f / max;
     for (int i = 0; i < HTP_KQ_QK; i++) {
-        // Round half to even through the fp32 mantissa (x * iscale is
-        // within +-127.5): the integer lands in the low mantissa bits.
-        const float t = iscale * x[i] + 12582912.0f;
-        int32_t     v;
-        memcpy(&v, &t, 4);
-        v        = (v & 0x007fffff) - 0x00400000;
-        o->qs[i] = (int8_t)(v < 127 ? v : 127);
+        int32_t v = kq_round_bits(iscale, x[i]);
+        v         = (v & 0x007fffff) - 0x00400000;
+        o->qs[i]  = (int8_t)(v < 127 ? v : 127);
     }
     for (int g = 0; g < 16; g++) {
         int s = 0;
@@ -158,10 +249,80 @@ static void kq_quantize_sb_avx512(struct htp_q8k_block * o, const float * x) {
 }
 #endif
 
+#if defined(__HVX__)
+// kq_quantize_sb_scalar with HVX doing its integer parts: max |x| as the
+// largest bit pattern with the sign cleared (the order of finite
+// non-negative floats), the first element of that magnitude (smallest index
+// among equal lanes), and, from the bits of the rounded floats, the quants,
+// their clamp, their bytes and the 16-element sums. The rounding is float
+// work, scalar on v67, through the scalar code's kq_round_bits. A max of 0,
+// inf or NaN goes to the scalar code whole: its loop passes over a NaN,
+// which the bit max would pick.
+static void kq_quantize_sb_hvx(struct htp_q8k_block * o, const float * x) {
+    const hvx_v m7 = hvx_w(0x7fffffff);
+    hvx_v       m  = hvx_zero();
+    for (int i = 0; i < 8; i++) {
+        m = __builtin_HEXAGON_V6_vmaxw_128B(m, hvx_ld(x + 32 * i) & m7);
+    }
+    const int32_t bits = hvx_lane(hvx_hmax_w(m), 0);
+    if (bits == 0 || (uint32_t)bits >= 0x7f800000u) {
+        kq_quantize_sb_scalar(o, x);
+        return;
+    }
+    hvx_v first = hvx_w(HTP_KQ_QK);
+    for (int i = 0; i < 8; i++) {
+        const hvx_v idx = hvx_ld(hvx_iota_w_tab) + hvx_w(32 * i);
+        first = __builtin_HEXAGON_V6_vminw_128B(first, hvx_sel_eq(hvx_ld(x + 32 * i) & m7, hvx_w(bits), idx, first));
+    }
+    const float iscale = -127.0f / x[hvx_lane(hvx_hmin_w(first), 0)];
+    int32_t     t[HTP_KQ_QK] HVX_ALIGN;
+    for (int i = 0; i < HTP_KQ_QK; i++) {
+        t[i] = kq_round_bits(iscale, x[i]);
+    }
+    // Quants: 8 vectors of words -> 2 of bytes (the low byte of each word, in order).
+    hvx_v q[8];
+    for (int i = 0; i < 8; i++) {
+        q[i] =
+            __builtin_HEXAGON_V6_vminw_128B((hvx_ld(t + 32 * i) & hvx_w(0x007fffff)) - hvx_w(0x00400000), hvx_w(127));
+    }
+    hvx_v qb[2];
+    for (int h = 0; h < 2; h++) {
+        const hvx_v lo = __builtin_HEXAGON_V6_vpackeh_128B(q[4 * h + 1], q[4 * h]);
+        const hvx_v hi = __builtin_HEXAGON_V6_vpackeh_128B(q[4 * h + 3], q[4 * h + 2]);
+        qb[h]          = __builtin_HEXAGON_V6_vpackeb_128B(hi, lo);
+        hvx_st(o->qs + 128 * h, qb[h]);
+    }
+    // Sums: vrmpy against ones gives the 4-element sums in order; adding the
+    // even and odd words (vdeal) twice gives the 8- then 16-element sums.
+    const hvx_v  ones = hvx_b(1);
+    const hvx_vv d4   = __builtin_HEXAGON_V6_vdealvdd_128B(__builtin_HEXAGON_V6_vrmpybv_128B(qb[1], ones),
+                                                           __builtin_HEXAGON_V6_vrmpybv_128B(qb[0], ones), -4);
+    const hvx_v  s8   = hvx_lo(d4) + hvx_hi(d4);
+    const hvx_vv d8   = __builtin_HEXAGON_V6_vdealvdd_128B(s8, s8, -4);
+    int32_t      s16[32] HVX_ALIGN;
+    hvx_st(s16, hvx_lo(d8) + hvx_hi(d8));
+    for (int g = 0; g < 16; g++) {
+        o->bsum16[g] = (int16_t)s16[g];
+    }
+    kq_q8k_sum32(o);
+    memset(o->pad, 0, sizeof o->pad);
+    o->d = 1.0f / iscale;
+}
+#endif
+
 void htp_kq_quantize_q8k(struct htp_q8k_block * y, const float * x, int64_t k) {
+#if defined(__HVX__)
+    const int hvx = !htp_kernels_portable();
+#endif
     for (int64_t b = 0; b < k / HTP_KQ_QK; b++, x += HTP_KQ_QK) {
 #ifdef KQ_AVX512
         kq_quantize_sb_avx512(&y[b], x);
+#elif defined(__HVX__)
+        if (hvx) {
+            kq_quantize_sb_hvx(&y[b], x);
+        } else {
+            kq_quantize_sb_scalar(&y[b], x);
+        }
 #else
         kq_quantize_sb_scalar(&y[b], x);
 #endif
@@ -177,6 +338,13 @@ void htp_kq_quantize_q8k_ref(struct htp_q8k_block * y, const float * x, int64_t 
 // ---------------------------------------------------------------------------
 // Dot products: portable C
 // ---------------------------------------------------------------------------
+
+// One super-block's integer sums of a row and a column (activation scale yd)
+// into the row's result: the portable code's float step, which the HVX path
+// takes too, so both round alike.
+static inline void kq_accumulate(float * out, float d, float dmin, float yd, int32_t isum, int32_t msum) {
+    *out += d * yd * (float)isum - dmin * yd * (float)msum;
+}
 
 void htp_kq_dot_group_ref(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * group, int64_t nsb,
                           const struct htp_q8k_block * const * a, int nc) {
@@ -215,7 +383,7 @@ void htp_kq_dot_group_ref(uint32_t type, float out[4][HTP_KQ_R], const uint8_t *
                         msum += x.mn[j] * y->bsum32[j];
                     }
                 }
-                out[c][r] += d * y->d * (float)isum - dmin * y->d * (float)msum;
+                kq_accumulate(&out[c][r], d, dmin, y->d, isum, msum);
             }
         }
     }
@@ -570,15 +738,281 @@ void htp_kq_dot_group(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * gro
     t[nc - 1](out, group, nsb, a);
 }
 
-#else  // portable
+#else  // portable C, and HVX on Hexagon
+
+#if defined(__HVX__)
+
+// ---------------------------------------------------------------------------
+// Dot products: HVX (v67). The portable code's integer sums 32 lanes at a
+// time, then its float step (kq_accumulate) row by row: the same bits.
+//
+// Lanes: two row groups A and B (decode: a pair of groups a call), or one
+// group twice (several columns against one group). hvx_join puts a 64-byte
+// chunk of A's tile in lanes 0-15 and the same chunk of B's in lanes 16-31;
+// a chunk holds 4 consecutive elements of the 16 rows in its low nibbles and
+// the next 4 in its high ones (kquant-tiles.h), so one vrmpy with the
+// column's 4 activation bytes in a scalar register adds them into all 32
+// rows. Each sub-block's 32-lane sum is then multiplied by the rows' scales
+// (bytes sc[j][r] of the scale part, laid out by kq_hvx_scales so that one
+// vrmpy with a one-byte selector makes them words), and Q4_K/Q5_K's mins by
+// the column's 32-element sums with one 16-bit pairwise multiply-add a pair
+// (the mn[p][r][2] layout).
+// ---------------------------------------------------------------------------
+
+// The scale bytes of 8 sub-blocks (sc[8][16]: row r of sub-block j at
+// 16 j + r) of A and B as words: vshuffb then vshuffh gather bytes i, 64 + i,
+// 32 + i, 96 + i into word i, which are sub-blocks (0, 4, 2, 6) of row i for
+// i < 16 and (1, 5, 3, 7) of row i - 16 above; joined, lo holds the first
+// four sub-blocks' bytes, hi the others, A's rows in lanes 0-15, B's in 16-31.
+static inline hvx_vv kq_hvx_scales(const uint8_t * sa, const uint8_t * sb) {
+    const hvx_v ta = __builtin_HEXAGON_V6_vshuffh_128B(__builtin_HEXAGON_V6_vshuffb_128B(hvx_ld(sa)));
+    const hvx_v tb = __builtin_HEXAGON_V6_vshuffh_128B(__builtin_HEXAGON_V6_vshuffb_128B(hvx_ld(sb)));
+    return hvx_join(ta, tb);
+}
+
+// Sub-block j's scales from kq_hvx_scales as words, unsigned (Q4_K, Q5_K) or signed (Q6_K).
+static inline int kq_hvx_scale_byte(int j) {
+    return ((j >> 1) & 1) * 2 + (j >> 2);
+}
+
+static inline hvx_v kq_hvx_scale_u(hvx_vv s, int j) {
+    return hvx_rmpy((j & 1) ? hvx_hi(s) : hvx_lo(s), 1 << (8 * kq_hvx_scale_byte(j)));
+}
+
+static inline hvx_v kq_hvx_scale_s(hvx_vv s, int j) {
+    return __builtin_HEXAGON_V6_vrmpybv_128B((j & 1) ? hvx_hi(s) : hvx_lo(s), hvx_w(1 << (8 * kq_hvx_scale_byte(j))));
+}
+
+// The last 64 bytes of A's and B's scale parts (parts of `bytes` bytes at
+// sa, sb) as floats, A's first: fd[0..31] from A, [32..63] from B. For
+// Q4_K/Q5_K that is d (16) then dmin (16); Q6_K's d is the upper 16 of each
+// 32. Loaded as the whole vectors that end there (see hvx.h: a 64-byte copy
+// to a staging buffer became a load past the end of a group's last tile).
+static inline void kq_hvx_d(const uint8_t * sa, const uint8_t * sb, size_t bytes, float fd[64]) {
+    const hvx_vv j = hvx_join(hvx_ld(sa + bytes - 128), hvx_ld(sb + bytes - 128));
+    hvx_fp16_to_fp32_64_v(hvx_hi(j), fd);
+}
+
+// Q4_K (q5 = 0) / Q5_K: nc columns against A (outa) and, when two, B (outb).
+static inline __attribute__((always_inline)) void kq_hvx_kmin(const int q5, const int nc, const uint8_t * ga,
+                                                              const uint8_t * gb, const int two, int64_t nsb,
+                                                              const struct htp_q8k_block * const * a,
+                                                              float (*outa)[HTP_KQ_R], float (*outb)[HTP_KQ_R]) {
+    const size_t qbytes = q5 ? sizeof(struct htp_q5k_q) : sizeof(struct htp_q4k_q);
+    const size_t qh_off = offsetof(struct htp_q5k_q, qh);
+    for (int i = 0; i < nc; i++) {
+        memset(outa[i], 0, sizeof outa[i]);
+        if (two) {
+            memset(outb[i], 0, sizeof outb[i]);
+        }
+    }
+    for (int64_t b = 0; b < nsb; b++) {
+        const uint8_t *qa = ga + (size_t)b * qbytes, *qb = gb + (size_t)b * qbytes;
+        const struct htp_kmin_s * sa = (const struct htp_kmin_s *)(const void *)(ga + (size_t)nsb * qbytes +
+                                                                                 (size_t)b * sizeof(struct htp_kmin_s));
+        const struct htp_kmin_s * sb = (const struct htp_kmin_s *)(const void *)(gb + (size_t)nsb * qbytes +
+                                                                                 (size_t)b * sizeof(struct htp_kmin_s));
+        const hvx_vv sc = kq_hvx_scales(sa->sc[0], sb->sc[0]);
+        hvx_v isum[4], msum[4];
+        for (int i = 0; i < nc; i++) {
+            isum[i] = msum[i] = hvx_zero();
+        }
+        for (int jp = 0; jp < 4; jp++) {  // sub-blocks 2 jp, 2 jp + 1 share a load of Q5_K's masks
+            const hvx_vv qh =
+                q5 ? hvx_zip(hvx_ld(qa + qh_off + 128 * jp), hvx_ld(qb + qh_off + 128 * jp), 8) : (hvx_vv){0};
+            for (int h = 0; h < 2; h++) {
+                const int j = 2 * jp + h;
+                const hvx_vv x01 = hvx_join(hvx_ld(qa + 256 * j), hvx_ld(qb + 256 * j));  // chunks 0, 1
+                const hvx_vv x23 = hvx_join(hvx_ld(qa + 256 * j + 128), hvx_ld(qb + 256 * j + 128));
+                const hvx_v x[4] = {hvx_lo(x01), hvx_hi(x01), hvx_lo(x23), hvx_hi(x23)};
+                hvx_v lo[4], hi[4];  // elements 8 c + 0..3 and 8 c + 4..7 of the sub-block
+                hvx_v mw[8];         // bit 4: mask 2 c (low nibbles), 2 c + 1 (high) of qh[j][c]
+                if (q5) {
+                    hvx_mask_words(h ? hvx_hi(qh) : hvx_lo(qh), mw);
+                }
+                for (int c = 0; c < 4; c++) {
+                    lo[c] = hvx_nib_lo(x[c]);
+                    hi[c] = hvx_nib_hi(x[c]);
+                    if (q5) {
+                        lo[c] = hvx_mask_or(lo[c], mw[2 * c], 4);
+                        hi[c] = hvx_mask_or(hi[c], mw[2 * c + 1], 4);
+                    }
+                }
+                const hvx_v scj = kq_hvx_scale_u(sc, j);
+                for (int i = 0; i < nc; i++) {
+                    const int8_t * y = a[i][b].qs + 32 * j;
+                    hvx_v t = hvx_rmpy(lo[0], hvx_word(y));
+                    t = hvx_rmpy_acc(t, hi[0], hvx_word(y + 4));
+                    for (int c = 1; c < 4; c++) {
+                        t = hvx_rmpy_acc(t, lo[c], hvx_word(y + 8 * c));
+                        t = hvx_rmpy_acc(t, hi[c], hvx_word(y + 8 * c + 4));
+                    }
+                    isum[i] = __builtin_HEXAGON_V6_vmpyiewuh_acc_128B(isum[i], t, scj);
+                }
+            }
+        }
+        // Mins: word (p, r) of mn is the pair (m_2p, m_2p+1) of row r, widened to halfwords.
+        const hvx_vv ua = __builtin_HEXAGON_V6_vunpackub_128B(hvx_ld(sa->mn[0][0]));
+        const hvx_vv ub = __builtin_HEXAGON_V6_vunpackub_128B(hvx_ld(sb->mn[0][0]));
+        const hvx_vv m01 = hvx_join(hvx_lo(ua), hvx_lo(ub)), m23 = hvx_join(hvx_hi(ua), hvx_hi(ub));
+        const hvx_v mp[4] = {hvx_lo(m01), hvx_hi(m01), hvx_lo(m23), hvx_hi(m23)};
+        float fd[64] HVX_ALIGN;
+        kq_hvx_d((const uint8_t *)sa, (const uint8_t *)sb, sizeof *sa, fd);  // d[16][2] then dmin[16][2]
+        for (int i = 0; i < nc; i++) {
+            for (int p = 0; p < 4; p++) {
+                int32_t pair;
+                memcpy(&pair, &a[i][b].bsum32[2 * p], 4);
+                msum[i] = __builtin_HEXAGON_V6_vdmpyhsat_acc_128B(msum[i], mp[p], pair);
+            }
+            int32_t is[32] HVX_ALIGN, ms[32] HVX_ALIGN;
+            hvx_st(is, isum[i]);
+            hvx_st(ms, msum[i]);
+            const float yd = a[i][b].d;
+            for (int r = 0; r < HTP_KQ_R; r++) {
+                kq_accumulate(&outa[i][r], fd[r], fd[16 + r], yd, is[r], ms[r]);
+                if (two) {
+                    kq_accumulate(&outb[i][r], fd[32 + r], fd[48 + r], yd, is[16 + r], ms[16 + r]);
+                }
+            }
+        }
+    }
+}
+
+// Q6_K: the same with 16 sub-blocks of 16, two bits above the nibble from
+// four masks per chunk, signed scales and the -32 offset applied per
+// sub-block through the column's 16-element sums.
+static inline __attribute__((always_inline)) void kq_hvx_q6(const int nc, const uint8_t * ga, const uint8_t * gb,
+                                                            const int two, int64_t nsb,
+                                                            const struct htp_q8k_block * const * a,
+                                                            float (*outa)[HTP_KQ_R], float (*outb)[HTP_KQ_R]) {
+    const size_t qbytes = sizeof(struct htp_q6k_q);
+    const size_t qh_off = offsetof(struct htp_q6k_q, qh);
+    for (int i = 0; i < nc; i++) {
+        memset(outa[i], 0, sizeof outa[i]);
+        if (two) {
+            memset(outb[i], 0, sizeof outb[i]);
+        }
+    }
+    for (int64_t b = 0; b < nsb; b++) {
+        const uint8_t *qa = ga + (size_t)b * qbytes, *qb = gb + (size_t)b * qbytes;
+        const struct htp_q6k_s * sa =
+            (const struct htp_q6k_s *)(const void *)(ga + (size_t)nsb * qbytes + (size_t)b * sizeof(struct htp_q6k_s));
+        const struct htp_q6k_s * sb =
+            (const struct htp_q6k_s *)(const void *)(gb + (size_t)nsb * qbytes + (size_t)b * sizeof(struct htp_q6k_s));
+        const hvx_vv sc[2] = {kq_hvx_scales((const uint8_t *)sa->sc[0], (const uint8_t *)sb->sc[0]),
+                              kq_hvx_scales((const uint8_t *)sa->sc[8], (const uint8_t *)sb->sc[8])};
+        hvx_v isum[4];
+        for (int i = 0; i < nc; i++) {
+            isum[i] = hvx_zero();
+        }
+        for (int sp = 0; sp < 8; sp++) {  // sub-blocks 2 sp, 2 sp + 1 share a load of their masks
+            const hvx_vv qh = hvx_zip(hvx_ld(qa + qh_off + 128 * sp), hvx_ld(qb + qh_off + 128 * sp), 8);
+            for (int h = 0; h < 2; h++) {
+                const int s = 2 * sp + h;
+                const hvx_vv x = hvx_join(hvx_ld(qa + 128 * s), hvx_ld(qb + 128 * s));  // chunks 0, 1
+                const hvx_v xc[2] = {hvx_lo(x), hvx_hi(x)};
+                hvx_v mw[8];  // qh[s][c][0..3]: bits 4, 5 of the low nibbles', bits 4, 5 of the high
+                hvx_mask_words(h ? hvx_hi(qh) : hvx_lo(qh), mw);
+                hvx_v lo[2], hi[2];  // elements 8 c + 0..3 and 8 c + 4..7 of the sub-block
+                for (int c = 0; c < 2; c++) {
+                    lo[c] = hvx_mask_or(hvx_mask_or(hvx_nib_lo(xc[c]), mw[4 * c], 4), mw[4 * c + 1], 5);
+                    hi[c] = hvx_mask_or(hvx_mask_or(hvx_nib_hi(xc[c]), mw[4 * c + 2], 4), mw[4 * c + 3], 5);
+                }
+                const hvx_v scs = kq_hvx_scale_s(sc[s / 8], s % 8);
+                for (int i = 0; i < nc; i++) {
+                    const int8_t * y = a[i][b].qs + 16 * s;
+                    hvx_v t = hvx_w(-32 * a[i][b].bsum16[s]);
+                    t = hvx_rmpy_acc(t, lo[0], hvx_word(y));
+                    t = hvx_rmpy_acc(t, hi[0], hvx_word(y + 4));
+                    t = hvx_rmpy_acc(t, lo[1], hvx_word(y + 8));
+                    t = hvx_rmpy_acc(t, hi[1], hvx_word(y + 12));
+                    isum[i] = __builtin_HEXAGON_V6_vmpyiewh_acc_128B(isum[i], t, scs);
+                }
+            }
+        }
+        float fd[64] HVX_ALIGN;
+        kq_hvx_d((const uint8_t *)sa, (const uint8_t *)sb, sizeof *sa, fd);  // d[16][2]: fd[16 ..], fd[48 ..]
+        for (int i = 0; i < nc; i++) {
+            int32_t is[32] HVX_ALIGN;
+            hvx_st(is, isum[i]);
+            const float yd = a[i][b].d;
+            for (int r = 0; r < HTP_KQ_R; r++) {
+                kq_accumulate(&outa[i][r], fd[16 + r], 0.0f, yd, is[r], 0);
+                if (two) {
+                    kq_accumulate(&outb[i][r], fd[48 + r], 0.0f, yd, is[16 + r], 0);
+                }
+            }
+        }
+    }
+}
+
+// One instance per (type, column count) with one group twice, and per type
+// the pair (decode): type and nc must be constants in the loops (a runtime
+// q5 let clang 14 issue Q5_K's mask loads for Q4_K too, past the end of a
+// one-super-block Q4_K group).
+#define KQ_HVX_INST(T, q5, nc)                                                            \
+    static void kq_hvx_##T##_##nc(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb, \
+                                  const struct htp_q8k_block * const * a) {               \
+        if (q5 < 0) {                                                                     \
+            kq_hvx_q6(nc, g, g, 0, nsb, a, out, NULL);                                    \
+        } else {                                                                          \
+            kq_hvx_kmin(q5, nc, g, g, 0, nsb, a, out, NULL);                              \
+        }                                                                                 \
+    }
+#define KQ_HVX_TYPE(T, q5)                                                                                     \
+    KQ_HVX_INST(T, q5, 1)                                                                                      \
+    KQ_HVX_INST(T, q5, 2)                                                                                      \
+    KQ_HVX_INST(T, q5, 3)                                                                                      \
+    KQ_HVX_INST(T, q5, 4)                                                                                      \
+    static void kq_hvx_##T##_pair(float out[2][HTP_KQ_R], const uint8_t * g0, const uint8_t * g1, int64_t nsb, \
+                                  const struct htp_q8k_block * a) {                                            \
+        if (q5 < 0) {                                                                                          \
+            kq_hvx_q6(1, g0, g1, 1, nsb, &a, out, out + 1);                                                    \
+        } else {                                                                                               \
+            kq_hvx_kmin(q5, 1, g0, g1, 1, nsb, &a, out, out + 1);                                              \
+        }                                                                                                      \
+    }
+KQ_HVX_TYPE(q4, 0)
+KQ_HVX_TYPE(q5, 1)
+KQ_HVX_TYPE(q6, -1)
+#undef KQ_HVX_TYPE
+#undef KQ_HVX_INST
+
+typedef void (*kq_hvx_group_fn)(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb,
+                                const struct htp_q8k_block * const * a);
+typedef void (*kq_hvx_pair_fn)(float out[2][HTP_KQ_R], const uint8_t * g0, const uint8_t * g1, int64_t nsb,
+                               const struct htp_q8k_block * a);
+
+#endif  // __HVX__
 
 void htp_kq_dot_group(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * group, int64_t nsb,
                       const struct htp_q8k_block * const * a, int nc) {
+#if defined(__HVX__)
+    if (!htp_kernels_portable()) {
+        static const kq_hvx_group_fn q4[4] = {kq_hvx_q4_1, kq_hvx_q4_2, kq_hvx_q4_3, kq_hvx_q4_4};
+        static const kq_hvx_group_fn q5[4] = {kq_hvx_q5_1, kq_hvx_q5_2, kq_hvx_q5_3, kq_hvx_q5_4};
+        static const kq_hvx_group_fn q6[4] = {kq_hvx_q6_1, kq_hvx_q6_2, kq_hvx_q6_3, kq_hvx_q6_4};
+        const kq_hvx_group_fn * t = type == HTP_TYPE_Q6_K ? q6 : type == HTP_TYPE_Q5_K ? q5 : q4;
+        t[nc - 1](out, group, nsb, a);
+        return;
+    }
+#endif
     htp_kq_dot_group_ref(type, out, group, nsb, a, nc);
 }
 
 void htp_kq_dot_multi(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * g0, size_t gstride, int ng, int64_t nsb,
                       const struct htp_q8k_block * a) {
+#if defined(__HVX__)
+    if (!htp_kernels_portable()) {  // ng is 2 or 4: pairs of groups
+        const kq_hvx_pair_fn pair = type == HTP_TYPE_Q6_K ? kq_hvx_q6_pair
+                                    : type == HTP_TYPE_Q5_K ? kq_hvx_q5_pair
+                                                            : kq_hvx_q4_pair;
+        for (int h = 0; h < ng; h += 2) {
+            pair(out + h, g0 + (size_t)h * gstride, g0 + (size_t)(h + 1) * gstride, nsb, a);
+        }
+        return;
+    }
+#endif
     float o[4][HTP_KQ_R];
     for (int h = 0; h < ng; h++) {
         htp_kq_dot_group_ref(type, o, g0 + (size_t)h * gstride, nsb, &a, 1);

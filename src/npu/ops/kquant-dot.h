@@ -33,12 +33,14 @@ _Static_assert(sizeof(struct htp_q8k_block) == HTP_KQ_ACT_BLOCK, "q8k block: the
 // y[nsb * 256].
 void htp_kq_dequant_tiled_row(uint32_t type, float * y, const uint8_t * group, int r, int64_t nsb);
 
-// Dequantizes nsb ggml blocks (a plain row) into y[nsb * 256].
+// Dequantizes nsb ggml blocks (a plain row) into y[nsb * 256]. On Hexagon the
+// bit expansion is HVX (the scaling scalar, the same bits).
 void htp_kq_dequant_row(uint32_t type, float * y, const uint8_t * row, int64_t nsb);
 
 // Quantizes x[k] (k % 256 == 0) into k / 256 activation blocks, as ggml's
 // quantize_row_q8_K (same rounding, so the integer sums agree exactly).
-// AVX-512 or portable C, whichever the build targets.
+// AVX-512, HVX (its integer parts; bit-identical to the portable code) or
+// portable C, whichever the build targets.
 void htp_kq_quantize_q8k(struct htp_q8k_block * y, const float * x, int64_t k);
 
 // The same with the portable C code only (for tests of the SIMD path).
@@ -46,8 +48,9 @@ void htp_kq_quantize_q8k_ref(struct htp_q8k_block * y, const float * x, int64_t 
 
 // out[c][r] = dot product of row r (0..15) of a tiled row group of nsb
 // super-blocks with column c (0 .. nc-1, nc <= 4) of quantized activations,
-// a[c][0 .. nsb-1]. Uses AVX-512 VNNI, AVX2 or portable C, whichever the
-// build targets.
+// a[c][0 .. nsb-1]. Uses AVX-512 VNNI, AVX2, HVX (bit-identical to the
+// portable code) or portable C, whichever the build targets; on Hexagon
+// GGML_HTP_SCALAR=1 selects the portable code (quant.h).
 void htp_kq_dot_group(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * group, int64_t nsb,
                       const struct htp_q8k_block * const * a, int nc);
 

@@ -32,6 +32,10 @@
 //
 // Float weights (F32/F16/BF16 under MUL_MAT_ID, BF16 under MUL_MAT) use the
 // same column list with f32 dot products.
+//
+// On Hexagon (HVX, v67) the micro-kernels and the activation quantizer have
+// HVX paths for their integer work (see qmm_hvx); GGML_HTP_SCALAR=1 selects
+// the portable C instead (quant.h), which gives the same bits.
 
 #include <string.h>
 
@@ -49,6 +53,10 @@
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
 #include <immintrin.h>
 #define QMM_AVX512 1
+#endif
+
+#if defined(__HVX__)
+#include "hvx.h"
 #endif
 
 #define QMM_NC          8   // columns per micro-kernel call
@@ -88,6 +96,20 @@ struct qmm_args {
 // Activation quantization: a row of K floats -> Q8 blocks of 32
 // ---------------------------------------------------------------------------
 
+// One block of 32 floats with its max |x| found -> one activation block at o.
+static inline void qmm_quantize_block(const float * xb, float amax, uint8_t * o) {
+    const float db = amax / 127.0f;
+    const float id = db != 0.0f ? 1.0f / db : 0.0f;
+    int32_t     s  = 0;
+    for (int j = 0; j < 32; j++) {
+        const int32_t v = (int32_t)__builtin_nearbyintf(xb[j] * id);  // ties to even, as ggml-cpu's SIMD
+        o[j]            = (uint8_t)(int8_t)v;
+        s += v;
+    }
+    memcpy(o + 32, &db, 4);
+    memcpy(o + 36, &s, 4);
+}
+
 // nb blocks of 32 floats at x -> nb activation blocks of QMM_ABLK bytes at out
 // (quant.h). The portable code:
 void htp_qmm_quantize_blocks_ref(const float * x, int64_t nb, uint8_t * out) {
@@ -98,18 +120,31 @@ void htp_qmm_quantize_blocks_ref(const float * x, int64_t nb, uint8_t * out) {
             const float v = xb[j] < 0 ? -xb[j] : xb[j];
             amax          = amax > v ? amax : v;
         }
-        const float db = amax / 127.0f;
-        const float id = db != 0.0f ? 1.0f / db : 0.0f;
-        int32_t     s  = 0;
-        for (int j = 0; j < 32; j++) {
-            const int32_t v       = (int32_t)__builtin_nearbyintf(xb[j] * id);  // ties to even, as ggml-cpu's SIMD
-            out[QMM_ABLK * b + j] = (uint8_t)(int8_t)v;
-            s += v;
-        }
-        memcpy(out + QMM_ABLK * b + 32, &db, 4);
-        memcpy(out + QMM_ABLK * b + 36, &s, 4);
+        qmm_quantize_block(xb, amax, out + QMM_ABLK * b);
     }
 }
+
+#if defined(__HVX__)
+// HVX finds max |x|: a block is one vector, and for finite non-negative
+// floats the order of the bit patterns (sign cleared) is the order of the
+// values, so a signed word max of x & 0x7fffffff is max |x| exactly. Blocks
+// the portable loop treats specially go to it: all zeros (its max keeps the
+// sign of the last -0), inf or NaN (its max forgets a NaN met before a
+// number). The rounding is float work, scalar on v67, and the int8 sum rides
+// in that loop (one add beside a multiply and a rounding per element, less
+// than moving the 32 bytes into a vector would cost).
+static void qmm_quantize_blocks_hvx(const float * x, int64_t nb, uint8_t * out) {
+    for (int64_t b = 0; b < nb; b++) {
+        const float *  xb   = x + 32 * b;
+        const uint32_t bits = (uint32_t)hvx_lane(hvx_hmax_w(hvx_ld(xb) & hvx_w(0x7fffffff)), 0);
+        if (bits == 0 || bits >= 0x7f800000u) {
+            htp_qmm_quantize_blocks_ref(xb, 1, out + QMM_ABLK * b);
+            continue;
+        }
+        qmm_quantize_block(xb, htp_bits_f32(bits), out + QMM_ABLK * b);
+    }
+}
+#endif
 
 #ifdef QMM_AVX512
 // htp_qmm_quantize_blocks_ref on two 16-float registers a block, same bits: the
@@ -137,6 +172,12 @@ static void qmm_quantize_blocks_avx512(const float * x, int64_t nb, uint8_t * ou
 void htp_qmm_quantize_blocks(const float * x, int64_t nb, uint8_t * out) {
 #ifdef QMM_AVX512
     qmm_quantize_blocks_avx512(x, nb, out);
+#elif defined(__HVX__)
+    if (htp_kernels_portable()) {
+        htp_qmm_quantize_blocks_ref(x, nb, out);
+    } else {
+        qmm_quantize_blocks_hvx(x, nb, out);
+    }
 #else
     htp_qmm_quantize_blocks_ref(x, nb, out);
 #endif
@@ -430,6 +471,146 @@ static inline __attribute__((always_inline)) void qmm_tile_pair(const uint32_t t
 
 #endif
 
+#if defined(__HVX__)
+
+// HVX (v67): qmm_tile's integer dot products 32 lanes at a time, its float
+// scaling in scalar code in the same order, so the results are its bits.
+//
+// Lanes: two row groups A and B (decode's pair), or one group twice (the
+// multi-column tile). hvx_join puts the 64-byte tile vector v of A in lanes
+// 0-15 and the same vector of B in lanes 16-31, so w[g] below holds k-group
+// g (elements 4g .. 4g+3 of the block) of A's 16 rows, then B's, as u8. A
+// vrmpy with the column's 4 activation bytes of k-group g in a scalar
+// register advances all 32 rows; 8 make the block. With one group the upper
+// half repeats the lower one (no activation vectors to build, and each
+// weight vector still serves every column of the call).
+
+static inline uint32_t qmm_sbytes(uint32_t type) {
+    return type == HTP_TYPE_Q4_1 ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
+}
+
+// The u8 weights of one tile of groups A and B (qa, qb: the tile's quant part in each).
+static inline __attribute__((always_inline)) void qmm_hvx_weights(const uint32_t type, const uint8_t * qa,
+                                                                  const uint8_t * qb, hvx_v lut, hvx_v w[8]) {
+    if (type == HTP_TYPE_Q8_0) {  // vector p: k-groups 2p and 2p + 1, already u8
+        for (int p = 0; p < 4; p++) {
+            const hvx_vv j = hvx_join(hvx_ld(qa + 128 * p), hvx_ld(qb + 128 * p));
+            w[2 * p]       = hvx_lo(j);
+            w[2 * p + 1]   = hvx_hi(j);
+        }
+        return;
+    }
+    // 4-bit: tile vector v (0..3) has k-group v in its low nibbles, v + 4 in its high ones.
+    for (int p = 0; p < 2; p++) {
+        const hvx_vv j = hvx_join(hvx_ld(qa + 128 * p), hvx_ld(qb + 128 * p));
+        for (int h = 0; h < 2; h++) {
+            const hvx_v x  = h ? hvx_hi(j) : hvx_lo(j);
+            hvx_v       lo = hvx_nib_lo(x), hi = hvx_nib_hi(x);
+            if (type == HTP_TYPE_IQ4_NL || type == HTP_TYPE_MXFP4) {
+                lo = hvx_lut16(lo, lut);
+                hi = hvx_lut16(hi, lut);
+            }
+            w[2 * p + h]     = lo;
+            w[2 * p + h + 4] = hi;
+        }
+    }
+}
+
+// Floats per tile in qmm_hvx_scales' output: d of row r at r, Q4_1's m at 16 + r.
+static inline int qmm_hvx_sstride(uint32_t type) {
+    return type == HTP_TYPE_Q4_1 ? 32 : 16;
+}
+
+// The scales of tiles kb .. kb + n - 1 (n <= 4) of a group whose scale parts
+// start at sb, converted in one go (HVX integer ops, exact): tile i at
+// sc + i * qmm_hvx_sstride(type). The loads stop at the last scale (a group's
+// scales may end its buffer); what lies before them (its quant parts) is
+// readable, which hvx_ld_tail needs.
+static inline __attribute__((always_inline)) void qmm_hvx_scales(const uint32_t type, const uint8_t * sb, int64_t kb,
+                                                                 int n, float sc[128]) {
+    const int       bytes = n * (int)qmm_sbytes(type);
+    const uint8_t * s     = sb + kb * qmm_sbytes(type);
+    if (type == HTP_TYPE_MXFP4) {  // 16 exponent bytes a tile -> 64 words
+        const hvx_v  e = hvx_ld_tail(s, bytes);
+        const hvx_vv w = __builtin_HEXAGON_V6_vunpackuh_128B(hvx_lo(__builtin_HEXAGON_V6_vunpackub_128B(e)));
+        hvx_st(sc, hvx_e8m0_half_bits(hvx_lo(w)));
+        hvx_st(sc + 32, hvx_e8m0_half_bits(hvx_hi(w)));
+        return;
+    }
+    // 4 tiles of 16 d, or Q4_1's tiles 0-1 (16 d, 16 m each) and then 2-3
+    hvx_fp16_to_fp32_64_v(bytes >= 128 ? hvx_ld(s) : hvx_ld_tail(s, bytes), sc);
+    if (bytes > 128) {
+        hvx_fp16_to_fp32_64_v(bytes == 256 ? hvx_ld(s + 128) : hvx_ld_tail(s + 128, bytes - 128), sc + 64);
+    }
+}
+
+// One block's dots of 16 rows, fa[r] = (float) of the int32 dot, into out[r]
+// as qmm_tile scales them. (Rolled: unrolled, the 32 rows of a pair spilled
+// their products to the stack; rolled is about 15% faster under qemu.)
+static inline __attribute__((always_inline)) void qmm_hvx_rows(const uint32_t type, const float * fa, const float * ds,
+                                                               float ad, int32_t is, float * out) {
+    _Pragma("clang loop unroll(disable)") for (int r = 0; r < HTP_TILE_ROWS; r++) {
+        out[r] = __builtin_fmaf(fa[r], ds[r] * ad, out[r]);
+        if (type == HTP_TYPE_Q4_1) {
+            out[r] = __builtin_fmaf(ds[16 + r], ad * (float)is, out[r]);
+        }
+    }
+}
+
+// nc columns against groups A (outa) and, when two, B (outb); else gb = ga.
+static inline __attribute__((always_inline)) void qmm_hvx(const uint32_t type, const int nc, const uint8_t * ga,
+                                                          const uint8_t * gb, const int two, int64_t nblk,
+                                                          const struct qmm_col * cols, float (*outa)[HTP_TILE_ROWS],
+                                                          float (*outb)[HTP_TILE_ROWS]) {
+    const uint32_t  qbytes = type == HTP_TYPE_Q8_0 ? 512 : 256;
+    const int       off    = qmm_offset(type);
+    const int       ss     = qmm_hvx_sstride(type);
+    const uint8_t * sba    = ga + (size_t)nblk * qbytes;
+    const uint8_t * sbb    = gb + (size_t)nblk * qbytes;
+    const hvx_v     lut    = type == HTP_TYPE_IQ4_NL  ? hvx_table16(htp_iq4nl_values, 128)
+                             : type == HTP_TYPE_MXFP4 ? hvx_table16(htp_mxfp4_values, 128)
+                                                      : hvx_zero();
+    for (int c = 0; c < nc; c++) {
+        memset(outa[c], 0, sizeof outa[c]);
+        if (two) {
+            memset(outb[c], 0, sizeof outb[c]);
+        }
+    }
+    float sca[128] HVX_ALIGN, scb[128] HVX_ALIGN;
+    float fa[32] HVX_ALIGN;
+    for (int64_t kb0 = 0; kb0 < nblk; kb0 += 4) {
+        const int n = (int)htp_min64(4, nblk - kb0);
+        qmm_hvx_scales(type, sba, kb0, n, sca);
+        if (two) {
+            qmm_hvx_scales(type, sbb, kb0, n, scb);
+        }
+        for (int i = 0; i < n; i++) {
+            const int64_t kb = kb0 + i;
+            hvx_v         w[8];
+            qmm_hvx_weights(type, ga + kb * qbytes, gb + kb * qbytes, lut, w);
+            for (int c = 0; c < nc; c++) {
+                const int8_t * aq = (const int8_t *)cols[c].act + kb * QMM_ABLK;
+                float          ad;
+                int32_t        is;
+                memcpy(&ad, __builtin_assume_aligned(aq + 32, 4), 4);
+                memcpy(&is, __builtin_assume_aligned(aq + 36, 4), 4);
+                hvx_v acc = hvx_w(-off * is);  // removes the weights' offset, as qmm_tile's start
+                for (int g = 0; g < 8; g++) {
+                    acc = hvx_rmpy_acc(acc, w[g], hvx_word(aq + 4 * g));
+                }
+                // |dot| <= 32 * 128 * 127 < 2^24: converted exactly by integer ops.
+                hvx_st(fa, hvx_small_int_to_float_bits(acc));
+                qmm_hvx_rows(type, fa, sca + ss * i, ad, is, outa[c]);
+                if (two) {
+                    qmm_hvx_rows(type, fa + 16, scb + ss * i, ad, is, outb[c]);
+                }
+            }
+        }
+    }
+}
+
+#endif
+
 typedef void (*qmm_tile_fn)(const uint8_t * group, int64_t nblk, int64_t K, const struct qmm_col * cols,
                             float out[QMM_NC][HTP_TILE_ROWS]);
 
@@ -470,7 +651,57 @@ QMM_FNS(Q8_0)
 QMM_FNS(IQ4_NL)
 QMM_FNS(MXFP4)
 
+#if defined(__HVX__)
+#define QMM_HVX_FN(T, NC)                                                                                       \
+    static void qmm_hvx_##T##_##NC(const uint8_t * group, int64_t nblk, int64_t K, const struct qmm_col * cols, \
+                                   float out[QMM_NC][HTP_TILE_ROWS]) {                                          \
+        (void)K;                                                                                                \
+        qmm_hvx(HTP_TYPE_##T, NC, group, group, 0, nblk, cols, out, NULL);                                      \
+    }
+#define QMM_HVX_FNS(T)                                                                                               \
+    QMM_HVX_FN(T, 1)                                                                                                 \
+    QMM_HVX_FN(T, 2)                                                                                                 \
+    QMM_HVX_FN(T, 3)                                                                                                 \
+    QMM_HVX_FN(T, 4)                                                                                                 \
+    QMM_HVX_FN(T, 5)                                                                                                 \
+    QMM_HVX_FN(T, 6)                                                                                                 \
+    QMM_HVX_FN(T, 7)                                                                                                 \
+    QMM_HVX_FN(T, 8)                                                                                                 \
+    static void qmm_hvx_##T##_pair(const uint8_t * g0, const uint8_t * g1, int64_t nblk, const struct qmm_col * col, \
+                                   float out[2][HTP_TILE_ROWS]) {                                                    \
+        qmm_hvx(HTP_TYPE_##T, 1, g0, g1, 1, nblk, col, out, out + 1);                                                \
+    }                                                                                                                \
+    static const struct qmm_kernels qmm_hvx_kernels_##T = {                                                          \
+        {qmm_hvx_##T##_1, qmm_hvx_##T##_2, qmm_hvx_##T##_3, qmm_hvx_##T##_4, qmm_hvx_##T##_5, qmm_hvx_##T##_6,       \
+         qmm_hvx_##T##_7, qmm_hvx_##T##_8},                                                                          \
+        qmm_hvx_##T##_pair};
+
+QMM_HVX_FNS(Q4_0)
+QMM_HVX_FNS(Q4_1)
+QMM_HVX_FNS(Q8_0)
+QMM_HVX_FNS(IQ4_NL)
+QMM_HVX_FNS(MXFP4)
+#endif
+
 static const struct qmm_kernels * qmm_kernels(uint32_t type) {
+#if defined(__HVX__)
+    if (!htp_kernels_portable()) {
+        switch (type) {
+            case HTP_TYPE_Q4_0:
+                return &qmm_hvx_kernels_Q4_0;
+            case HTP_TYPE_Q4_1:
+                return &qmm_hvx_kernels_Q4_1;
+            case HTP_TYPE_Q8_0:
+                return &qmm_hvx_kernels_Q8_0;
+            case HTP_TYPE_IQ4_NL:
+                return &qmm_hvx_kernels_IQ4_NL;
+            case HTP_TYPE_MXFP4:
+                return &qmm_hvx_kernels_MXFP4;
+            default:
+                return NULL;
+        }
+    }
+#endif
     switch (type) {
         case HTP_TYPE_Q4_0:
             return &qmm_kernels_Q4_0;
@@ -485,6 +716,23 @@ static const struct qmm_kernels * qmm_kernels(uint32_t type) {
         default:
             return NULL;
     }
+}
+
+void htp_qmm_dot_tile(uint32_t type, const uint8_t * group, int64_t nblk, const uint8_t * const * acts, int nc,
+                      float out[8][16]) {
+    struct qmm_col cols[QMM_NC];
+    memset(cols, 0, sizeof cols);
+    for (int c = 0; c < nc; c++) {
+        cols[c].act = acts[c];
+        cols[c].w   = group;
+    }
+    qmm_kernels(type)->tile[nc - 1](group, nblk, nblk * 32, cols, out);
+}
+
+void htp_qmm_dot_pair(uint32_t type, const uint8_t * g0, const uint8_t * g1, int64_t nblk, const uint8_t * act,
+                      float out[2][16]) {
+    struct qmm_col col = {.act = act, .w = g0};
+    qmm_kernels(type)->pair(g0, g1, nblk, &col, out);
 }
 
 // ---------------------------------------------------------------------------

@@ -2,8 +2,24 @@
 // tiled) for GET_ROWS, quantizing F32 rows into Q8_0 / Q4_0 for CPY and
 // SET_ROWS (a quantized KV cache, plain ggml layout), with the rounding of
 // ggml's reference quantizers so the bytes match the CPU's.
+//
+// It also holds the kernels' one global switch. GGML_HTP_SCALAR=1 in the
+// NPU's environment (the host passes its own environment on when it starts
+// the NPU) makes every kernel that has an HVX path (the quantized matmul dot
+// products and activation quantizers of matmul-quant.c and kquant-dot.c, the
+// dequantization here and in kquant-dot.c) take its portable C path instead,
+// so the same Hexagon binary can be measured both ways (htp-bench). It is
+// read once, through the platform seam, by the first kernel that asks
+// (htp_kernels_portable); the x86 SIMD paths never ask. The two paths give
+// the same bits (tests/npu/target/test-hvx.c).
+//
+// HVX (Hexagon v67) here: the nibble / table expansion of Q4_0, Q4_1, IQ4_NL
+// and MXFP4 blocks into int8, four blocks a vector; the int -> float and the
+// scaling stay scalar (v67 HVX has no float), in the portable order. Q8_0's
+// quants are int8 already: nothing for HVX to expand, it stays scalar.
 
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "fp16.h"
@@ -11,7 +27,25 @@
 #include "kernel-util.h"
 #include "quant.h"
 #include "contract/tiled.h"
+#include "hvx.h"
+#include "platform/platform.h"
 #include "vec.h"
+
+static atomic_int kernels_portable = -1;  // -1: GGML_HTP_SCALAR not read yet
+
+int htp_kernels_portable(void) {
+    int v = atomic_load_explicit(&kernels_portable, memory_order_relaxed);
+    if (v < 0) {  // racing first readers all store the same value
+        const char * s = htp_plat_getenv("GGML_HTP_SCALAR");
+        v              = s != NULL && strcmp(s, "1") == 0;
+        atomic_store_explicit(&kernels_portable, v, memory_order_relaxed);
+    }
+    return v;
+}
+
+void htp_kernels_set_portable(int portable) {
+    atomic_store_explicit(&kernels_portable, portable != 0, memory_order_relaxed);
+}
 
 const int8_t htp_iq4nl_values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
 const int8_t htp_mxfp4_values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
@@ -76,8 +110,69 @@ static void dequant_block(uint32_t type, const uint8_t * b, float * y) {
     }
 }
 
+#if defined(__HVX__)
+// The 4-bit types a vector at a time: the 16 quant bytes of up to 4 blocks go
+// to bytes 16 i .. 16 i + 15 of a vector; zipping its low and high nibbles 16
+// bytes at a time puts block i's elements 0-15 (low nibbles) and 16-31 (high)
+// at 32 i, in element order. Q4_0 then takes off its 8, IQ4_NL and MXFP4 look
+// their values up (vlut32); Q4_1's stay 0..15. The scale and the int ->
+// float stay scalar (v67 HVX has no float), in dequant_block's expressions.
+static int dequant_hvx_type(uint32_t type) {
+    return type == HTP_TYPE_Q4_0 || type == HTP_TYPE_Q4_1 || type == HTP_TYPE_IQ4_NL || type == HTP_TYPE_MXFP4;
+}
+
+static void dequant_blocks_hvx(uint32_t type, const uint8_t * const blk[4], int n, float * y) {
+    const int qoff = type == HTP_TYPE_Q4_1 ? 4 : type == HTP_TYPE_MXFP4 ? 1 : 2;
+    uint8_t   buf[128] HVX_ALIGN;
+    for (int i = 0; i < n; i++) {
+        memcpy(buf + 16 * i, blk[i] + qoff, 16);
+    }
+    memset(buf + 16 * n, 0, sizeof buf - 16 * (size_t)n);  // (no byte written twice: hvx.h)
+    const hvx_v v = hvx_ld(buf);
+    hvx_v       e = hvx_lo(hvx_zip(hvx_nib_lo(v), hvx_nib_hi(v), 16));
+    if (type == HTP_TYPE_Q4_0) {
+        e = __builtin_HEXAGON_V6_vsubb_128B(e, hvx_b(8));
+    } else if (type == HTP_TYPE_IQ4_NL) {
+        e = hvx_lut16(e, hvx_table16(htp_iq4nl_values, 0));
+    } else if (type == HTP_TYPE_MXFP4) {
+        e = hvx_lut16(e, hvx_table16(htp_mxfp4_values, 0));
+    }
+    int8_t q[128] HVX_ALIGN;
+    hvx_st(q, e);
+    for (int i = 0; i < n; i++) {
+        const uint8_t * b  = blk[i];
+        const int8_t *  qi = q + 32 * i;
+        float *         yi = y + 32 * i;
+        if (type == HTP_TYPE_Q4_1) {
+            const float d = htp_fp16_to_fp32(rd16(b)), m = htp_fp16_to_fp32(rd16(b + 2));
+            for (int j = 0; j < 32; j++) {
+                yi[j] = d * (float)(uint8_t)qi[j] + m;
+            }
+            continue;
+        }
+        const float d = type == HTP_TYPE_MXFP4 ? htp_e8m0_to_fp32_half(b[0]) : htp_fp16_to_fp32(rd16(b));
+        for (int j = 0; j < 32; j++) {
+            yi[j] = d * (float)qi[j];
+        }
+    }
+}
+#endif
+
 void htp_quant_dequant_row(uint32_t type, const uint8_t * x, float * y, int64_t n) {
     const struct htp_type_traits * tt = htp_type_traits(type);
+#if defined(__HVX__)
+    if (dequant_hvx_type(type) && !htp_kernels_portable()) {
+        for (int64_t i = 0; i < n / 32; i += 4) {
+            const int       nb     = (int)htp_min64(4, n / 32 - i);
+            const uint8_t * blk[4] = {NULL, NULL, NULL, NULL};
+            for (int k = 0; k < nb; k++) {
+                blk[k] = x + (i + k) * tt->type_size;
+            }
+            dequant_blocks_hvx(type, blk, nb, y + 32 * i);
+        }
+        return;
+    }
+#endif
     for (int64_t i = 0; i < n / 32; i++) {
         dequant_block(type, x + i * tt->type_size, y + 32 * i);
     }
@@ -89,6 +184,21 @@ void htp_quant_dequant_tiled_row(const struct htp_tensor_view * v, int64_t i1, i
     const int64_t                  nblk = v->ne[0] / f->blck_size;
     const uint8_t *                group =
         v->data + i3 * v->nb[3] + i2 * v->nb[2] + (i1 / HTP_TILE_ROWS) * (int64_t)htp_tiled_group_bytes(f, v->ne[0]);
+#if defined(__HVX__)
+    if (dequant_hvx_type(v->type) && !htp_kernels_portable()) {
+        const int64_t kb0 = k0 / f->blck_size, kb1 = (k0 + n) / f->blck_size;
+        uint8_t       blocks[4][64];
+        for (int64_t kb = kb0; kb < kb1; kb += 4) {
+            const int       nb     = (int)htp_min64(4, kb1 - kb);
+            const uint8_t * blk[4] = {blocks[0], blocks[1], blocks[2], blocks[3]};
+            for (int k = 0; k < nb; k++) {
+                htp_tiled_unpack_block(f, group, nblk, (int)(i1 % HTP_TILE_ROWS), kb + k, blocks[k]);
+            }
+            dequant_blocks_hvx(v->type, blk, nb, y + kb * f->blck_size - k0);
+        }
+        return;
+    }
+#endif
     uint8_t block[64];
     for (int64_t kb = k0 / f->blck_size; kb < (k0 + n) / f->blck_size; kb++) {
         htp_tiled_unpack_block(f, group, nblk, (int)(i1 % HTP_TILE_ROWS), kb, block);

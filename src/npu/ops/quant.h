@@ -46,6 +46,24 @@ void htp_quant_quantize_row(uint32_t type, const float * x, uint8_t * y, int64_t
 void htp_qmm_quantize_blocks(const float * x, int64_t nb, uint8_t * out);
 void htp_qmm_quantize_blocks_ref(const float * x, int64_t nb, uint8_t * out);
 
+// The micro-kernels of the Q4_0-family matmuls (matmul-quant.c) on one tiled
+// row group of nblk blocks, for tests: out[c][r] = dot(row r, column c) for
+// nc (1..8) columns of activation blocks acts[c] (htp_qmm_quantize_blocks);
+// the pair form takes one column against groups g0 (out[0]) and g1 (out[1]),
+// as decode does. HVX or portable C as htp_kernels_portable() says.
+void htp_qmm_dot_tile(uint32_t type, const uint8_t * group, int64_t nblk, const uint8_t * const * acts, int nc,
+                      float out[8][16]);
+void htp_qmm_dot_pair(uint32_t type, const uint8_t * g0, const uint8_t * g1, int64_t nblk, const uint8_t * act,
+                      float out[2][16]);
+
+// GGML_HTP_SCALAR=1 in the NPU's environment: the kernels with an HVX path
+// (matmul-quant.c, kquant-dot.c, quant-ops.c) take their portable C instead,
+// so one Hexagon binary measures both (see quant-ops.c). Other targets keep
+// their SIMD paths whatever it says.
+int htp_kernels_portable(void);
+// Tests: pick the path in-process (1 portable, 0 HVX where built).
+void htp_kernels_set_portable(int portable);
+
 // --- hooks for the op families (return enum htp_status) ---
 
 // CPY from F32/F16/BF16 into Q8_0 / Q4_0 (cpy-ops.c hands these over).
