@@ -19,6 +19,7 @@
 
 #include "gguf.h"
 #include "model-gen.h"
+#include "model-feed.h"
 #include "model-load.h"
 
 // The default model: change these to change what `make run` runs.
@@ -200,6 +201,12 @@ static int default_model(char * out, size_t size) {
 
 // ---------------------------------------------------------------- generation
 
+// The feed's report of a failed decode, before it recovers.
+static void report_failure(void * user, int n_fed, const char * what) {
+    (void)user;
+    fprintf(stderr, "\nerror: %s after %d tokens; recreating the context and replaying them\n", what, n_fed);
+}
+
 static void print_piece(const struct llama_vocab * vocab, llama_token t) {
     char buf[256];
     int  n = llama_token_to_piece(vocab, t, buf, sizeof(buf), 0, false);
@@ -279,10 +286,18 @@ static int run(const struct run_opts * o, struct log_state * ls) {
     printf("%s", o->prompt);
     fflush(stdout);
 
+    // Every decode goes through the feed: a failure (an NPU that died, say)
+    // recreates the context and replays what was fed, then goes on.
+    struct htp_feed feed;
+    htp_feed_init(&feed, &lp, model, ctx);
+    feed.on_failure = report_failure;
+    ctx             = NULL;  // the feed's now
+
     // The prompt in one batch.
     double t0 = now_s();
-    if (llama_decode(ctx, llama_batch_get_one(toks, n_prompt)) != 0) {
+    if (htp_feed_decode(&feed, toks, n_prompt) != 0) {
         fprintf(stderr, "\nerror: llama_decode failed on the prompt\n");
+        htp_feed_free(&feed);
         goto done;
     }
     const double t_prompt = now_s() - t0;
@@ -293,7 +308,7 @@ static int run(const struct run_opts * o, struct log_state * ls) {
     double t_gen = 0.0;
     for (int i = 0; i < o->n_predict; i++) {
         t0            = now_s();
-        llama_token t = llama_sampler_sample(smpl, ctx, -1);
+        llama_token t = llama_sampler_sample(smpl, feed.ctx, -1);
         t_gen += now_s() - t0;
         if (llama_vocab_is_eog(vocab, t)) {
             break;
@@ -301,8 +316,9 @@ static int run(const struct run_opts * o, struct log_state * ls) {
         print_piece(vocab, t);
         if (i + 1 < o->n_predict) {
             t0 = now_s();
-            if (llama_decode(ctx, llama_batch_get_one(&t, 1)) != 0) {
+            if (htp_feed_decode(&feed, &t, 1) != 0) {
                 fprintf(stderr, "\nerror: llama_decode failed at token %d\n", i);
+                htp_feed_free(&feed);
                 goto done;
             }
             t_gen += now_s() - t0;
@@ -317,6 +333,10 @@ static int run(const struct run_opts * o, struct log_state * ls) {
     fprintf(stderr, "generation: %4d tokens in %7.3f s, %8.2f tokens/s\n", n_gen, t_gen,
             t_gen > 0 ? n_gen / t_gen : 0.0);
     fprintf(stderr, "graph splits: %s\n", ls->splits[0] ? ls->splits : "(not reported)");
+    if (feed.recoveries) {
+        fprintf(stderr, "recovered:  %d time(s) from a failed decode\n", feed.recoveries);
+    }
+    htp_feed_free(&feed);
     rc = 0;
 
 done:

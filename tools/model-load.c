@@ -25,6 +25,28 @@ void htp_model_register_htp(void) {
     pthread_once(&htp_once, register_htp);
 }
 
+struct llama_context * htp_model_new_context(const struct htp_model_load_params * p, struct llama_model * model) {
+    struct llama_context_params cp    = llama_context_default_params();
+    uint32_t                    n_ctx = p->n_ctx;
+    if (n_ctx == 0) {
+        const int32_t train = llama_model_n_ctx_train(model);
+        n_ctx               = train > 0 && train < 512 ? (uint32_t)train : 512;
+    }
+    const long cpus            = sysconf(_SC_NPROCESSORS_ONLN);
+    const int  threads         = p->n_threads > 0 ? p->n_threads : (cpus < 1 ? 1 : (int)cpus);
+    cp.n_ctx                   = n_ctx;
+    cp.n_batch                 = p->n_batch ? p->n_batch : n_ctx;
+    cp.n_ubatch                = cp.n_batch < 512 ? cp.n_batch : 512;
+    cp.n_threads               = threads;
+    cp.n_threads_batch         = threads;
+    cp.no_perf                 = false;
+    struct llama_context * ctx = llama_init_from_model(model, cp);
+    if (!ctx) {
+        fprintf(stderr, "error: cannot create a context for %s\n", p->path);
+    }
+    return ctx;
+}
+
 int htp_model_open(const struct htp_model_load_params * p, struct llama_model ** model_out,
                    struct llama_context ** ctx_out) {
     struct llama_model *   model   = NULL;
@@ -68,23 +90,8 @@ int htp_model_open(const struct htp_model_load_params * p, struct llama_model **
         goto fail;
     }
 
-    struct llama_context_params cp    = llama_context_default_params();
-    uint32_t                    n_ctx = p->n_ctx;
-    if (n_ctx == 0) {
-        const int32_t train = llama_model_n_ctx_train(model);
-        n_ctx               = train > 0 && train < 512 ? (uint32_t)train : 512;
-    }
-    const long cpus    = sysconf(_SC_NPROCESSORS_ONLN);
-    const int  threads = p->n_threads > 0 ? p->n_threads : (cpus < 1 ? 1 : (int)cpus);
-    cp.n_ctx           = n_ctx;
-    cp.n_batch         = p->n_batch ? p->n_batch : n_ctx;
-    cp.n_ubatch        = cp.n_batch < 512 ? cp.n_batch : 512;
-    cp.n_threads       = threads;
-    cp.n_threads_batch = threads;
-    cp.no_perf         = false;
-    ctx                = llama_init_from_model(model, cp);
+    ctx = htp_model_new_context(p, model);
     if (!ctx) {
-        fprintf(stderr, "error: cannot create a context for %s\n", p->path);
         goto fail;
     }
     *model_out = model;

@@ -31,6 +31,10 @@ void htp_model_register_htp(void);
 // the caller (llama_free, llama_model_free); -1 with a message on stderr.
 int htp_model_open(const struct htp_model_load_params * p, struct llama_model ** model, struct llama_context ** ctx);
 
+// A (further) context for model with p's context settings; NULL with a message
+// on stderr. The caller owns it (llama_free).
+struct llama_context * htp_model_new_context(const struct htp_model_load_params * p, struct llama_model * model);
+
 // ---------------------------------------------------------------- libllama's log
 
 // ggml hands a log callback a message in pieces (GGML_LOG_LEVEL_CONT

@@ -1,9 +1,18 @@
 // backend.c: a ggml backend (stream) on an HTP device: graph compute,
 // synchronize, async tensor access and async copies between HTP devices.
 //
-// graph_compute is asynchronous: it translates the graph (or takes the cached
-// translation), enqueues its ops into the session's batch and pushes the batch;
-// the NPU runs it while the host goes on. synchronize waits for everything.
+// graph_compute translates the graph (or takes the cached translation),
+// enqueues its ops into the session's batch, pushes the batch and waits for it:
+// an NPU failure during the graph's own batches must reach the caller as its
+// status (llama_decode returns non-zero), and the caller reads the graph's
+// output next anyway (get_tensor_async), so the wait moves rather than adds.
+//
+// Failures. An NPU failure (a batch that failed, an NPU that died or hung) is
+// recorded on the session, and every later call on it fails at once until a
+// new backend on the device replaces it (htp_device_reopen_failed). The calls
+// ggml gives no way to report an error (synchronize, the async tensor calls)
+// log it, once per failure, and leave their destination untouched; nothing
+// here aborts the program.
 
 #include "backend.h"
 
@@ -38,38 +47,48 @@ static void backend_free(ggml_backend_t backend) {
     free(backend);
 }
 
-// A failure on the NPU leaves the stream unusable; ggml's synchronous calls
-// have no way to report it, so they stop the program, as the reference does.
-static void fail_if_error(struct htp_device * d, const char * what, int rc) {
-    if (rc != 0) {
-        GGML_ABORT("ggml-htp: %s %s failed: %s", d->cfg.name, what,
-                   d->sess ? htp_session_error(d->sess) : htp_status_str(rc));
+// Whether rc is a failure; the first one since the device's session was
+// opened is logged, naming the call, the later ones (every call fails fast
+// then) are not.
+static bool failed(struct htp_device * d, const char * what, int rc) {
+    if (rc == 0) {
+        return false;
     }
+    if (!d->failure_logged) {
+        d->failure_logged = true;
+        HTP_LOG_ERROR("ggml-htp: %s %s failed: %s\n", d->cfg.name, what,
+                      d->sess && htp_session_last_error(d->sess) ? htp_session_error(d->sess) : htp_status_str(rc));
+    }
+    return true;
 }
 
 static void backend_synchronize(ggml_backend_t backend) {
     struct htp_device * d = backend_device(backend);
-    fail_if_error(d, "synchronize", htp_device_flush_sync(d));
+    failed(d, "synchronize", htp_device_flush_sync(d));
 }
 
 static void backend_set_tensor_async(ggml_backend_t backend, struct ggml_tensor * tensor, const void * data,
                                      size_t offset, size_t size) {
     // The NPU may still read the old bytes: wait for the queued work first.
     struct htp_device * d = backend_device(backend);
-    fail_if_error(d, "set_tensor_async", htp_device_flush_sync(d));
+    if (failed(d, "set_tensor_async", htp_device_flush_sync(d))) {
+        return;  // the tensor keeps its bytes
+    }
     ggml_backend_tensor_set(tensor, data, offset, size);
 }
 
 static void backend_get_tensor_async(ggml_backend_t backend, const struct ggml_tensor * tensor, void * data,
                                      size_t offset, size_t size) {
     struct htp_device * d = backend_device(backend);
-    fail_if_error(d, "get_tensor_async", htp_device_flush_sync(d));
+    if (failed(d, "get_tensor_async", htp_device_flush_sync(d))) {
+        return;  // data is left as it was
+    }
     ggml_backend_tensor_get(tensor, data, offset, size);
 }
 
 static enum ggml_status graph_compute(struct htp_device * d, struct ggml_cgraph * graph) {
     struct htp_session * sess = d->sess;
-    if (!sess || htp_session_last_error(sess) != 0) {
+    if (!sess || failed(d, "graph_compute", htp_session_last_error(sess))) {
         return GGML_STATUS_FAILED;
     }
     uint64_t hits = d->cache.hits;
@@ -84,15 +103,13 @@ static enum ggml_status graph_compute(struct htp_device * d, struct ggml_cgraph 
         }
     }
     for (int i = 0; i < d->cache.n_nodes; i++) {
-        int rc = htp_session_enqueue(sess, &d->cache.nodes[i].op);
-        if (rc != 0) {
-            HTP_LOG_ERROR("ggml-htp: %s: enqueue failed: %s\n", d->cfg.name, htp_session_error(sess));
+        if (failed(d, "graph_compute", htp_session_enqueue(sess, &d->cache.nodes[i].op))) {
             return GGML_STATUS_FAILED;
         }
     }
     d->stats.ops += (uint64_t)d->cache.n_nodes;
-    // Start the NPU now rather than at synchronize.
-    if (htp_device_flush_async(d) != 0) {
+    // Run it and wait: see the header comment.
+    if (failed(d, "graph_compute", htp_device_flush_sync(d))) {
         return GGML_STATUS_FAILED;
     }
     return GGML_STATUS_SUCCESS;
@@ -146,13 +163,6 @@ static int enqueue_fence(struct htp_session * sess, const struct htp_op_tensor *
     return htp_session_enqueue(sess, &op);
 }
 
-// Per (source device, destination device): the fence slot in the
-// destination's pinned buffer that the source signals after its copy.
-static struct htp_fence_slot * g_cpy_fence[HTP_CONFIG_MAX_DEVICES][HTP_CONFIG_MAX_DEVICES];
-// ... and the slot in the source's pinned buffer that the destination signals
-// once the work queued before the copy is done.
-static struct htp_fence_slot * g_cpy_ready[HTP_CONFIG_MAX_DEVICES][HTP_CONFIG_MAX_DEVICES];
-
 static bool cpy_tensor_async(ggml_backend_t backend_src, ggml_backend_t backend_dst, const struct ggml_tensor * src,
                              struct ggml_tensor * dst) {
     if (!ggml_backend_is_htp(backend_src) || !ggml_backend_is_htp(backend_dst) || !src->buffer || !dst->buffer ||
@@ -190,8 +200,11 @@ static bool cpy_tensor_async(ggml_backend_t backend_src, ggml_backend_t backend_
     // waits for a fence the destination signals once its queued work is done:
     // without it the copy could overwrite dst while the destination's earlier
     // ops still read it (the meta backend's reduction reuses its buffers).
-    struct htp_fence_slot ** slot  = &g_cpy_fence[ds->index][dd->index];
-    struct htp_fence_slot ** ready = &g_cpy_ready[ds->index][dd->index];
+    // The slot in the destination's pinned buffer that the source signals
+    // after its copy, and the one in the source's that the destination
+    // signals once the work queued before the copy is done (device.h).
+    struct htp_fence_slot ** slot  = &dd->cpy_fence[ds->index];
+    struct htp_fence_slot ** ready = &ds->cpy_ready[dd->index];
     if (!*slot) {
         *slot = htp_session_fence_alloc(sd, 1);
         if (!*slot) {

@@ -22,6 +22,7 @@
 #include "ggml-htp.h"
 #include "graph.h"
 #include "log.h"
+#include "session-error.h"
 #include "session-fence.h"
 #include "session-submit.h"
 
@@ -231,10 +232,16 @@ bool htp_comm_allreduce_tensor(void * ctx, struct ggml_tensor ** tensors) {
         int rc = select == 1 ? enqueue_unfused(c, r, data, slots, entry, exit)
                              : enqueue_fused(c, r, data, slots, entry, exit, htp_backend_config->ar_scatter != 0);
         if (rc != 0) {
-            // Some ranks may hold their part already: the NPUs would wait for
-            // the others until the fence timeout and fail. ggml's interface
-            // has no way back from here, so fail the streams now.
-            GGML_ABORT("ggml-htp: allreduce on %s failed: %s", c->devs[r]->cfg.name, htp_session_error(c->sess[r]));
+            // Some ranks may hold their part already, and their NPUs would
+            // wait for the others until the fence timeout. Fail every rank's
+            // session instead: none of those batches is pushed, and the
+            // streams' next calls report the failure.
+            HTP_LOG_ERROR("ggml-htp: allreduce on %s failed: %s\n", c->devs[r]->cfg.name,
+                          htp_session_error(c->sess[r]));
+            for (uint32_t q = 0; q < c->n; q++) {
+                htp_session_record_error(c->sess[q], rc, "allreduce: rank %u could not take its part", r);
+            }
+            return false;
         }
         for (uint32_t q = 0; q < c->n; q++) {
             if (q != r) {

@@ -4,6 +4,7 @@
 #include "device.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "config.h"
 #include "log.h"
@@ -48,8 +49,8 @@ struct htp_session * htp_device_session(struct htp_device * d) {
         struct htp_session_params p;
         htp_session_params_default(&p, d->cfg.phys[0], d->cfg.virt);
         snprintf(p.name, sizeof p.name, "%.31s", d->cfg.name);  // the session name is for logs
-        p.n_threads    = cfg->nhvx;
-        p.vtcm_size    = cfg->vtcm_size;
+        p.n_threads = cfg->nhvx;
+        p.vtcm_size = cfg->vtcm_size;
         // Unset: the NPU's own default, which follows the arch as ours does
         // and knows the NPU's address space (a 32-bit NPU takes less).
         p.vmem_size    = cfg->vmem_set ? cfg->vmem : 0;
@@ -78,6 +79,21 @@ struct htp_session * htp_device_session(struct htp_device * d) {
     struct htp_session * sess = d->sess;
     pthread_mutex_unlock(&d->lock);
     return sess;
+}
+
+void htp_device_reopen_failed(struct htp_device * d) {
+    pthread_mutex_lock(&d->lock);
+    if (d->sess && htp_session_last_error(d->sess) != 0) {
+        HTP_LOG_WARN("ggml-htp: %s: replacing the failed session (%s)\n", d->cfg.name, htp_session_error(d->sess));
+        htp_session_close(d->sess);
+        d->sess           = NULL;
+        d->open_status    = 0;
+        d->failure_logged = false;
+        d->generation++;
+        memset(d->cpy_fence, 0, sizeof d->cpy_fence);
+        memset(d->cpy_ready, 0, sizeof d->cpy_ready);
+    }
+    pthread_mutex_unlock(&d->lock);
 }
 
 void htp_device_add_peer(struct htp_device * d, struct htp_device * peer) {

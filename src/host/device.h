@@ -36,9 +36,18 @@ struct htp_device {
     char                            host_buft_name[HTP_CONFIG_NAME_MAX + 16];
     char                            description[96];
 
-    pthread_mutex_t      lock;         // guards opening the session
-    struct htp_session * sess;         // NULL until first use
-    int                  open_status;  // non-zero once opening failed: not retried
+    pthread_mutex_t      lock;            // guards opening the session
+    struct htp_session * sess;            // NULL until first use
+    int                  open_status;     // non-zero once opening failed: not retried
+    uint32_t             generation;      // sessions opened so far: what events and copies hold is of one
+    bool                 failure_logged;  // the current session's failure was logged (backend.c)
+
+    // Fence slots of this device's session used by async copies between
+    // NPUs (backend.c), by the peer's device index: cpy_fence[s] is signalled
+    // by source s after its copy into us, cpy_ready[d] by destination d once
+    // the work queued before a copy from us is done. They go with the session.
+    struct htp_fence_slot * cpy_fence[HTP_CONFIG_MAX_DEVICES];
+    struct htp_fence_slot * cpy_ready[HTP_CONFIG_MAX_DEVICES];
 
     struct htp_graph_cache        cache;  // translated nodes of the last graph (by graph->uid)
     struct ggml_backend_htp_stats stats;
@@ -52,6 +61,15 @@ struct htp_device {
 // The device's session, opened on first call. NULL (and an error logged
 // once) if it cannot be opened.
 struct htp_session * htp_device_session(struct htp_device * d);
+
+// Recovery: if the device's session has failed (its NPU died, or a batch
+// failed), close it so that the next htp_device_session opens a fresh one,
+// starting a new NPU process if the old one is dead. The device's buffers
+// stay in host memory and are mapped into the new session as batches use
+// them; events and copy fences of the old session become stale (generation).
+// Called when a new backend (stream) is created on the device: a new context
+// after a failure gets a working device; streams of the old one keep failing.
+void htp_device_reopen_failed(struct htp_device * d);
 
 // Push d's pending batch after its peers' work, as the reference's flush_async
 // does: peers on the same NPU are flushed and waited for, peers on other NPUs

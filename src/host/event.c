@@ -6,6 +6,13 @@
 // order, so pushing the recorder's batch first is enough); across NPUs the
 // waiting stream enqueues a FENCE wait on the slot. Synchronizing on the host
 // polls the slot.
+//
+// Failures never abort (ggml's event calls return nothing). An event whose
+// record failed, or whose slot belonged to a session since replaced after a
+// failure (htp_device_reopen_failed: the generation moved on), is "broken":
+// synchronizing on it returns at once after logging, and a stream that waits
+// for it records the failure on its own session, so its next graph_compute
+// reports it instead of the NPU waiting out a fence that never comes.
 
 #include "event.h"
 
@@ -13,6 +20,7 @@
 
 #include "device.h"
 #include "log.h"
+#include "session-error.h"
 #include "session-fence.h"
 #include "session-submit.h"
 
@@ -24,8 +32,14 @@ struct htp_event {
     struct htp_device *     fence_dev;
     struct htp_device *     rec_dev;
     struct htp_fence_slot * slot;
-    uint32_t                seq;  // 0: never recorded
+    uint32_t                gen;     // fence_dev's generation the slot belongs to
+    uint32_t                seq;     // 0: never recorded
+    bool                    broken;  // its record failed
 };
+
+static bool event_stale(const struct htp_event * ev) {
+    return ev->gen != ev->fence_dev->generation || !ev->fence_dev->sess;
+}
 
 ggml_backend_event_t htp_event_new(ggml_backend_dev_t dev) {
     struct htp_device *  d    = (struct htp_device *)dev->context;
@@ -42,6 +56,7 @@ ggml_backend_event_t htp_event_new(ggml_backend_dev_t dev) {
     }
     ev->fence_dev = d;
     ev->rec_dev   = d;
+    ev->gen       = d->generation;
     e->device     = dev;
     e->context    = ev;
     return e;
@@ -53,20 +68,26 @@ void htp_event_synchronize(ggml_backend_dev_t dev, ggml_backend_event_t event) {
     if (ev->seq == 0) {
         return;
     }
+    if (ev->broken || event_stale(ev) || !ev->rec_dev->sess) {
+        HTP_LOG_ERROR("ggml-htp: %s event synchronize: the event's recording failed\n", ev->rec_dev->cfg.name);
+        return;
+    }
     // The signal may still sit in an unpushed batch.
     htp_device_flush_async(ev->rec_dev);
     uint32_t status = 0;
     int      rc     = htp_session_fence_wait(ev->rec_dev->sess, ev->slot, ev->seq, HTP_EVENT_SYNC_TIMEOUT_US, &status);
     if (rc != 0 || status != 0) {
-        GGML_ABORT("ggml-htp: %s event synchronize failed: %s", ev->rec_dev->cfg.name,
-                   htp_status_str(rc ? rc : (int)status));
+        HTP_LOG_ERROR("ggml-htp: %s event synchronize failed: %s\n", ev->rec_dev->cfg.name,
+                      htp_status_str(rc ? rc : (int)status));
     }
 }
 
 void htp_event_free(ggml_backend_dev_t dev, ggml_backend_event_t event) {
     struct htp_event * ev = (struct htp_event *)event->context;
     htp_event_synchronize(dev, event);
-    htp_session_fence_free(ev->fence_dev->sess, ev->slot, 1);
+    if (!event_stale(ev)) {
+        htp_session_fence_free(ev->fence_dev->sess, ev->slot, 1);
+    }  // else the slot went with its session
     free(ev);
     free(event);
 }
@@ -74,11 +95,16 @@ void htp_event_free(ggml_backend_dev_t dev, ggml_backend_event_t event) {
 void htp_event_record(ggml_backend_t backend, ggml_backend_event_t event) {
     struct htp_device * d  = (struct htp_device *)backend->context;
     struct htp_event *  ev = (struct htp_event *)event->context;
-    if (htp_session_use_buffer(d->sess, htp_session_pinned(ev->fence_dev->sess)) != 0) {
-        GGML_ABORT("ggml-htp: %s event record: cannot reach the fence of %s", d->cfg.name, ev->fence_dev->cfg.name);
+    ev->rec_dev            = d;
+    if (event_stale(ev) || !d->sess) {
+        ev->seq    = 1;
+        ev->broken = true;
+        HTP_LOG_ERROR("ggml-htp: %s event record: the event belongs to a session replaced after a failure\n",
+                      d->cfg.name);
+        return;
     }
-    ev->rec_dev = d;
-    ev->seq     = htp_session_next_fence_seq(ev->fence_dev->sess);
+    ev->broken = false;
+    ev->seq    = htp_session_next_fence_seq(ev->fence_dev->sess);
     d->stats.events++;
     struct htp_op_tensor fence;
     htp_session_fence_tensor(ev->fence_dev->sess, ev->slot, 1, &fence);
@@ -87,15 +113,22 @@ void htp_event_record(ggml_backend_t backend, ggml_backend_event_t event) {
     op.src[0]            = &fence;
     op.params[0]         = (int32_t)ev->seq;
     op.params[1]         = 1;  // signal
-    if (htp_session_enqueue(d->sess, &op) != 0) {
-        GGML_ABORT("ggml-htp: %s event record failed: %s", d->cfg.name, htp_session_error(d->sess));
+    if (htp_session_use_buffer(d->sess, htp_session_pinned(ev->fence_dev->sess)) != 0 ||
+        htp_session_enqueue(d->sess, &op) != 0) {
+        ev->broken = true;
+        HTP_LOG_ERROR("ggml-htp: %s event record failed: %s\n", d->cfg.name, htp_session_error(d->sess));
     }
 }
 
 void htp_event_wait(ggml_backend_t backend, ggml_backend_event_t event) {
     struct htp_device * d  = (struct htp_device *)backend->context;
     struct htp_event *  ev = (struct htp_event *)event->context;
-    if (ev->seq == 0) {
+    if (ev->seq == 0 || !d->sess) {
+        return;
+    }
+    if (ev->broken || event_stale(ev)) {
+        htp_session_record_error(d->sess, HTP_STATUS_HOST_ERR, "%s: waits for an event whose recording failed",
+                                 d->cfg.name);
         return;
     }
     htp_device_add_peer(d, ev->rec_dev);
@@ -111,6 +144,6 @@ void htp_event_wait(ggml_backend_t backend, ggml_backend_event_t event) {
     op.params[1]         = 0;  // wait
     if (htp_session_use_buffer(d->sess, htp_session_pinned(ev->fence_dev->sess)) != 0 ||
         htp_session_enqueue(d->sess, &op) != 0) {
-        GGML_ABORT("ggml-htp: %s event wait failed: %s", d->cfg.name, htp_session_error(d->sess));
+        HTP_LOG_ERROR("ggml-htp: %s event wait failed: %s\n", d->cfg.name, htp_session_error(d->sess));
     }
 }

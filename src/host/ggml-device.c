@@ -65,6 +65,7 @@ static void dev_get_props(ggml_backend_dev_t dev, struct ggml_backend_dev_props 
 static ggml_backend_t dev_init_backend(ggml_backend_dev_t dev, const char * params) {
     (void)params;
     struct htp_device * d = dev_of(dev);
+    htp_device_reopen_failed(d);  // a new stream after a failure gets a working session
     if (!htp_device_session(d)) {
         return NULL;
     }

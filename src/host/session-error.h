@@ -1,7 +1,9 @@
-// session-error.h: a session's first error, for the session's own files.
-// The first failure of a batch, a mapping or the NPU is recorded with a
-// message naming the session (htp_session_last_error / htp_session_error
-// read it back); from then on every enqueue and flush fails at once with it.
+// session-error.h: a session's first error, for the session's own files and
+// the device layer above (an event wait that cannot be honoured fails the
+// waiting session). The first failure of a batch, a mapping or the NPU is
+// recorded with a message naming the session (htp_session_last_error /
+// htp_session_error read it back); from then on every enqueue and flush fails
+// at once with it.
 
 #ifndef HTP_SESSION_ERROR_H
 #define HTP_SESSION_ERROR_H
