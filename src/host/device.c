@@ -83,8 +83,11 @@ struct htp_session * htp_device_session(struct htp_device * d) {
 
 void htp_device_reopen_failed(struct htp_device * d) {
     pthread_mutex_lock(&d->lock);
-    if (d->sess && htp_session_last_error(d->sess) != 0) {
-        HTP_LOG_WARN("ggml-htp: %s: replacing the failed session (%s)\n", d->cfg.name, htp_session_error(d->sess));
+    // An NPU that died since the last call has recorded nothing yet: ask it.
+    if (d->sess && (htp_session_last_error(d->sess) != 0 || !htp_npu_alive(htp_session_npu(d->sess)))) {
+        HTP_LOG_WARN(
+            "ggml-htp: %s: replacing the failed session (%s)\n", d->cfg.name,
+            htp_session_last_error(d->sess) ? htp_session_error(d->sess) : htp_npu_death(htp_session_npu(d->sess)));
         htp_session_close(d->sess);
         d->sess           = NULL;
         d->open_status    = 0;
