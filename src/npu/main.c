@@ -9,7 +9,8 @@
 
 static void usage(const char * argv0) {
     htp_npu_log("usage: %s --fd N [--phys P]        serve the connected SOCK_SEQPACKET socket N", argv0);
-    htp_npu_log("       %s --listen PATH [--phys P] accept connections on a unix socket at PATH", argv0);
+    htp_npu_log("       %s --listen PATH [--phys P] accept connections on a unix socket at PATH (mode 0600;", argv0);
+    htp_npu_log("       PATH's directory is made 0700 or must be yours and 0700; peers of other uids are refused)");
 }
 
 static int parse_u32(const char * s, uint32_t * out) {

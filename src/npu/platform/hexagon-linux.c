@@ -42,6 +42,7 @@
 #define HTP_PLAT_STACK_BYTES (1u << 20)
 
 #define E_INTR        4
+#define E_EXIST       17
 #define E_CONNABORTED 103
 
 #define SIGBUS       7
@@ -67,11 +68,17 @@
 #define SOCK_CLOEXEC     0x80000
 #define SOL_SOCKET       1
 #define SCM_RIGHTS       1
+#define SO_PEERCRED      17
 #define MSG_CTRUNC       0x8
 #define MSG_TRUNC        0x20
 #define MSG_NOSIGNAL     0x4000
 #define MSG_CMSG_CLOEXEC 0x40000000
 #define AT_FDCWD         (-100)
+#define AT_SYMLINK_NOFOLLOW 0x100
+
+#define S_IFMT   0170000u
+#define S_IFDIR  0040000u
+#define S_IFSOCK 0140000u
 
 #define CLOCK_MONOTONIC 1
 
@@ -396,6 +403,44 @@ int htp_plat_ctl_send(int ch, const void * buf, size_t len) {
     return !HTP_SYS_FAILED(n) && (size_t)n == len ? 0 : -1;
 }
 
+struct kernel_ucred {
+    int32_t  pid;
+    uint32_t uid;
+    uint32_t gid;
+};
+
+// The socket's directory must be ours alone (as on linux.c): created 0700
+// when missing, else a directory of our uid closed to group and others.
+static int private_dir(const char * path) {
+    char         dir[108];
+    const char * slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, sizeof dir, ".");
+    } else {
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    }
+    long r = htp_sys_call3(HTP_NR_MKDIRAT, AT_FDCWD, (long)dir, 0700);
+    if (HTP_SYS_FAILED(r) && r != -E_EXIST) {
+        plat_log("cannot create the socket's directory %s: error %ld", dir, -r);
+        return -1;
+    }
+    struct kernel_stat64 st;
+    r = htp_sys_call4(HTP_NR_FSTATAT64, AT_FDCWD, (long)dir, (long)&st, AT_SYMLINK_NOFOLLOW);
+    if (HTP_SYS_FAILED(r)) {
+        plat_log("%s: error %ld", dir, -r);
+        return -1;
+    }
+    const uint32_t me = (uint32_t)htp_sys_call0(HTP_NR_GETEUID);
+    if ((st.mode & S_IFMT) != S_IFDIR || st.uid != me || (st.mode & 077) != 0) {
+        plat_log("refusing to listen in %s: the socket's directory must be a directory of uid %u with mode 0700 (it "
+                 "is %s, uid %u, mode %04o)",
+                 dir, (unsigned)me, (st.mode & S_IFMT) == S_IFDIR ? "a directory" : "not a directory",
+                 (unsigned)st.uid, (unsigned)(st.mode & 07777));
+        return -1;
+    }
+    return 0;
+}
+
 int htp_plat_ctl_listen(const char * path) {
     struct kernel_sockaddr_un addr;
     memset(&addr, 0, sizeof(addr));
@@ -405,13 +450,28 @@ int htp_plat_ctl_listen(const char * path) {
         return -1;
     }
     strcpy(addr.path, path);
+    if (private_dir(path) != 0) {
+        return -1;
+    }
+    struct kernel_stat64 st;
+    if (!HTP_SYS_FAILED(htp_sys_call4(HTP_NR_FSTATAT64, AT_FDCWD, (long)path, (long)&st, AT_SYMLINK_NOFOLLOW))) {
+        if ((st.mode & S_IFMT) != S_IFSOCK) {
+            plat_log("%s exists and is not a socket; not replacing it", path);
+            return -1;
+        }
+        htp_sys_call3(HTP_NR_UNLINKAT, AT_FDCWD, (long)path, 0);  // a stale socket from an earlier run
+    }
     long s = htp_sys_call3(HTP_NR_SOCKET, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     if (HTP_SYS_FAILED(s)) {
         plat_log("socket: error %ld", -s);
         return -1;
     }
-    htp_sys_call3(HTP_NR_UNLINKAT, AT_FDCWD, (long)path, 0);  // a stale socket from an earlier run
-    long r = htp_sys_call3(HTP_NR_BIND, s, (long)&addr, sizeof(addr));
+    const long old_mask = htp_sys_call1(HTP_NR_UMASK, 0177);  // the socket is born 0600
+    long       r        = htp_sys_call3(HTP_NR_BIND, s, (long)&addr, sizeof(addr));
+    htp_sys_call1(HTP_NR_UMASK, old_mask);
+    if (!HTP_SYS_FAILED(r)) {
+        r = htp_sys_call3(HTP_NR_FCHMODAT, AT_FDCWD, (long)path, 0600);
+    }
     if (!HTP_SYS_FAILED(r)) {
         r = htp_sys_call2(HTP_NR_LISTEN, s, 16);
     }
@@ -423,16 +483,32 @@ int htp_plat_ctl_listen(const char * path) {
     return (int)s;
 }
 
+// A peer of another uid is refused: told nothing, its connection closed.
 int htp_plat_ctl_accept(int listener) {
+    const uint32_t me = (uint32_t)htp_sys_call0(HTP_NR_GETEUID);
     for (;;) {
         long c = htp_sys_call4(HTP_NR_ACCEPT4, listener, 0, 0, SOCK_CLOEXEC);
-        if (!HTP_SYS_FAILED(c)) {
-            return (int)c;
+        if (HTP_SYS_FAILED(c)) {
+            if (c != -E_INTR && c != -E_CONNABORTED) {
+                plat_log("accept: error %ld", -c);
+                return -1;
+            }
+            continue;
         }
-        if (c != -E_INTR && c != -E_CONNABORTED) {
-            plat_log("accept: error %ld", -c);
-            return -1;
+        struct kernel_ucred peer;
+        uint32_t            len = sizeof(peer);
+        long r = htp_sys_call5(HTP_NR_GETSOCKOPT, c, SOL_SOCKET, SO_PEERCRED, (long)&peer, (long)&len);
+        if (HTP_SYS_FAILED(r) || len != sizeof(peer)) {
+            plat_log("refusing a peer whose credentials are unknown: error %ld", -r);
+            htp_sys_call1(HTP_NR_CLOSE, c);
+            continue;
         }
+        if (peer.uid != me) {
+            plat_log("refusing pid %d: uid %u is not ours (%u)", (int)peer.pid, (unsigned)peer.uid, (unsigned)me);
+            htp_sys_call1(HTP_NR_CLOSE, c);
+            continue;
+        }
+        return (int)c;
     }
 }
 

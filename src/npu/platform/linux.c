@@ -267,6 +267,37 @@ int htp_plat_ctl_send(int ch, const void * buf, size_t len) {
     return n == (ssize_t)len ? 0 : -1;
 }
 
+// The directory of a listening socket must be ours alone: created here
+// (mode 0700) when missing, else owned by our uid and closed to group and
+// others. Whoever can enter it can connect; so only we can.
+static int private_dir(const char * path) {
+    char         dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    const char * slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, sizeof dir, ".");
+    } else {
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    }
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        fprintf(stderr, "htp-npu: cannot create the socket's directory %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (lstat(dir, &st) != 0) {
+        fprintf(stderr, "htp-npu: %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+        fprintf(stderr,
+                "htp-npu: refusing to listen in %s: the socket's directory must be a directory of uid %u with mode "
+                "0700 (it is %s, uid %u, mode %04o)\n",
+                dir, (unsigned)geteuid(), S_ISDIR(st.st_mode) ? "a directory" : "not a directory", (unsigned)st.st_uid,
+                (unsigned)(st.st_mode & 07777));
+        return -1;
+    }
+    return 0;
+}
+
 int htp_plat_ctl_listen(const char * path) {
     struct sockaddr_un addr;
     memset(&addr, 0, sizeof(addr));
@@ -276,13 +307,26 @@ int htp_plat_ctl_listen(const char * path) {
         return -1;
     }
     strcpy(addr.sun_path, path);
+    if (private_dir(path) != 0) {
+        return -1;
+    }
+    struct stat st;
+    if (lstat(path, &st) == 0) {
+        if (!S_ISSOCK(st.st_mode)) {
+            fprintf(stderr, "htp-npu: %s exists and is not a socket; not replacing it\n", path);
+            return -1;
+        }
+        unlink(path);  // a stale socket from an earlier run
+    }
     int ls = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     if (ls < 0) {
         fprintf(stderr, "htp-npu: socket: %s\n", strerror(errno));
         return -1;
     }
-    unlink(path);
-    if (bind(ls, (struct sockaddr *)&addr, sizeof(addr)) != 0 || listen(ls, 16) != 0) {
+    const mode_t old_mask = umask(0177);  // the socket is born 0600
+    const int    bound    = bind(ls, (struct sockaddr *)&addr, sizeof(addr));
+    umask(old_mask);
+    if (bound != 0 || chmod(path, 0600) != 0 || listen(ls, 16) != 0) {
         fprintf(stderr, "htp-npu: cannot listen on %s: %s\n", path, strerror(errno));
         close(ls);
         return -1;
@@ -290,16 +334,31 @@ int htp_plat_ctl_listen(const char * path) {
     return ls;
 }
 
+// A peer of another uid is refused: told nothing, its connection closed.
 int htp_plat_ctl_accept(int listener) {
     for (;;) {
         int c = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
-        if (c >= 0) {
-            return c;
+        if (c < 0) {
+            if (errno != EINTR && errno != ECONNABORTED) {
+                fprintf(stderr, "htp-npu: accept: %s\n", strerror(errno));
+                return -1;
+            }
+            continue;
         }
-        if (errno != EINTR && errno != ECONNABORTED) {
-            fprintf(stderr, "htp-npu: accept: %s\n", strerror(errno));
-            return -1;
+        struct ucred peer;
+        socklen_t    len = sizeof(peer);
+        if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || len != sizeof(peer)) {
+            fprintf(stderr, "htp-npu: refusing a peer whose credentials are unknown: %s\n", strerror(errno));
+            close(c);
+            continue;
         }
+        if (peer.uid != geteuid()) {
+            fprintf(stderr, "htp-npu: refusing pid %d: uid %u is not ours (%u)\n", (int)peer.pid, (unsigned)peer.uid,
+                    (unsigned)geteuid());
+            close(c);
+            continue;
+        }
+        return c;
     }
 }
 

@@ -165,13 +165,16 @@ int64_t htp_plat_ctl_recv(int ch, void * buf, size_t cap, int * fds, int max_fds
 // cDSP: the remote call's output arguments.
 int htp_plat_ctl_send(int ch, const void * buf, size_t len);
 
-// Listen on a unix SOCK_SEQPACKET socket at path (replacing a stale one);
-// returns the listening channel or -1 (logged).
+// Listen on a unix SOCK_SEQPACKET socket at path (replacing a stale socket,
+// never another file), mode 0600, in a private directory: path's directory
+// is created 0700 when missing, and refused unless it is ours with no access
+// for group or others. Returns the listening channel or -1 (logged).
 // cDSP: not needed; FastRPC opens sessions.
 int htp_plat_ctl_listen(const char * path);
 
-// Accept one connection on a listening channel; -1 on a fatal error
-// (interrupted and aborted connections are retried).
+// Accept one connection on a listening channel from a peer of our own uid
+// (SO_PEERCRED); peers of another uid are closed and logged. -1 on a fatal
+// error (interrupted and aborted connections are retried).
 int htp_plat_ctl_accept(int listener);
 
 // Close a channel.

@@ -10,12 +10,15 @@
 #ifndef HTP_RT_SYSCALL_H
 #define HTP_RT_SYSCALL_H
 
+#define HTP_NR_MKDIRAT           34
 #define HTP_NR_UNLINKAT          35
 #define HTP_NR_FTRUNCATE64       46
+#define HTP_NR_FCHMODAT          53
 #define HTP_NR_OPENAT            56
 #define HTP_NR_CLOSE             57
 #define HTP_NR_READ              63
 #define HTP_NR_WRITE             64
+#define HTP_NR_FSTATAT64         79
 #define HTP_NR_FSTAT64           80
 #define HTP_NR_EXIT              93
 #define HTP_NR_EXIT_GROUP        94
@@ -27,13 +30,16 @@
 #define HTP_NR_TGKILL            131
 #define HTP_NR_RT_SIGACTION      134
 #define HTP_NR_RT_SIGPROCMASK    135
+#define HTP_NR_UMASK             166
 #define HTP_NR_GETPID            172
+#define HTP_NR_GETEUID           175
 #define HTP_NR_GETTID            178
 #define HTP_NR_SOCKET            198
 #define HTP_NR_SOCKETPAIR        199
 #define HTP_NR_BIND              200
 #define HTP_NR_LISTEN            201
 #define HTP_NR_CONNECT           203
+#define HTP_NR_GETSOCKOPT        209
 #define HTP_NR_SENDMSG           211
 #define HTP_NR_RECVMSG           212
 #define HTP_NR_MUNMAP            215

@@ -19,6 +19,7 @@ int    strcmp(const char * a, const char * b);
 int    strncmp(const char * a, const char * b, size_t n);
 char * strcpy(char * restrict dst, const char * restrict src);
 char * strchr(const char * s, int c);
+char * strrchr(const char * s, int c);
 
 #define memcpy(d, s, n)  __builtin_memcpy((d), (s), (n))
 #define memmove(d, s, n) __builtin_memmove((d), (s), (n))
