@@ -86,7 +86,7 @@ int htp_model_open(const struct htp_model_load_params * p, struct llama_model **
 
     model = llama_model_load_from_file(p->path, mp);
     if (!model) {
-        fprintf(stderr, "error: cannot load model %s (not a GGUF model libllama can load?)\n", p->path);
+        fprintf(stderr, "error: libllama cannot load model %s (its log says why)\n", p->path);
         goto fail;
     }
 

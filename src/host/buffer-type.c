@@ -35,10 +35,20 @@ static ggml_backend_buffer_t buft_alloc_buffer(ggml_backend_buffer_type_t buft, 
     if (!sess) {
         return NULL;
     }
-    uint64_t max_vmem = htp_session_max_vmem(sess);
-    if (max_vmem && size > max_vmem) {
-        HTP_LOG_ERROR("ggml-htp: %s: buffer of %zu bytes exceeds the VA window budget of %llu\n", d->cfg.name, size,
-                      (unsigned long long)max_vmem);
+    // Every buffer of this device will be mapped into its NPU session's VA
+    // window and stay there: refuse the one that cannot fit now, before
+    // anything of it exists, rather than fail its first use. (With DMA64,
+    // weights are mapped outside the window: only one buffer is held to it.)
+    const uint64_t max_vmem = htp_session_max_vmem(sess);
+    uint32_t       n_held   = 0;
+    const uint64_t held =
+        htp_backend_config->dma64 ? 0 : htp_buffer_window_bytes(htp_session_map_target(sess), &n_held);
+    const double MiB = 1024.0 * 1024.0;
+    if (max_vmem && (uint64_t)size + HTP_PAGE_SIZE + held > max_vmem) {
+        HTP_LOG_ERROR(
+            "ggml-htp: %s: cannot allocate a buffer of %.1f MiB: the NPU's VA window of %.1f MiB "
+            "(GGML_HEXAGON_VMEM, less the session's own) holds %.1f MiB in %u buffer(s) already\n",
+            d->cfg.name, (double)size / MiB, (double)max_vmem / MiB, (double)held / MiB, n_held);
         return NULL;
     }
     // DMA64: extended mappings go in 2 MiB units, so every buffer that may

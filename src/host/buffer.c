@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "log.h"
 #include "npu-proc.h"
 #include "status.h"
@@ -65,20 +66,41 @@ int htp_buffer_alloc(const struct htp_map_target * owner, size_t size, uint32_t 
     buf->owner  = owner;
     atomic_init(&buf->refs, 1);
 
-    int rc  = HTP_STATUS_HOST_ERR;
-    buf->fd = memfd_create("ggml-htp", MFD_CLOEXEC);
+    const char * who = owner ? owner->name : "ggml-htp";
+    const double mib = (double)buf->size / (1024.0 * 1024.0);
+    int          rc  = HTP_STATUS_HOST_ERR;
+    if (htp_fault(HTP_FAULT_MEMFD)) {
+        errno   = EMFILE;
+        buf->fd = -1;
+    } else {
+        buf->fd = memfd_create("ggml-htp", MFD_CLOEXEC);
+    }
     if (buf->fd < 0) {
-        HTP_LOG_ERROR("ggml-htp: memfd_create: %s\n", strerror(errno));
+        HTP_LOG_ERROR("ggml-htp: %s: cannot create the memfd of a %.1f MiB buffer: memfd_create: %s\n", who, mib,
+                      strerror(errno));
         goto fail;
     }
-    if (ftruncate(buf->fd, (off_t)buf->size) != 0) {
-        HTP_LOG_ERROR("ggml-htp: ftruncate(%zu): %s\n", buf->size, strerror(errno));
+    int sized = -1;
+    if (htp_fault(HTP_FAULT_FTRUNCATE)) {
+        errno = ENOSPC;
+    } else {
+        sized = ftruncate(buf->fd, (off_t)buf->size);
+    }
+    if (sized != 0) {
+        HTP_LOG_ERROR("ggml-htp: %s: cannot size the memfd of a %.1f MiB buffer: ftruncate: %s\n", who, mib,
+                      strerror(errno));
         rc = HTP_STATUS_NO_MEMORY;
         goto fail;
     }
-    buf->base = mmap(NULL, buf->size, PROT_READ | PROT_WRITE, MAP_SHARED, buf->fd, 0);
+    if (htp_fault(HTP_FAULT_MMAP)) {
+        errno     = ENOMEM;
+        buf->base = MAP_FAILED;
+    } else {
+        buf->base = mmap(NULL, buf->size, PROT_READ | PROT_WRITE, MAP_SHARED, buf->fd, 0);
+    }
     if (buf->base == MAP_FAILED) {
-        HTP_LOG_ERROR("ggml-htp: mmap(%zu): %s\n", buf->size, strerror(errno));
+        HTP_LOG_ERROR("ggml-htp: %s: cannot map a %.1f MiB buffer (fd %d) into the host: mmap: %s\n", who, mib, buf->fd,
+                      strerror(errno));
         rc = HTP_STATUS_NO_MEMORY;
         goto fail;
     }
@@ -259,8 +281,8 @@ static int map_locked(struct htp_buffer * buf, uint32_t i, bool once) {
         if (flags & HTP_BUF_EXTENDED) {
             flags |= HTP_BUF_EAGER;
         }
-        HTP_VERBOSE("ggml-htp: %s map of fd %d failed (%s), retrying in 100 ms\n", t->name, buf->fd,
-                    htp_status_str(rc));
+        HTP_LOG_WARN("ggml-htp: %s: mapping buffer fd %d (%.1f MiB) failed (%s), retrying in 100 ms\n", t->name,
+                     buf->fd, (double)buf->size / (1024.0 * 1024.0), htp_status_str(rc));
         usleep(100 * 1000);
         rc = htp_npu_map_buffer(t->npu, t->session_id, buf->fd, buf->size, flags);
     }
@@ -403,6 +425,25 @@ void htp_buffer_forget_target(const struct htp_map_target * t, bool send_unmap) 
         }
     }
     pthread_mutex_unlock(&htp_buffer_lock);
+}
+
+uint64_t htp_buffer_window_bytes(const struct htp_map_target * t, uint32_t * n_buffers) {
+    uint64_t bytes = 0;
+    uint32_t n     = 0;
+    pthread_mutex_lock(&htp_buffer_lock);
+    for (const struct htp_buffer * b = htp_buffer_list; b; b = b->next) {
+        const int i = find_map(b, t);
+        if ((b->owner == t || (i >= 0 && b->maps[i].mapped)) &&
+            !(b->flags & (HTP_BUFFER_PINNED | HTP_BUFFER_EXTENDED))) {
+            bytes += b->size;
+            n++;
+        }
+    }
+    pthread_mutex_unlock(&htp_buffer_lock);
+    if (n_buffers) {
+        *n_buffers = n;
+    }
+    return bytes;
 }
 
 void htp_buffer_stats(size_t * n_buffers, size_t * n_bytes) {

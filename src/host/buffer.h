@@ -118,6 +118,10 @@ bool htp_buffer_is_mapped(struct htp_buffer * buf, const struct htp_map_target *
 // is not special here: unmap it first if it must go last.
 void htp_buffer_forget_target(const struct htp_map_target * t, bool send_unmap);
 
+// Bytes (and buffers) that take room in t's VA window: those it owns or has
+// mapped, pinned and extended ones aside.
+uint64_t htp_buffer_window_bytes(const struct htp_map_target * t, uint32_t * n_buffers);
+
 // Bytes of live buffers and their count (tests: leak checks).
 void htp_buffer_stats(size_t * n_buffers, size_t * n_bytes);
 

@@ -95,6 +95,9 @@ void htp_device_reopen_failed(struct htp_device * d) {
         d->generation++;
         memset(d->cpy_fence, 0, sizeof d->cpy_fence);
         memset(d->cpy_ready, 0, sizeof d->cpy_ready);
+    } else if (!d->sess && d->open_status != 0) {
+        // The last open failed (out of descriptors, say): a new backend tries again.
+        d->open_status = 0;
     }
     pthread_mutex_unlock(&d->lock);
 }

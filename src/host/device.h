@@ -69,6 +69,7 @@ struct htp_session * htp_device_session(struct htp_device * d);
 // them; events and copy fences of the old session become stale (generation).
 // Called when a new backend (stream) is created on the device: a new context
 // after a failure gets a working device; streams of the old one keep failing.
+// A session that failed to open is tried again then too.
 void htp_device_reopen_failed(struct htp_device * d);
 
 // Push d's pending batch after its peers' work, as the reference's flush_async

@@ -76,6 +76,11 @@ void htp_event_synchronize(ggml_backend_dev_t dev, ggml_backend_event_t event) {
     htp_device_flush_async(ev->rec_dev);
     uint32_t status = 0;
     int      rc     = htp_session_fence_wait(ev->rec_dev->sess, ev->slot, ev->seq, HTP_EVENT_SYNC_TIMEOUT_US, &status);
+    if (rc == HTP_STATUS_TIMEOUT) {
+        // The NPU never reached the fence: what comes after it cannot be
+        // trusted either, so the session fails (and is replaced later).
+        htp_session_record_error(ev->rec_dev->sess, rc, "waiting for an event's fence (seq %u)", (unsigned)ev->seq);
+    }
     if (rc != 0 || status != 0) {
         HTP_LOG_ERROR("ggml-htp: %s event synchronize failed: %s\n", ev->rec_dev->cfg.name,
                       htp_status_str(rc ? rc : (int)status));

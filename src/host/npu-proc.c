@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "log.h"
 #include "wait.h"
 
@@ -351,6 +352,9 @@ static int call_status(struct htp_npu * npu, const struct htp_ctl_req * req, int
 }
 
 int htp_npu_map_buffer(struct htp_npu * npu, uint32_t session_id, int fd, uint64_t size, uint32_t flags) {
+    if (htp_fault(HTP_FAULT_MAP_REQUEST)) {
+        return HTP_STATUS_NO_MEMORY;  // as if the NPU had refused it
+    }
     struct htp_ctl_req req = {.type = HTP_CTL_MAP, .session = session_id};
     req.u.map.fd           = fd;
     req.u.map.flags        = flags;

@@ -15,6 +15,7 @@
 
 #include <string.h>
 
+#include "fault.h"
 #include "log.h"
 #include "contract/op-names.h"
 #include "npu-proc.h"
@@ -57,6 +58,9 @@ static int publish(struct htp_opqueue * q, const struct htp_opqueue_counts * c) 
     };
     // The ring has depth entries and at most depth - 1 batches are in flight
     // here, so it has room; FULL would mean the NPU corrupted the tail.
+    if (htp_fault(HTP_FAULT_RING_PUSH)) {
+        return HTP_STATUS_PROTOCOL;
+    }
     if (htp_ring_push(q->req, q->depth, HTP_OPQUEUE_REQ_SIZE, &req, &htp_wait_ring_sys) != HTP_RING_OK) {
         return HTP_STATUS_PROTOCOL;
     }

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "fault.h"
 #include "fence.h"
 #include "npu-proc.h"
 #include "session-error.h"
@@ -52,6 +53,9 @@ int htp_session_fence_wait(struct htp_session * sess, const struct htp_fence_slo
                            int64_t timeout_us, uint32_t * status) {
     _Atomic uint32_t * word  = (_Atomic uint32_t *)&slot->seq;
     const uint64_t     start = htp_wait_now_us();
+    if (htp_fault(HTP_FAULT_FENCE_WAIT)) {
+        return HTP_STATUS_TIMEOUT;
+    }
     for (;;) {
         // Acquire (in htp_fence_reached): the status and data the signaller published.
         if (htp_fence_reached(slot, seq)) {
@@ -70,6 +74,9 @@ int htp_session_fence_wait(struct htp_session * sess, const struct htp_fence_slo
         }
         if (!htp_npu_alive(sess->npu)) {
             return htp_session_npu_died(sess);
+        }
+        if (sess->last_error) {
+            return sess->last_error;  // a failed session's fence may never come (its batch was never pushed)
         }
         // Sleep on seq (signallers wake all waiters), in slices to check the NPU.
         // Relaxed: only the value to sleep on; the acquire load above decides.

@@ -9,6 +9,7 @@
 
 #include "session-submit.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "buffer.h"
@@ -122,6 +123,25 @@ static int make_room(struct htp_session * sess) {
     return 0;
 }
 
+// A buffer that could not be mapped fails the session. Out of memory, the
+// error says what the window held (into which session, for a group member).
+static int map_failed(struct htp_session * sess, int rc, int fd, uint64_t size, const struct htp_map_target * into) {
+    if (rc == HTP_STATUS_NPU_DEAD) {
+        return htp_session_npu_died(sess);
+    }
+    const struct htp_map_target * t           = into ? into : &sess->target;
+    const double                  MiB         = 1024.0 * 1024.0;
+    uint32_t                      n_held      = 0;
+    const uint64_t                held        = htp_buffer_window_bytes(t, &n_held);
+    char                          window[160] = "";
+    if (rc == HTP_STATUS_NO_MEMORY) {
+        snprintf(window, sizeof window, " (the VA window of %.1f MiB holds %.1f MiB in %u buffer(s))",
+                 (double)sess->max_vmem / MiB, (double)held / MiB, n_held);
+    }
+    return htp_session_record_error(sess, rc, "mapping buffer fd %d (%.1f MiB) into %s%s", fd, (double)size / MiB,
+                                    t->name, window);
+}
+
 int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
     if (sess->last_error) {
         return htp_session_refuse(sess, "flush");
@@ -139,10 +159,7 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
             }
             if (rc != 0) {
                 htp_opbatch_reset(b);
-                return rc == HTP_STATUS_NPU_DEAD
-                           ? htp_session_npu_died(sess)
-                           : htp_session_record_error(sess, rc, "mapping buffer fd %d of %zu bytes", b->bufs[i].fd,
-                                                      (size_t)b->bufs[i].size);
+                return map_failed(sess, rc, b->bufs[i].fd, b->bufs[i].size, NULL);
             }
         }
     }
@@ -159,12 +176,7 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
         int                           rc = htp_buffer_map_pending(group, 1 + sess->n_members, &f);
         if (rc != 0) {
             htp_opbatch_reset(b);
-            if (rc == HTP_STATUS_NPU_DEAD) {
-                return htp_session_npu_died(sess);
-            }
-            return htp_session_record_error(sess, rc, "mapping buffer fd %d of %zu bytes%s%s", f.fd, f.size,
-                                            f.target && f.target != &sess->target ? " into " : "",
-                                            f.target && f.target != &sess->target ? f.target->name : "");
+            return map_failed(sess, rc, f.fd, f.size, f.target);
         }
     }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "lock.h"
 #include "npu-util.h"
 #include "ops/op-families.h"
@@ -118,6 +119,7 @@ static int server_init(uint32_t phys) {
     const char * v  = htp_plat_getenv("GGML_HEXAGON_VERBOSE");
     htp_npu_verbose = v != NULL && atoi(v) > 0;
 
+    htp_npu_fault_init();
     htp_ops_set_fence_timeout_ms(htp_npu_env_u64("GGML_HEXAGON_FENCE_TIMEOUT_MS", 30000, 1, 24ull * 3600 * 1000));
 
     struct htp_hw_info hw;

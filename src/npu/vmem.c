@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "contract/window.h"
+#include "fault.h"
 #include "platform/platform.h"
 
 #define PAGE ((uint64_t)HTP_PAGE_SIZE)
@@ -147,7 +148,10 @@ static int map_fd_at(const struct htp_vmem * vm, uint8_t * p, int fd, uint64_t s
     if (len == 0) {
         return HTP_STATUS_OK;  // a buffer of guard page only: nothing accessible
     }
-    return htp_plat_map_buffer(p, len, fd, (flags & HTP_BUF_EAGER) != 0) == 0 ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
+    if (htp_npu_fault(HTP_FAULT_NPU_MAP)) {
+        return HTP_STATUS_NO_MEMORY;
+    }
+    return htp_plat_map_buffer(p, len, fd, (flags & HTP_BUF_EAGER) != 0) == 0 ? HTP_STATUS_OK : HTP_STATUS_NO_MEMORY;
 }
 
 int htp_vmem_map(struct htp_vmem * vm, int fd, uint64_t size, uint32_t flags, uint8_t ** addr) {

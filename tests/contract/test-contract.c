@@ -3,12 +3,14 @@
 // bytes equal ggml's own for the same type code; the ggml enum values op
 // params carry (contract/op-params.h) equal ggml's; and a wire tensor's view
 // and extent come out as the NPU's validation needs them (ggml_nbytes for
-// plain tensors, whole slabs for tiled ones, refusals for impossible ones).
+// plain tensors, whole slabs for tiled ones, refusals for impossible ones);
+// and the GGML_HTP_FAULT grammar (contract/fault-plan.h).
 // Exit 0 pass, 1 fail.
 
 #include <stdio.h>
 #include <string.h>
 
+#include "contract/fault-plan.h"
 #include "contract/kquant-tiles.h"
 #include "contract/op-call.h"
 #include "contract/op-names.h"
@@ -114,9 +116,40 @@ static void test_names(void) {
     }
 }
 
+// GGML_HTP_FAULT: good plans, each malformed one refused whole.
+static void test_fault_plan(void) {
+    struct htp_fault_plan p;
+    char                  why[160];
+    CHECK(htp_fault_plan_parse(&p, NULL, why, sizeof why) == 0 && p.nth[HTP_FAULT_MEMFD] == 0, "unset");
+    CHECK(htp_fault_plan_parse(&p, "memfd:2,npu-map:1+", why, sizeof why) == 0 && p.nth[HTP_FAULT_MEMFD] == 2 &&
+              !p.from[HTP_FAULT_MEMFD] && p.nth[HTP_FAULT_NPU_MAP] == 1 && p.from[HTP_FAULT_NPU_MAP],
+          "two sites");
+    int hits = 0;
+    for (int i = 0; i < 5; i++) {
+        hits += htp_fault_plan_hit(&p, HTP_FAULT_MEMFD) != 0;
+    }
+    CHECK(hits == 1, "a one-call fault failed %d calls", hits);
+    hits = 0;
+    for (int i = 0; i < 5; i++) {
+        hits += htp_fault_plan_hit(&p, HTP_FAULT_NPU_MAP) != 0;
+    }
+    CHECK(hits == 5 && htp_fault_plan_hit(&p, HTP_FAULT_MMAP) == 0, "a persistent fault failed %d of 5", hits);
+    static const char * const bad[] = {"memfd",    "memfd:", "memfd:0",  "memfd:x", "disk:1",
+                                       "memfd:1,", ":1",     "memfd:1x", "memfd:+", "mmap:99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        why[0] = '\0';
+        CHECK(htp_fault_plan_parse(&p, bad[i], why, sizeof why) == -1 && why[0] && p.nth[HTP_FAULT_MEMFD] == 0 &&
+                  p.nth[HTP_FAULT_MMAP] == 0,
+              "'%s' accepted", bad[i]);
+    }
+    CHECK(htp_fault_plan_parse(&p, "mmap:1,disk:1", why, sizeof why) == -1 && p.nth[HTP_FAULT_MMAP] == 0,
+          "a plan with one bad site kept its good one");
+}
+
 int main(void) {
     test_type_traits();
     test_extents();
     test_names();
+    test_fault_plan();
     return test_exit_code("test-contract");
 }

@@ -585,8 +585,10 @@ static void test_ctl(void) {
     check(n == 0 && sent == -1, "ctl hang-up", "recv %lld, send %d (no SIGPIPE)", (long long)n, sent);
     htp_plat_ctl_close(sv[1]);
 
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/htp-rt-test-%ld.sock", htp_sys_call0(HTP_NR_GETPID));
+    // The socket goes in a private directory, which listen creates (0700).
+    char dir[64], path[80];
+    snprintf(dir, sizeof dir, "/tmp/htp-rt-test-%ld", htp_sys_call0(HTP_NR_GETPID));
+    snprintf(path, sizeof path, "%s/npu.sock", dir);
     int                      ls = htp_plat_ctl_listen(path);
     struct connector         c  = {path, 0};
     struct htp_plat_thread * t;
@@ -604,6 +606,7 @@ static void test_ctl(void) {
         htp_plat_ctl_close(ls);
     }
     htp_sys_call3(HTP_NR_UNLINKAT, -100, (long)path, 0);
+    htp_sys_call3(HTP_NR_UNLINKAT, -100, (long)dir, 0x200);  // AT_REMOVEDIR
 }
 
 // ---------------------------------------------------------------------------
