@@ -3,11 +3,12 @@
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 HEX_BUILD  ?= build-hexagon
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build run test asan hexagon hexagon-if-possible clean distclean
+.PHONY: all deps build run test asan tsan hexagon hexagon-if-possible clean distclean
 
 all: build
 
@@ -49,8 +50,19 @@ asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
 
+# Our code with ThreadSanitizer in a third tree: the tests of this machine's
+# programs (the Hexagon NPU's run under qemu, which TSan cannot see into).
+# tests/tsan.supp names the races TSan reports but that are not ours.
+$(TSAN_BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DHTP_TSAN=ON $(CMAKE_ARGS)
+
+tsan: deps $(TSAN_BUILD)/CMakeCache.txt
+	cmake --build $(TSAN_BUILD) -j $(JOBS)
+	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 exitcode=66 history_size=7 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
+	    ctest --output-on-failure -j $(JOBS) -LE hexagon
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(HEX_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(HEX_BUILD)
 
 distclean: clean
 	rm -rf deps models

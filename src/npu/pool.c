@@ -89,9 +89,9 @@ static void worker_main(void * p) {
             if (!spin_once(&sp, pool->idle_spin_us)) {
                 // Announce the sleep, then re-check (Dekker with htp_pool_run's
                 // bump followed by its read of sleepers): one side sees the other.
-                atomic_fetch_add_explicit(&pool->sleepers, 1, memory_order_relaxed);
-                atomic_thread_fence(memory_order_seq_cst);
-                if (atomic_load_explicit(&pool->generation, memory_order_relaxed) == seen) {
+                // Both seq_cst (no standalone fence: ThreadSanitizer models these).
+                atomic_fetch_add_explicit(&pool->sleepers, 1, memory_order_seq_cst);
+                if (atomic_load_explicit(&pool->generation, memory_order_seq_cst) == seen) {
                     futex_wait(&pool->generation, seen);
                 }
                 atomic_fetch_sub_explicit(&pool->sleepers, 1, memory_order_relaxed);
@@ -183,8 +183,7 @@ void htp_pool_prewake(struct htp_pool * pool) {
     }
     // Pairs with the sleepers count a helper raises before its futex_wait: a
     // helper that misses this wake has not slept yet and is still spinning.
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&pool->sleepers, memory_order_relaxed) != 0) {
+    if (atomic_load_explicit(&pool->sleepers, memory_order_seq_cst) != 0) {
         futex_wake_all(&pool->generation);
     }
 }
@@ -208,11 +207,11 @@ void htp_pool_run(struct htp_pool * pool, uint32_t nth, htp_job_fn job, void * a
     // generation so that a worker late for an earlier job cannot claim them.
     const uint32_t mask = ((1u << nth) - 1) & ~1u;
     atomic_store(&pool->unclaimed, (uint64_t)gen << 32 | mask);
-    // Release: publishes job, arg and nth to the workers' acquire load.
-    atomic_store_explicit(&pool->generation, gen, memory_order_release);
-    // Only pay for the wake syscall when a worker sleeps (see worker_main).
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&pool->sleepers, memory_order_relaxed) != 0) {
+    // Publishes job, arg and nth to the workers' acquire load (release), and
+    // is ordered before the read of sleepers (seq_cst both; see worker_main):
+    // only pay for the wake syscall when a worker sleeps.
+    atomic_store_explicit(&pool->generation, gen, memory_order_seq_cst);
+    if (atomic_load_explicit(&pool->sleepers, memory_order_seq_cst) != 0) {
         futex_wake_all(&pool->generation);
     }
 

@@ -99,11 +99,13 @@ static inline int htp_ring_push(struct htp_ring * r, uint32_t depth, uint32_t en
         return HTP_RING_FULL;
     }
     memcpy(r->entries + (size_t)(head & (depth - 1)) * entry_size, pkt, entry_size);
-    // Release: publishes the packet bytes written above together with head.
-    atomic_store_explicit(&r->head, head + 1, memory_order_release);
-    // Full fence between publishing head and reading consumer_sleeping (Dekker).
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&r->consumer_sleeping, memory_order_relaxed)) {
+    // Publishes the packet bytes written above together with head (release),
+    // and, seq_cst with the read after it, is ordered before that read: the
+    // consumer's seq_cst announce-then-read is the other half (Dekker). No
+    // standalone fence: the pair of seq_cst accesses says the same, and
+    // ThreadSanitizer models it.
+    atomic_store_explicit(&r->head, head + 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&r->consumer_sleeping, memory_order_seq_cst)) {
         sys->wake(&r->head);
     }
     return HTP_RING_OK;
@@ -138,13 +140,11 @@ static inline int htp_ring_pop(struct htp_ring * r, uint32_t depth, uint32_t ent
     if (rc != HTP_RING_OK) {
         return rc;
     }
-    // Only we write tail. Release: we are done reading this entry; the
-    // producer may reuse it.
+    // Only we write tail. Its store releases the entry to the producer, and
+    // is ordered before the read of producer_sleeping (Dekker, as in push).
     uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
-    // Full fence between publishing tail and reading producer_sleeping (Dekker).
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&r->producer_sleeping, memory_order_relaxed)) {
+    atomic_store_explicit(&r->tail, tail + 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&r->producer_sleeping, memory_order_seq_cst)) {
         sys->wake(&r->tail);
     }
     return HTP_RING_OK;
@@ -174,10 +174,10 @@ static inline int htp_ring_wait_for(struct htp_ring * r, uint32_t depth, int (*r
             }
             continue;
         }
-        atomic_store_explicit(sleeping, 1, memory_order_relaxed);
-        // Full fence between announcing the sleep and re-reading the word (Dekker).
-        atomic_thread_fence(memory_order_seq_cst);
-        if (atomic_load_explicit(word, memory_order_relaxed) == seen) {
+        // Announce the sleep, then re-read the word: both seq_cst, so one of
+        // us sees the other (the peer's publish-then-read is seq_cst too).
+        atomic_store_explicit(sleeping, 1, memory_order_seq_cst);
+        if (atomic_load_explicit(word, memory_order_seq_cst) == seen) {
             sys->wait(word, seen, timeout_us - waited);
         }
         atomic_store_explicit(sleeping, 0, memory_order_relaxed);
