@@ -1438,7 +1438,7 @@ struct suite {
     int                        case_no;  // every generated case, filtered or not
     int                        n_pass, n_fail, n_skip;
     struct skip_reason {
-        const char * why;
+        char * why;
         int          n;
     } skips[16];
     int n_skip_reasons;
@@ -3159,6 +3159,7 @@ int main(int argc, char ** argv) {
     printf("%d passed, %d failed, %d skipped", s.n_pass, s.n_fail, s.n_skip);
     for (int i = 0; i < s.n_skip_reasons; i++) {
         printf("%s%d %s", i == 0 ? " (" : "; ", s.skips[i].n, s.skips[i].why);
+        free(s.skips[i].why);
     }
     printf("%s\n", s.n_skip_reasons ? ")" : "");
     ggml_backend_free(s.dut);
