@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+# make-corpus.py: writes the seed corpus of the fuzz targets into
+# tests/fuzz/corpus/<target>/seed-*: a few hand-made valid inputs per target,
+# encoded in each target's input format (see the decoder in tests/fuzz/<target>.c;
+# the two must change together). The seeds give libFuzzer well-formed
+# starting points (batches that run, a session that maps and starts its
+# queue, every variable set) from which it mutates; the corpus is committed,
+# so this script only needs to be run again when a format changes. The
+# regression inputs beside the seeds (crash-*) are the fuzzers' own finds
+# and are not written here.
+#
+#   python3 tests/fuzz/make-corpus.py [corpus-dir]
+
+import os
+import struct
+import sys
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+
+
+def write(target, name, data):
+    d = os.path.join(OUT, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "seed-" + name), "wb") as f:
+        f.write(bytes(data))
+
+
+# ---------------------------------------------------------------------------
+# fuzz-npu-batch
+# ---------------------------------------------------------------------------
+
+# Op codes (enum htp_op_code) and the decoder's type table indices.
+OP = {n: i for i, n in enumerate(
+    "INVALID NOP MDEV_GROUP FENCE CPY_FENCE ALLREDUCE CPY ADD SUB MUL DIV ADD_ID SCALE CLAMP SQR SQRT SUM_ROWS "
+    "NORM L2_NORM RMS_NORM SOFT_MAX ROPE MUL_MAT MUL_MAT_ID GET_ROWS SET_ROWS UNARY GLU FLASH_ATTN_EXT REPEAT "
+    "ARGSORT SSM_CONV GATED_DELTA_NET CUMSUM CONCAT FILL DIAG SOLVE_TRI TRI PAD IM2COL".split())}
+TY = {"f32": 0, "f16": 2, "bf16": 4, "q4_0": 5, "q4_1": 6, "q8_0": 7, "q4_K": 8, "q5_K": 9, "q6_K": 10,
+      "iq4_nl": 11, "mxfp4": 12, "i8": 13, "i16": 14, "i32": 15, "i64": 16}
+BLCK = {"q4_0": 32, "q4_1": 32, "q8_0": 32, "iq4_nl": 32, "mxfp4": 32, "q4_K": 256, "q5_K": 256, "q6_K": 256}
+FPARAM = [0.0, 1.0, -1.0, 0.5, 2.0, 1e-5, 1e-6, 10000.0, 0.125, -0.5, 3.0, 1e30, -1e30, 8.0, 64.0, 0.0625]
+
+
+def tensor(typ, ne, buf, off, stride=0, fence_slots=0, weight=False):
+    """A fresh-shape tensor (shape mode 0) in buffer buf at byte offset off (snapped by the decoder:
+    keep it inside the buffer). stride: 0 contiguous, 3 permuted, 4 padded, 5 tiled, 6 broadcast."""
+    if fence_slots:
+        return [0, 0x80 | (fence_slots - 1), buf & 15] + list(struct.pack("<H", off))
+    b = BLCK.get(typ, 1)
+    assert ne[0] % b == 0 and 1 <= ne[0] // b <= 4 or b == 1 and 1 <= ne[0] <= 64
+    dims = [(ne[0] // b - 1) if b > 1 else ne[0] - 1, ne[1] - 1, ne[2] - 1, ne[3] - 1]
+    fb = (stride << 2) | (0x40 if weight else 0)
+    extra = [0] if stride in (3, 4, 6) else []
+    return [TY[typ], fb, buf & 15] + dims + extra + list(struct.pack("<H", off))
+
+
+def op(code, src=(), dst=(), params=()):
+    """params: ints (small, kind 0), or floats (kind 1, from the decoder's table)."""
+    out = [OP[code], (len(dst) << 4) | len(src)] + list(src) + list(dst) + [len(params)]
+    for p in params:
+        if isinstance(p, float):
+            out += [1, FPARAM.index(p)]
+        elif -128 <= p < 128:
+            out += [0, p & 0xff]
+        else:
+            out += [2] + list(struct.pack("<i", p))
+    return out
+
+
+def batch(name, bufs, tensors, ops, threads=1, pool=False, traces=0, prof=0, data=b""):
+    h = [len(bufs), len(tensors), len(ops), traces | (prof << 4), (threads - 1) | (0x80 if pool else 0), 0]
+    body = h + [p - 1 for p in bufs]
+    for t in tensors:
+        body += t
+    for o in ops:
+        body += o
+    write("fuzz-npu-batch", name, body + list(data))
+
+
+def floats(n, scale=0.25):
+    return b"".join(struct.pack("<f", ((i * 7) % 23 - 11) * scale) for i in range(n))
+
+
+batch("nop", [1], [], [op("NOP"), op("NOP"), op("NOP")], traces=4, prof=3)
+batch("cpy-f32-f16", [2, 2], [tensor("f32", [16, 4, 1, 1], 0, 0), tensor("f16", [16, 4, 1, 1], 1, 0)],
+      [op("CPY", [0], [1])], data=floats(64))
+batch("cpy-permuted", [2, 2], [tensor("f32", [8, 6, 2, 1], 0, 0, stride=3), tensor("f32", [6, 8, 2, 1], 1, 0)],
+      [op("CPY", [0], [1])], threads=3, pool=True, data=floats(96))
+batch("add-mul", [2], [tensor("f32", [32, 4, 1, 1], 0, 0), tensor("f32", [32, 1, 1, 1], 0, 1024),
+                       tensor("f32", [32, 4, 1, 1], 0, 2048)],
+      [op("ADD", [0, 1], [2]), op("MUL", [2, 1], [2])], data=floats(512))
+batch("rms-norm", [2], [tensor("f32", [64, 4, 1, 1], 0, 0), tensor("f32", [64, 4, 1, 1], 0, 1024)],
+      [op("RMS_NORM", [0], [1], [1e-6]), op("SCALE", [1], [1], [0.5, 0.0])], data=floats(256))
+batch("softmax", [1], [tensor("f32", [16, 4, 1, 1], 0, 0), tensor("f32", [16, 4, 1, 1], 0, 512)],
+      [op("SOFT_MAX", [0], [1], [1.0, 0.0])], data=floats(64))
+batch("mul-mat-q8", [2, 1, 1], [tensor("q8_0", [64, 8, 1, 1], 0, 0), tensor("f32", [64, 4, 1, 1], 1, 0),
+                                tensor("f32", [8, 4, 1, 1], 2, 0)],
+      [op("MUL_MAT", [0, 1], [2])], threads=2, data=bytes(range(256)) * 3)
+batch("mul-mat-q4-tiled", [4, 1, 1], [tensor("q4_0", [64, 16, 1, 1], 0, 0, stride=5, weight=True),
+                                      tensor("f32", [64, 3, 1, 1], 1, 0), tensor("f32", [16, 3, 1, 1], 2, 0)],
+      [op("MUL_MAT", [0, 1], [2])], data=bytes((i * 37) & 0xff for i in range(4096)))
+batch("get-rows", [1, 1], [tensor("f32", [16, 8, 1, 1], 0, 0), tensor("i32", [3, 1, 1, 1], 0, 1024),
+                           tensor("f32", [16, 3, 1, 1], 1, 0)],
+      [op("GET_ROWS", [0, 1], [2])], data=floats(128) + bytes(512) + struct.pack("<3i", 5, 0, 7))
+batch("unary-glu", [1], [tensor("f32", [32, 2, 1, 1], 0, 0), tensor("f32", [32, 2, 1, 1], 0, 512),
+                         tensor("f32", [16, 2, 1, 1], 0, 1024)],
+      [op("UNARY", [0], [1], [10]), op("GLU", [0], [2], [2, 0])], data=floats(64))
+batch("fences", [1, 1], [tensor("i8", [64, 1, 1, 1], 0, 0, fence_slots=2), tensor("f32", [8, 1, 1, 1], 0, 256),
+                         tensor("f32", [8, 1, 1, 1], 1, 0)],
+      [op("FENCE", [0], [], [5, 1]), op("FENCE", [0], [], [5, 0]), op("CPY_FENCE", [1, 0], [2], [6])],
+      traces=8, prof=3)
+batch("group", [1], [tensor("i8", [64, 1, 1, 1], 0, 0, fence_slots=1), tensor("f32", [16, 4, 1, 1], 0, 256),
+                     tensor("f32", [16, 4, 1, 1], 0, 1024)],
+      [op("MDEV_GROUP", [0], [], [0]), op("ADD", [1, 1], [2]), op("SQR", [2], [2])], data=bytes(256) + floats(64))
