@@ -111,3 +111,35 @@ batch("fences", [1, 1], [tensor("i8", [64, 1, 1, 1], 0, 0, fence_slots=2), tenso
 batch("group", [1], [tensor("i8", [64, 1, 1, 1], 0, 0, fence_slots=1), tensor("f32", [16, 4, 1, 1], 0, 256),
                      tensor("f32", [16, 4, 1, 1], 0, 1024)],
       [op("MDEV_GROUP", [0], [], [0]), op("ADD", [1, 1], [2]), op("SQR", [2], [2])], data=bytes(256) + floats(64))
+
+
+# ---------------------------------------------------------------------------
+# fuzz-host-rsp
+# ---------------------------------------------------------------------------
+
+def rsp_session(name, depth_log2, threads, traces, batch_ops, actions):
+    write("fuzz-host-rsp", name, [depth_log2 | ((threads - 1) << 2), traces | ((batch_ops - 1) << 4)] + actions)
+
+
+def prof_pattern():
+    # One struct htp_prof_desc (usecs, cycles, opcode, status, n_threads, pad): the slot is tiled with it.
+    p = list(struct.pack("<QQIIII", 12, 3400, OP["MUL_MAT"], 0, 2, 0))
+    return [len(p)] + p
+
+
+def answer(n_ops, n_done, traces=0, status=0, seq_mode=0):
+    return [2, seq_mode, status, 0, 0, n_ops, n_done, traces] + list(struct.pack("<QQ", 40, 9000)) + prof_pattern()
+
+
+PUSH, POP = [0, 1, 4, 2], [3]
+rsp_session("one-batch", 0, 1, 0, 4, PUSH + answer(2, 2) + POP)
+rsp_session("three-in-flight", 2, 4, 4, 8,
+            PUSH * 3 + answer(2, 2, 4) + POP + answer(2, 1, 4, status=2) + answer(2, 2, 4) + POP + POP)
+rsp_session("stale-and-raw", 1, 2, 2, 4, PUSH + [1, 3, 5, 40, 2, 8] + list(range(8)) + answer(2, 2, seq_mode=1) +
+            POP + answer(9, 9, 9) + POP + [4, 7, 0, 0, 0] + PUSH)
+
+HW = struct.pack("<IIIIQQII24s", 79, 4, 4, 1, 8 << 20, 3355443200, 4096, 0, b"htp-npu")
+HELLO = struct.pack("<IIII", 1, 0, 3, 0) + HW + bytes(88 - 16 - len(HW))
+VMEM = struct.pack("<II", 9, 0) + struct.pack("<QQQIIII", 1 << 30, 1 << 20, (1 << 30) - (1 << 20), 0, 1, 0, 0)
+VMEM += bytes(88 - len(VMEM))
+rsp_session("hello", 0, 1, 0, 1, [5, 0x80 | 1, 0] + list(HELLO) + [5, 9, 0] + list(VMEM) + [5, 2, 41] + list(VMEM[:40]))
