@@ -143,3 +143,33 @@ HELLO = struct.pack("<IIII", 1, 0, 3, 0) + HW + bytes(88 - 16 - len(HW))
 VMEM = struct.pack("<II", 9, 0) + struct.pack("<QQQIIII", 1 << 30, 1 << 20, (1 << 30) - (1 << 20), 0, 1, 0, 0)
 VMEM += bytes(88 - len(VMEM))
 rsp_session("hello", 0, 1, 0, 1, [5, 0x80 | 1, 0] + list(HELLO) + [5, 9, 0] + list(VMEM) + [5, 2, 41] + list(VMEM[:40]))
+
+
+# ---------------------------------------------------------------------------
+# fuzz-config
+# ---------------------------------------------------------------------------
+
+VARS = ("DEVICES NDEV ARCH VERBOSE DMA64 VMEM NHVX NHMX VTCM_SIZE POWER_MODE MBUF HOSTBUF OPBATCH OPQUEUE OPPOLL "
+        "OPFUSION RT_REPACK OPFILTER MM_SELECT FA_SELECT FA_SPLIT GDN_SELECT AR_SELECT AR_SCATTER PROFILE OPTRACE ETM "
+        "NPU NPU_EXEC FENCE_TIMEOUT_MS").split()
+
+
+def env(name, records):
+    out = []
+    for var, value in records:
+        v = value.encode()
+        out += [VARS.index(var), len(v)] + list(v)
+    write("fuzz-config", name, out)
+
+
+env("typical", [("DEVICES", "HTP0,HTP1:2,G[0-1]:1"), ("ARCH", "v81"), ("VMEM", "2g"), ("MBUF", "512m,1g,3g"),
+                ("PROFILE", "3"), ("OPTRACE", "100"), ("OPFILTER", "MUL_MAT.*|ADD"), ("POWER_MODE", "balanced"),
+                ("NPU", "/usr/bin/htp-npu"), ("NPU_EXEC", "qemu-hexagon -cpu v67")])
+env("counts", [("DEVICES", "4"), ("NDEV", "2"), ("NHVX", "3"), ("VTCM_SIZE", "8M"), ("OPBATCH", "256"),
+               ("OPQUEUE", "16"), ("FENCE_TIMEOUT_MS", "100"), ("VERBOSE", "1"), ("RT_REPACK", "2")])
+env("pmu", [("PROFILE", "1,2,3,4,5,6,7,0x8c"), ("ARCH", "73"), ("DMA64", "0"), ("MM_SELECT", "1"),
+            ("AR_SELECT", "0"), ("FA_SPLIT", "0"), ("HOSTBUF", "1"), ("OPPOLL", "1"), ("ETM", "1")])
+env("malformed", [("DEVICES", "HTP0,,HTP99,X[3-1]:,HTP0"), ("ARCH", "v12x"), ("VMEM", "-1"), ("MBUF", ",,,"),
+                  ("PROFILE", "9"), ("OPFILTER", "(["), ("OPBATCH", "0x"), ("NHVX", "1000"), ("POWER_MODE", "max")])
+write("fuzz-config", "long-values", [VARS.index("NPU_EXEC"), 255, 70] + list(b"qemu -x ") +
+      [VARS.index("DEVICES"), 255, 3] + list(b"HTP0,HTP") + [VARS.index("NPU"), 255, 64] + list(b"/a/b/c/d"))
