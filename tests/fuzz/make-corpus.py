@@ -173,3 +173,36 @@ env("malformed", [("DEVICES", "HTP0,,HTP99,X[3-1]:,HTP0"), ("ARCH", "v12x"), ("V
                   ("PROFILE", "9"), ("OPFILTER", "(["), ("OPBATCH", "0x"), ("NHVX", "1000"), ("POWER_MODE", "max")])
 write("fuzz-config", "long-values", [VARS.index("NPU_EXEC"), 255, 70] + list(b"qemu -x ") +
       [VARS.index("DEVICES"), 255, 3] + list(b"HTP0,HTP") + [VARS.index("NPU"), 255, 64] + list(b"/a/b/c/d"))
+
+
+# ---------------------------------------------------------------------------
+# fuzz-ctl
+# ---------------------------------------------------------------------------
+
+CTL = {"HELLO": 1, "OPEN": 2, "CLOSE": 3, "MAP": 4, "UNMAP": 5, "QSTART": 6, "QSTOP": 7, "PROFILER": 8, "VMEM": 9}
+MEMFD = 0x10  # one memfd beside the message
+
+
+def msg(kind, *fields, fd=0):
+    return [CTL[kind] | fd, 0] + list(fields)
+
+
+def conversation(name, msgs):
+    out = []
+    for m in msgs:
+        out += m
+    write("fuzz-ctl", name, out)
+
+
+# fields after the type: [how, session] then the type's own; memfd bytes come first.
+OPEN = msg("OPEN", 0, 0, 0, 2)            # vtcm/vmem defaults, virt 0, 2 threads
+OPEN_SMALL = msg("OPEN", 0x24, 0, 1, 1)   # vtcm 4 KiB, vmem 1 MiB
+MAP_PINNED = msg("MAP", 3, 0x08, 0, 0, 0, fd=MEMFD)  # 4 pages, key 100, flags PINNED
+QSTART = msg("QSTART", 0x01, 0, 0)          # depth 2, the canonical layout in key 100
+conversation("session", [msg("HELLO", 0, 0), OPEN, MAP_PINNED, QSTART, msg("PROFILER", 2, 0), msg("VMEM", 0, 0),
+                         msg("QSTOP", 0, 0), msg("UNMAP", 0, 0, 0), msg("CLOSE", 0, 0)])
+# The pinned buffer holds one request (slot 0, no buffers, 2 ops) for the queue reader to run.
+conversation("queue-runs", [OPEN, msg("MAP", 0x43, 0, 0, 2, 0x08, 0, 0, 0, fd=MEMFD), QSTART, msg("VMEM", 0, 0)])
+conversation("malformed", [[CTL["HELLO"] | 0x80, 10, 0, 0], [CTL["MAP"] | 0x20, 0, 1, 2, 0, 0, 0, 0, 0],
+                           [CTL["VMEM"] | 0x30, 0, 0, 0], [0x40, 0, 0x80, 0] + [0xee] * 56 + [7, 0, 0, 0], OPEN_SMALL,
+                           msg("MAP", 0x81, 0x48, 0, 0, 0, 0, 0, fd=MEMFD), msg("QSTART", 0x14, 0, 0, 1, 0, 0, 0, 1)])
