@@ -67,3 +67,36 @@ clean:
 
 distclean: clean
 	rm -rf deps models
+
+# ---------------------------------------------------------------------------
+# make fuzz: the libFuzzer targets of tests/fuzz in their own tree
+# ($(FUZZ_BUILD), clang, ASan + UBSan), each run for FUZZ_SECONDS from a
+# scratch copy of its committed corpus (tests/fuzz/corpus/<target>, which so
+# never grows). A crash, leak, timeout or out-of-memory fails the target; its
+# input is kept as $(FUZZ_BUILD)/<target>-crash-* (or -leak-, -timeout-, ...)
+# and the run's output in $(FUZZ_BUILD)/<target>.log.
+# ---------------------------------------------------------------------------
+
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := fuzz-npu-batch fuzz-host-rsp fuzz-config fuzz-ctl
+
+.PHONY: fuzz
+
+$(FUZZ_BUILD)/CMakeCache.txt: | deps
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DHTP_FUZZ=ON -DCMAKE_BUILD_TYPE=Release
+
+fuzz: deps $(FUZZ_BUILD)/CMakeCache.txt
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+	    scratch=$(FUZZ_BUILD)/corpus/$$t; rm -rf $$scratch; mkdir -p $$scratch; \
+	    cp tests/fuzz/corpus/$$t/* $$scratch/; \
+	    echo "$$t: fuzzing for $(FUZZ_SECONDS) s (log: $(FUZZ_BUILD)/$$t.log)"; \
+	    if $(FUZZ_BUILD)/bin/$$t $$scratch -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	           -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/$$t- >$(FUZZ_BUILD)/$$t.log 2>&1; then \
+	        grep -E '^#[0-9]+.*DONE|^stat::(number_of_executed_units|average_exec_per_sec)' $(FUZZ_BUILD)/$$t.log; \
+	    else \
+	        tail -n 40 $(FUZZ_BUILD)/$$t.log; failed="$$failed $$t"; \
+	    fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make fuzz: failed:$$failed"; exit 1; fi; echo "make fuzz: no crash, leak or timeout"

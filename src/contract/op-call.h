@@ -102,6 +102,16 @@ static inline int htp_view_shape_ok(const struct htp_tensor_view * v) {
     return 1;
 }
 
+// Whether the kernel may read v wherever the op has work. An operand read at
+// indices another operand's shape gives (expert ids, positions, sinks,
+// frequency factors) is tied to that shape in some dimensions only; if it is
+// empty in another, it spans no byte, so batch validation lets it sit anywhere
+// in its buffer, even against the guard page. Checks refuse such an operand
+// unless the op has nothing to compute (out is empty).
+static inline int htp_view_readable_for(const struct htp_tensor_view * v, const struct htp_tensor_view * out) {
+    return htp_view_nelements(out) == 0 || htp_view_nelements(v) > 0;
+}
+
 // small can be tiled to fill big (each ne of big a multiple of small's, small
 // not empty unless big is); ggml_can_repeat(small, big).
 static inline int htp_view_can_repeat(const struct htp_tensor_view * small, const struct htp_tensor_view * big) {

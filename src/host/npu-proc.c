@@ -244,6 +244,33 @@ static int npu_spawn(struct htp_npu * npu) {
     return 0;
 }
 
+int htp_npu_rsp_check(uint32_t phys_idx, uint32_t req_type, const struct htp_ctl_rsp * rsp, ssize_t n) {
+    if (n != (ssize_t)sizeof *rsp || rsp->type != req_type) {
+        HTP_LOG_ERROR("ggml-htp: NPU %u answered request %u with %zd bytes, type %u\n", phys_idx, req_type, n,
+                      n >= 4 ? rsp->type : 0);
+        return HTP_STATUS_PROTOCOL;
+    }
+    return 0;
+}
+
+int htp_npu_hello_decode(uint32_t phys_idx, const struct htp_ctl_rsp * rsp, struct htp_hw_info * hw) {
+    if (rsp->status != HTP_STATUS_OK || rsp->u.hello.version != HTP_PROTO_VERSION) {
+        HTP_LOG_ERROR("ggml-htp: NPU %u speaks protocol version %u, we speak %u (status %s)\n", phys_idx,
+                      rsp->u.hello.version, HTP_PROTO_VERSION, htp_status_str((int)rsp->status));
+        return HTP_STATUS_VERSION;
+    }
+    *hw                           = rsp->u.hello.hw;
+    hw->name[sizeof hw->name - 1] = 0;  // from the wire: terminate it ourselves
+    const uint32_t page           = hw->page_size;
+    if (page < HTP_PAGE_SIZE || page > (1u << 24) || (page & (page - 1)) != 0 || hw->n_threads == 0 ||
+        hw->n_threads > HTP_MAX_NTHREADS) {
+        HTP_LOG_ERROR("ggml-htp: NPU %u describes itself impossibly (page size %u, %u threads)\n", phys_idx, page,
+                      hw->n_threads);
+        return HTP_STATUS_PROTOCOL;
+    }
+    return 0;
+}
+
 int htp_npu_call(struct htp_npu * npu, const struct htp_ctl_req * req, int send_fd, struct htp_ctl_rsp * rsp) {
     int rc = 0;
     pthread_mutex_lock(&npu->call_lock);
@@ -307,9 +334,7 @@ int htp_npu_call(struct htp_npu * npu, const struct htp_ctl_req * req, int send_
             if (n < 0) {
                 continue;
             }
-            if (n != (ssize_t)sizeof *rsp || rsp->type != req->type) {
-                HTP_LOG_ERROR("ggml-htp: NPU %u answered request %u with %zd bytes, type %u\n", npu->phys_idx,
-                              req->type, n, n >= 4 ? rsp->type : 0);
+            if (htp_npu_rsp_check(npu->phys_idx, req->type, rsp, n) != 0) {
                 mark_dead(npu, "protocol violation on the control socket");
                 kill(npu->pid, SIGKILL);
                 rc = HTP_STATUS_PROTOCOL;
@@ -418,22 +443,11 @@ static int npu_start(uint32_t phys_idx, struct htp_npu ** out) {
         HTP_LOG_ERROR("ggml-htp: NPU %u: no hello: %s (%s)\n", phys_idx, htp_status_str(rc), htp_npu_death(npu));
         goto fail;
     }
-    if (rsp.status != HTP_STATUS_OK || rsp.u.hello.version != HTP_PROTO_VERSION) {
-        HTP_LOG_ERROR("ggml-htp: NPU %u speaks protocol version %u, we speak %u (status %s)\n", phys_idx,
-                      rsp.u.hello.version, HTP_PROTO_VERSION, htp_status_str((int)rsp.status));
-        rc = HTP_STATUS_VERSION;
+    rc = htp_npu_hello_decode(phys_idx, &rsp, &npu->hw);
+    if (rc != 0) {
         goto fail;
     }
-    npu->hw                               = rsp.u.hello.hw;
-    npu->hw.name[sizeof npu->hw.name - 1] = 0;  // from the wire: terminate it ourselves
-    const uint32_t page                   = npu->hw.page_size;
-    if (page < HTP_PAGE_SIZE || page > (1u << 24) || (page & (page - 1)) != 0 || npu->hw.n_threads == 0 ||
-        npu->hw.n_threads > HTP_MAX_NTHREADS) {
-        HTP_LOG_ERROR("ggml-htp: NPU %u describes itself impossibly (page size %u, %u threads)\n", phys_idx, page,
-                      npu->hw.n_threads);
-        rc = HTP_STATUS_PROTOCOL;
-        goto fail;
-    }
+    const uint32_t page = npu->hw.page_size;
     HTP_VERBOSE("ggml-htp: NPU %u: %s arch v%u threads %u hvx %u hmx %u vtcm %llu vmem %llu page %u\n", phys_idx,
                 npu->hw.name, npu->hw.arch, npu->hw.n_threads, npu->hw.n_hvx, npu->hw.n_hmx,
                 (unsigned long long)npu->hw.vtcm_size, (unsigned long long)npu->hw.vmem_size, page);

@@ -47,6 +47,17 @@ void htp_npu_put(struct htp_npu * npu);
 // Thread-safe: calls are serialised.
 int htp_npu_call(struct htp_npu * npu, const struct htp_ctl_req * req, int send_fd, struct htp_ctl_rsp * rsp);
 
+// The decoding of what an NPU answers, the only trust boundary of the
+// control channel (split out so fuzz-host-rsp and fuzz-ctl drive it without
+// a process). rsp_check: n received bytes in *rsp are one answer to a
+// request of type req_type; 0 or HTP_STATUS_PROTOCOL (logged). hello_decode:
+// the answer to HELLO speaks our version and describes a possible NPU; fills
+// *hw (its name terminated) and returns 0, or HTP_STATUS_VERSION /
+// HTP_STATUS_PROTOCOL (logged; *hw may be partly filled). phys_idx is for the
+// logs.
+int htp_npu_rsp_check(uint32_t phys_idx, uint32_t req_type, const struct htp_ctl_rsp * rsp, ssize_t n);
+int htp_npu_hello_decode(uint32_t phys_idx, const struct htp_ctl_rsp * rsp, struct htp_hw_info * hw);
+
 // Map the memfd fd (size bytes, HTP_BUF_* flags) into session session_id on
 // npu (HTP_CTL_MAP; fd travels with the request and is the key the NPU files
 // the mapping under), or unmap it (HTP_CTL_UNMAP). Returns 0, the NPU's status

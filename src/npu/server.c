@@ -109,7 +109,7 @@ static void report_fault(int is_bus_error, uintptr_t a) {
     htp_plat_log_write(buf, n);
 }
 
-static int server_init(uint32_t phys) {
+int htp_server_open(uint32_t phys) {
     memset(&srv, 0, sizeof(srv));
     srv.phys    = phys;
     srv.next_id = 1;
@@ -129,10 +129,22 @@ static int server_init(uint32_t phys) {
         return -1;
     }
 
-    htp_plat_on_fault(report_fault);
-
     HTP_NPU_VERBOSE("phys %u: arch v%u, %u threads, vtcm %llu, vmem %llu", phys, hw.arch, hw.n_threads,
                     (unsigned long long)hw.vtcm_size, (unsigned long long)hw.vmem_size);
+    return 0;
+}
+
+void htp_server_close(void) {
+    htp_npu_device_free(&srv.dev);
+}
+
+// The process's server: the state, then the fault report (last, so a fault
+// during start-up is the platform's default death).
+static int server_init(uint32_t phys) {
+    if (htp_server_open(phys) != 0) {
+        return -1;
+    }
+    htp_plat_on_fault(report_fault);
     return 0;
 }
 
@@ -202,7 +214,7 @@ static int open_session(const void * owner, const struct htp_ctl_req * req, uint
     return rc;
 }
 
-static void close_owned_sessions(const void * owner) {
+void htp_server_hang_up(const void * owner) {
     for (;;) {
         struct htp_npu_session * s = NULL;
         htp_lock_acquire(&srv.lock);
@@ -316,58 +328,49 @@ static void handle(const void * owner, const struct htp_ctl_req * req, int fd, s
     rsp->status = (uint32_t)rc;
 }
 
-// Receive one request with its descriptors. Returns the byte count (0: the
-// peer hung up, -1: error), fills fds[] / *n_fds; *bad when the message was not
-// exactly one request.
-static int64_t recv_req(int sock, struct htp_ctl_req * req, int * fds, int * n_fds, int * bad) {
-    // One byte more than a request, to tell an oversized message from a good one.
-    uint8_t buf[sizeof(*req) + 1];
-    int     truncated;
-    int64_t n = htp_plat_ctl_recv(sock, buf, sizeof(buf), fds, MAX_FDS_PER_MSG, n_fds, &truncated);
-    *bad      = 0;
-    if (n > 0) {
-        if (truncated || (size_t)n != sizeof(*req)) {
-            *bad = 1;
+void htp_server_message(const void * owner, const void * msg, int64_t n, int truncated, const int * fds, int n_fds,
+                        struct htp_ctl_rsp * rsp) {
+    struct htp_ctl_req req;
+    // A short message reads as zeros past its end.
+    memset(&req, 0, sizeof(req));
+    memcpy(&req, msg, n < 0 ? 0 : (size_t)n < sizeof(req) ? (size_t)n : sizeof(req));
+    memset(rsp, 0, sizeof(*rsp));
+    rsp->type = req.type;
+
+    if (truncated || n != (int64_t)sizeof(req) || n_fds > 1) {
+        for (int i = 0; i < n_fds; i++) {
+            htp_plat_buffer_close(fds[i]);
         }
-        memset(req, 0, sizeof(*req));
-        memcpy(req, buf, (size_t)n < sizeof(*req) ? (size_t)n : sizeof(*req));
+        rsp->status = HTP_STATUS_INVAL_PARAMS;
+        HTP_NPU_VERBOSE("malformed request (%lld bytes, %d fds)", (long long)n, n_fds);
+        return;
     }
-    return n;
+    handle(owner, &req, n_fds ? fds[0] : -1, rsp);
+    if (htp_npu_verbose) {
+        htp_npu_log("%s session %u -> status %u", ctl_name(req.type),
+                    req.type == HTP_CTL_SESSION_OPEN ? rsp->u.open.session : req.session, rsp->status);
+    }
 }
 
 // Serve one connection until it hangs up; close its sessions.
 static void serve(int sock) {
     const void * owner = &sock;  // unique while this call runs
     for (;;) {
-        struct htp_ctl_req req;
-        int                fds[MAX_FDS_PER_MSG];
-        int                n_fds, bad;
-        int64_t            n = recv_req(sock, &req, fds, &n_fds, &bad);
+        // One byte more than a request, to tell an oversized message from a good one.
+        uint8_t buf[sizeof(struct htp_ctl_req) + 1];
+        int     fds[MAX_FDS_PER_MSG];
+        int     n_fds = 0, truncated = 0;
+        int64_t n = htp_plat_ctl_recv(sock, buf, sizeof(buf), fds, MAX_FDS_PER_MSG, &n_fds, &truncated);
         if (n <= 0) {
             break;  // hang-up or a broken socket: same outcome
         }
         struct htp_ctl_rsp rsp;
-        memset(&rsp, 0, sizeof(rsp));
-        rsp.type = req.type;  // a short message reads as zeros past its end
-
-        if (bad || n_fds > 1) {
-            for (int i = 0; i < n_fds; i++) {
-                htp_plat_buffer_close(fds[i]);
-            }
-            rsp.status = HTP_STATUS_INVAL_PARAMS;
-            HTP_NPU_VERBOSE("malformed request (%lld bytes, %d fds)", (long long)n, n_fds);
-        } else {
-            handle(owner, &req, n_fds ? fds[0] : -1, &rsp);
-            if (htp_npu_verbose) {
-                htp_npu_log("%s session %u -> status %u", ctl_name(req.type),
-                            req.type == HTP_CTL_SESSION_OPEN ? rsp.u.open.session : req.session, rsp.status);
-            }
-        }
+        htp_server_message(owner, buf, n, truncated, fds, n_fds, &rsp);
         if (htp_plat_ctl_send(sock, &rsp, sizeof(rsp)) != 0) {
             break;
         }
     }
-    close_owned_sessions(owner);
+    htp_server_hang_up(owner);
 }
 
 int htp_server_run_fd(int fd, uint32_t phys) {
@@ -376,7 +379,7 @@ int htp_server_run_fd(int fd, uint32_t phys) {
     }
     serve(fd);
     htp_plat_ctl_close(fd);
-    htp_npu_device_free(&srv.dev);
+    htp_server_close();
     return 0;
 }
 

@@ -15,6 +15,13 @@ int htp_op_add_id_check(const struct htp_op_call * call) {
     if (src1->ne[0] != src0->ne[0] || ids->ne[0] < src0->ne[1] || ids->ne[1] < src0->ne[2]) {
         return HTP_STATUS_INVAL_PARAMS;
     }
+    // Each dst row reads an id and a src1 row. An empty src1 or ids (a zero
+    // in a dimension the rules above leave free) spans no byte, so validation
+    // lets it sit anywhere, even at its buffer's guard page: the fuzzer read
+    // there. Refuse them unless there is nothing to compute.
+    if (htp_view_nelements(dst) > 0 && (htp_view_nelements(src1) == 0 || htp_view_nelements(ids) == 0)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
     if (ids->type != HTP_TYPE_I32 || !htp_type_is_float(src0->type) || !htp_type_is_float(src1->type) ||
         !htp_type_is_float(dst->type)) {
         return HTP_STATUS_NO_SUPPORT;

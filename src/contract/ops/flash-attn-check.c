@@ -49,7 +49,7 @@ int htp_fa_read(const struct htp_op_call * call, struct htp_fa_shape * a) {
         }
     }
     if (sinks) {
-        if (!htp_view_shape_ok(sinks) || sinks->ne[0] < a->n_head) {
+        if (!htp_view_shape_ok(sinks) || sinks->ne[0] < a->n_head || !htp_view_readable_for(sinks, dst)) {
             return HTP_STATUS_INVAL_PARAMS;
         }
         if (sinks->type != HTP_TYPE_F32) {

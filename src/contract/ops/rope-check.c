@@ -68,11 +68,11 @@ int htp_op_rope_check(const struct htp_op_call * call) {
         !isfinite(p.ext_factor) || !isfinite(p.attn_factor) || !isfinite(p.beta_fast) || !isfinite(p.beta_slow)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    if (pos->type != HTP_TYPE_I32 || pos->ne[0] < src0->ne[2]) {
+    if (pos->type != HTP_TYPE_I32 || pos->ne[0] < src0->ne[2] || !htp_view_readable_for(pos, dst)) {
         return pos->type != HTP_TYPE_I32 ? HTP_STATUS_NO_SUPPORT : HTP_STATUS_INVAL_PARAMS;
     }
     if (ff) {
-        if (!htp_view_shape_ok(ff) || ff->ne[0] < htp_rope_pairs(&p)) {
+        if (!htp_view_shape_ok(ff) || ff->ne[0] < htp_rope_pairs(&p) || !htp_view_readable_for(ff, dst)) {
             return HTP_STATUS_INVAL_PARAMS;
         }
         if (ff->type != HTP_TYPE_F32) {

@@ -21,7 +21,7 @@ int htp_op_softmax_check(const struct htp_op_call * call) {
         }
     }
     if (sinks) {
-        if (!htp_view_shape_ok(sinks) || sinks->ne[0] < src0->ne[2]) {
+        if (!htp_view_shape_ok(sinks) || sinks->ne[0] < src0->ne[2] || !htp_view_readable_for(sinks, dst)) {
             return HTP_STATUS_INVAL_PARAMS;
         }
         if (sinks->type != HTP_TYPE_F32) {

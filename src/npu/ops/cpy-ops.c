@@ -176,14 +176,17 @@ static void cvt_bf16_f16(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds,
 }
 
 // Same type: unit-sized byte copies (unit = element, or block for block types).
+// memmove, not memcpy: nothing keeps a batch from naming two overlapping views
+// of one buffer as src and dst, and an overlapping memcpy is undefined (the
+// fuzzer found one); this way such a copy has a defined, if useless, result.
 #define DEFINE_COPY(bytes)                                                                        \
     static void copy_##bytes(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds, int64_t n) { \
         if (ss == (bytes) && ds == (bytes)) {                                                     \
-            memcpy(d, s, (size_t)n *(bytes));                                                     \
+            memmove(d, s, (size_t)n *(bytes));                                                    \
             return;                                                                               \
         }                                                                                         \
         for (int64_t i = 0; i < n; i++) {                                                         \
-            memcpy(d + i * ds, s + i * ss, (bytes));                                              \
+            memmove(d + i * ds, s + i * ss, (bytes));                                             \
         }                                                                                         \
     }
 DEFINE_COPY(1)
@@ -242,7 +245,7 @@ static cvt_fn pick_copy(uint32_t bytes) {
 
 static void copy_generic(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds, int64_t n, uint32_t unit) {
     for (int64_t i = 0; i < n; i++) {
-        memcpy(d + i * ds, s + i * ss, unit);
+        memmove(d + i * ds, s + i * ss, unit);  // may overlap, as above
     }
 }
 

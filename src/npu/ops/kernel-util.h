@@ -22,6 +22,24 @@
 // or gathering strided data (3 such buffers stay under 8 KiB).
 #define HTP_CHUNK 512
 
+// v as an integer in [lo, hi]. For the quantizers: tensor data is the host's,
+// so NaN and inf reach them, and a C cast of NaN or of a value out of the
+// target's range is undefined (the fuzzer found that). NaN becomes 0, the
+// rest saturates; a finite value already in range converts as a cast would
+// (toward zero), so results on ordinary data are unchanged.
+static inline int32_t htp_f2i_sat(float v, int32_t lo, int32_t hi) {
+    if (v != v) {
+        return 0;
+    }
+    if (v <= (float)lo) {
+        return lo;
+    }
+    if (v >= (float)hi) {
+        return hi;
+    }
+    return (int32_t)v;
+}
+
 // Worker ith's share [*i0, *i1) of n items, in contiguous blocks.
 static inline void htp_split(int64_t n, uint32_t ith, uint32_t nth, int64_t * i0, int64_t * i1) {
     const int64_t per = (n + nth - 1) / nth;

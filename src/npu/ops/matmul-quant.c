@@ -102,7 +102,8 @@ static inline void qmm_quantize_block(const float * xb, float amax, uint8_t * o)
     const float id = db != 0.0f ? 1.0f / db : 0.0f;
     int32_t     s  = 0;
     for (int j = 0; j < 32; j++) {
-        const int32_t v = (int32_t)__builtin_nearbyintf(xb[j] * id);  // ties to even, as ggml-cpu's SIMD
+        // Ties to even, as ggml-cpu's SIMD; NaN / inf saturate (kernel-util.h).
+        const int32_t v = htp_f2i_sat(__builtin_nearbyintf(xb[j] * id), -128, 127);
         o[j]            = (uint8_t)(int8_t)v;
         s += v;
     }

@@ -218,7 +218,7 @@ void htp_quant_quantize_row(uint32_t type, const float * x, uint8_t * y, int64_t
             const uint16_t h  = htp_fp32_to_fp16(d);
             memcpy(y, &h, 2);
             for (int j = 0; j < 32; j++) {
-                y[2 + j] = (uint8_t)(int8_t)roundf(x[j] * id);
+                y[2 + j] = (uint8_t)(int8_t)htp_f2i_sat(roundf(x[j] * id), -128, 127);
             }
             y += 34;
         } else {  // Q4_0: the value of largest magnitude maps to -8
@@ -234,7 +234,8 @@ void htp_quant_quantize_row(uint32_t type, const float * x, uint8_t * y, int64_t
             const uint16_t h  = htp_fp32_to_fp16(d);
             memcpy(y, &h, 2);
             for (int j = 0; j < 16; j++) {
-                const int8_t  q0 = (int8_t)(x[j] * id + 8.5f), q1 = (int8_t)(x[j + 16] * id + 8.5f);
+                const int8_t q0  = (int8_t)htp_f2i_sat(x[j] * id + 8.5f, -128, 127),
+                             q1  = (int8_t)htp_f2i_sat(x[j + 16] * id + 8.5f, -128, 127);
                 const uint8_t u0 = (uint8_t)(q0 < 15 ? q0 : 15), u1 = (uint8_t)(q1 < 15 ? q1 : 15);
                 y[2 + j] = (uint8_t)(u0 | (u1 << 4));
             }

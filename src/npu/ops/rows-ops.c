@@ -61,7 +61,7 @@ static int rows_type_q(uint32_t type) {
 static void rows_copy(const struct htp_tensor_view * src, const struct htp_tensor_view * dst, uint8_t * y,
                       const uint8_t * x, int64_t n) {
     if (src->type == dst->type && htp_view_rows_packed(src) && htp_view_rows_packed(dst)) {
-        memcpy(y, x, (size_t)(n * src->nb[0]));
+        memmove(y, x, (size_t)(n * src->nb[0]));  // the two views may overlap
         return;
     }
     float buf[HTP_CHUNK];

@@ -44,7 +44,7 @@ static void shape_copy(uint8_t * y, int64_t sy, const uint8_t * x, int64_t sx, i
         return;
     }
     for (int64_t i = 0; i < n; i++) {
-        memcpy(y + i * sy, x + i * sx, (size_t)es);
+        memmove(y + i * sy, x + i * sx, (size_t)es);  // src and dst views may overlap
     }
 }
 

@@ -494,11 +494,13 @@ static inline float htp_vec_dot_f32(int64_t n, const float * x, const float * y)
 // others) whose elements are nb bytes apart into dst.
 static inline void htp_row_load_f32(float * dst, const uint8_t * src, int64_t nb, uint32_t type, int64_t n) {
     if (type == HTP_TYPE_F32) {
+        // memmove: dst may be another operand's memory, and nothing keeps two
+        // operands of a batch from overlapping (an overlapping memcpy is undefined).
         if (nb == 4) {
-            memcpy(dst, src, (size_t)n * 4);
+            memmove(dst, src, (size_t)n * 4);
         } else {
             for (int64_t i = 0; i < n; i++) {
-                memcpy(dst + i, src + i * nb, 4);
+                memmove(dst + i, src + i * nb, 4);
             }
         }
     } else if (type == HTP_TYPE_F16) {
@@ -523,10 +525,10 @@ static inline void htp_row_load_f32(float * dst, const uint8_t * src, int64_t nb
 static inline void htp_row_store_f32(uint8_t * dst, int64_t nb, uint32_t type, const float * src, int64_t n) {
     if (type == HTP_TYPE_F32) {
         if (nb == 4) {
-            memcpy(dst, src, (size_t)n * 4);
+            memmove(dst, src, (size_t)n * 4);  // may overlap, as in htp_row_load_f32
         } else {
             for (int64_t i = 0; i < n; i++) {
-                memcpy(dst + i * nb, src + i, 4);
+                memmove(dst + i * nb, src + i, 4);
             }
         }
     } else if (type == HTP_TYPE_F16) {
