@@ -7,8 +7,9 @@
 // limits are crossed. Each input starts from an environment with none of them
 // set; then the host loads, prints (to /dev/null), applies an arch as a hello
 // would, asks the op filter, and frees its configuration; the device grammar
-// and the size and number readers also get the values directly; and the NPU
-// reads its variables and builds its hardware info.
+// and the size and number readers (and GGML_HTP_FAULT's plan parser) also get
+// the values directly; and the NPU reads its variables and builds its
+// hardware info.
 //
 // Must never: read past a value's NUL (every value is an exact-size heap
 // block: ASan sees the byte after it), write past an output buffer, hit
@@ -23,6 +24,7 @@
 #include "config-devices.h"
 #include "config-env.h"
 #include "config.h"
+#include "contract/fault-plan.h"
 #include "npu/npu-util.h"
 #include "npu/server.h"
 #include "proto/htp-proto.h"
@@ -90,6 +92,25 @@ static void parse_directly(const char * v, uint8_t sel) {
     (void)htp_config_parse_long(v, sel & 0x10 ? 16 : 0, &ll, &erange);
     char buf[24];
     htp_config_format_size(buf, 1 + sel % sizeof buf, (uint64_t)ll);
+
+    // GGML_HTP_FAULT's grammar: a refused value plans nothing; an accepted
+    // one plans only known sites, each call number from 1.
+    struct htp_fault_plan plan;
+    char                  why[160];
+    if (htp_fault_plan_parse(&plan, v, why, 1 + sel % sizeof why) != 0) {  // a short why is cut
+
+        for (int s = 0; s < HTP_FAULT_N_SITES; s++) {
+            if (plan.nth[s] != 0 || plan.from[s]) {
+                abort();
+            }
+        }
+    } else {
+        for (int s = 0; s < HTP_FAULT_N_SITES; s++) {
+            if (plan.from[s] && plan.nth[s] == 0) {
+                abort();
+            }
+        }
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size) {
