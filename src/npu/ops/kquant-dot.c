@@ -217,12 +217,18 @@ static void kq_quantize_sb_scalar(struct htp_q8k_block * o, const float * x) {
 // ties to even, as the scalar code's fp32-mantissa trick does.
 static void kq_quantize_sb_avx512(struct htp_q8k_block * o, const float * x) {
     __m512 v[16];
-    __m512 amax = _mm512_setzero_ps();
+    __m512    amax = _mm512_setzero_ps();
+    __mmask16 nan  = 0;
     for (int i = 0; i < 16; i++) {
         v[i] = _mm512_loadu_ps(x + 16 * i);
         amax = _mm512_max_ps(amax, _mm512_abs_ps(v[i]));
+        nan |= _mm512_cmp_ps_mask(v[i], v[i], _CMP_UNORD_Q);
     }
     const float m = _mm512_reduce_max_ps(amax);
+    if (nan || m == INFINITY) {  // the scalar code's way, never an out-of-range conversion
+        kq_quantize_sb_scalar(o, x);
+        return;
+    }
     if (m == 0.0f) {
         memset(o, 0, sizeof *o);
         return;

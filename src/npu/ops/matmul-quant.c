@@ -148,8 +148,18 @@ static void qmm_quantize_blocks_hvx(const float * x, int64_t nb, uint8_t * out) 
 #endif
 
 #ifdef QMM_AVX512
-// htp_qmm_quantize_blocks_ref on two 16-float registers a block, same bits: the
-// product is rounded to float, then to the nearest integer, ties to even.
+// htp_f2i_sat(nearbyint(p), -128, 127) on 16 lanes: NaN to 0, the rest
+// clamped to the int8 range and rounded, ties to even (the default MXCSR).
+static inline __m512i qmm_f2i_sat_avx512(__m512 p) {
+    p = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(p, p, _CMP_ORD_Q), p);
+    p = _mm512_min_ps(_mm512_max_ps(p, _mm512_set1_ps(-128.0f)), _mm512_set1_ps(127.0f));
+    return _mm512_cvtps_epi32(p);
+}
+
+// htp_qmm_quantize_blocks_ref on two 16-float registers a block, same bits on
+// finite data: the product is rounded to float, then to the nearest integer,
+// ties to even. A NaN or inf in the block (amax or id then not finite) gives
+// saturated quants, never an out-of-range conversion.
 static void qmm_quantize_blocks_avx512(const float * x, int64_t nb, uint8_t * out) {
     for (int64_t b = 0; b < nb; b++) {
         const __m512  lo   = _mm512_loadu_ps(x + 32 * b);
@@ -158,8 +168,8 @@ static void qmm_quantize_blocks_avx512(const float * x, int64_t nb, uint8_t * ou
         const float   db   = amax / 127.0f;
         const float   id   = db != 0.0f ? 1.0f / db : 0.0f;
         const __m512  vid  = _mm512_set1_ps(id);
-        const __m512i qlo  = _mm512_cvtps_epi32(_mm512_mul_ps(lo, vid));
-        const __m512i qhi  = _mm512_cvtps_epi32(_mm512_mul_ps(hi, vid));
+        const __m512i qlo  = qmm_f2i_sat_avx512(_mm512_mul_ps(lo, vid));
+        const __m512i qhi  = qmm_f2i_sat_avx512(_mm512_mul_ps(hi, vid));
         const int32_t s    = _mm512_reduce_add_epi32(_mm512_add_epi32(qlo, qhi));
         uint8_t *     o    = out + QMM_ABLK * b;
         _mm_storeu_si128((__m128i *)(void *)o, _mm512_cvtepi32_epi8(qlo));
