@@ -14,6 +14,7 @@ double  bench_median_f64(double * v, int n);   // sorts v
 
 int bench_mode_matmul(int argc, char ** argv);
 int bench_mode_membw(int argc, char ** argv);
+int bench_mode_opcost(int argc, char ** argv);  // bench-opcost.c: the fixed cost of an op
 int bench_mode_model(int argc, char ** argv);  // bench-model.c: a whole model, HTP vs CPU
 int bench_mode_vmem(int argc, char ** argv);
 

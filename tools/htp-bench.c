@@ -3,7 +3,8 @@
 //   htp-bench rtt [--iters N] [--json]   queue round trip: push + response of an
 //                                         empty batch and of a 2048-NOP batch,
 //                                         with futex wake-ups and with polling
-//   htp-bench matmul ...                  MUL_MAT GFLOPS, HTP vs ggml-cpu (bench-matmul.c)
+//   htp-bench matmul ...                  MUL_MAT, HTP vs ggml-cpu, hot and cold weights (bench-matmul.c)
+//   htp-bench opcost ...                  the fixed cost of an op, HTP vs ggml-cpu (bench-opcost.c)
 //   htp-bench membw ...                   read bandwidth with all cores (bench-membw.c)
 //   htp-bench model ...                   a whole model, HTP vs ggml-cpu (bench-model.c)
 //   htp-bench vmem ...                    largest model a VA window takes, stacked vs naive (bench-vmem.c)
@@ -172,8 +173,11 @@ struct bench_mode {
 static const struct bench_mode modes[] = {
     {"rtt", mode_rtt, "rtt [--iters N] [--json]   queue round-trip latency (empty and 2048-NOP batches)"},
     {"matmul", bench_mode_matmul,
-     "matmul [-m M] [-k K] [-n 1,8,512] [--types f16,q8_0,q4_0,q4_K] [--reps N] [-d HTP0] [--json]\n"
-     "        MUL_MAT GFLOPS on the HTP device and on ggml-cpu (all cores)"},
+     "matmul [-m M -k K | --model 1b] [-n 1,8,512] [--types f16,q8_0,q4_0,q4_K] [--cache hot|cold|both] [--reps N]\n"
+     "        [-d HTP0] [--json]   MUL_MAT on the HTP device and on ggml-cpu (all cores), graphs of many matmuls"},
+    {"opcost", bench_mode_opcost,
+     "opcost [--ops add,mul_mat] [-N 256] [--type q4_0] [--reps N] [--gap-us 500] [-d HTP0] [--json]\n"
+     "        the fixed cost of an op: graphs of N and of 1 tiny op, HTP and ggml-cpu"},
     {"membw", bench_mode_membw, "membw [--mib N] [--reps N] [--threads N] [--json]   read bandwidth, all cores"},
     {"model", bench_mode_model,
      "model [-m model.gguf | --preset 1b --type q4_0 [--arch llama]] [-p 512] [-n 128] [--reps N] [-d HTP0] [--json]\n"

@@ -1,0 +1,323 @@
+// bench-opcost: the fixed cost of an op on an HTP device, the part of every
+// op that is not its arithmetic: descriptor, dispatch to the worker pool,
+// the workers' wake-up and the barrier at its end.
+//
+//   htp-bench opcost [--ops add,mul_mat] [-N 256] [--type q4_0] [--reps 9]
+//                    [--gap-us 500] [-d HTP0] [--json]
+//
+// Each op kind runs as one graph of N independent ops (all reading the same
+// inputs, each writing its own output) and as a graph of 1, on HTP and on
+// ggml-cpu, alternated. The cost of an op is (t(N) - t(1)) / (N - 1): the
+// graph's own round trip cancels out. The kinds are tiny on purpose:
+//   add      a one-row ADD of 2048 floats (the residual adds of a 1B decode)
+//   mul_mat  a 64 x 64 matmul of --type weights by one column
+// Between graphs the bench idles --gap-us, as a decode does between tokens
+// (sampling, the host's graph build), so that the first op of a graph meets
+// whatever state an idle pool is in. The NPU's own per-op times
+// (GGML_HEXAGON_PROFILE, switched on here) then give the first op of each
+// N-op graph against the median of the others: the first must be no slower.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+#include "ggml-htp.h"
+#include "ggml.h"
+#include "model-load.h"
+
+#define OC_MAX_PROF 4096  // per-op NPU times kept from one graph
+
+// The NPU's per-op times, from the profile-op lines of the log
+// ("ggml-htp: <dev> profile-op #<i> <OP>: usec <n> ...", src/host/profile.c).
+struct oc_log {
+    struct htp_log_lines lines;
+    int                  collect;  // keep profile-op times now
+    int                  n;
+    double               us[OC_MAX_PROF];
+};
+
+static struct oc_log g_oc_log;
+
+static void oc_parse_line(void * user, const char * s) {
+    struct oc_log * l  = user;
+    const char *    at = strstr(s, " profile-op #");
+    if (!at || !l->collect || l->n >= OC_MAX_PROF) {
+        return;
+    }
+    const char *       u = strstr(at, ": usec ");
+    unsigned long long us;
+    if (u && sscanf(u, ": usec %llu", &us) == 1) {
+        l->us[l->n++] = (double)us;
+    }
+}
+
+static void oc_log_cb(enum ggml_log_level level, const char * text, void * user) {
+    struct oc_log * l = user;
+    level             = htp_log_lines_feed(&l->lines, level, text, oc_parse_line, l);
+    if (level == GGML_LOG_LEVEL_ERROR || level == GGML_LOG_LEVEL_WARN) {
+        fputs(text, stderr);
+    }
+}
+
+enum oc_kind { OC_ADD, OC_MUL_MAT };
+
+struct oc_graph {
+    ggml_backend_t        backend;
+    struct ggml_context * ctx;
+    ggml_backend_buffer_t buf;
+    struct ggml_cgraph *  gf;
+};
+
+// n ops of kind on backend: inputs in one buffer of the backend, set once.
+static int oc_build(struct oc_graph * g, ggml_backend_t backend, enum oc_kind kind, enum ggml_type wtype, int n) {
+    memset(g, 0, sizeof *g);
+    g->backend                 = backend;
+    struct ggml_init_params ip = {(size_t)(n + 8) * ggml_tensor_overhead() + ggml_graph_overhead_custom(n + 8, false),
+                                  NULL, true};
+    g->ctx                     = ggml_init(ip);
+    if (!g->ctx) {
+        return -1;
+    }
+    g->gf = ggml_new_graph_custom(g->ctx, n + 8, false);
+    struct ggml_tensor *a, *b;
+    if (kind == OC_ADD) {
+        a = ggml_new_tensor_1d(g->ctx, GGML_TYPE_F32, 2048);
+        b = ggml_new_tensor_1d(g->ctx, GGML_TYPE_F32, 2048);
+    } else {
+        a = ggml_new_tensor_2d(g->ctx, wtype, 64, 64);
+        b = ggml_new_tensor_1d(g->ctx, GGML_TYPE_F32, 64);
+    }
+    for (int i = 0; i < n; i++) {
+        ggml_build_forward_expand(g->gf, kind == OC_ADD ? ggml_add(g->ctx, a, b) : ggml_mul_mat(g->ctx, a, b));
+    }
+    g->buf = ggml_backend_alloc_ctx_tensors(g->ctx, backend);
+    if (!g->buf) {
+        return -1;
+    }
+    // Inputs: values in [-1, 1]; the weights quantized to their type.
+    const int64_t na = ggml_nelements(a), nb = ggml_nelements(b);
+    float *       f = malloc(sizeof(float) * (size_t)(na > nb ? na : nb));
+    void *        q = malloc(ggml_nbytes(a));
+    if (!f || !q) {
+        free(f);
+        free(q);
+        return -1;
+    }
+    for (int64_t i = 0; i < na; i++) {
+        f[i] = (float)((i * 7919) % 2001) / 1000.0f - 1.0f;
+    }
+    if (a->type == GGML_TYPE_F32) {
+        ggml_backend_tensor_set(a, f, 0, ggml_nbytes(a));
+    } else {
+        ggml_quantize_chunk(a->type, f, q, 0, a->ne[1], a->ne[0], NULL);
+        ggml_backend_tensor_set(a, q, 0, ggml_nbytes(a));
+    }
+    for (int64_t i = 0; i < nb; i++) {
+        f[i] = (float)((i * 104729) % 2001) / 1000.0f - 1.0f;
+    }
+    ggml_backend_tensor_set(b, f, 0, ggml_nbytes(b));
+    free(f);
+    free(q);
+    return 0;
+}
+
+static void oc_free(struct oc_graph * g) {
+    ggml_backend_buffer_free(g->buf);
+    ggml_free(g->ctx);
+}
+
+static void oc_idle(int gap_us) {
+    if (gap_us > 0) {
+        struct timespec ts = {gap_us / 1000000, (long)(gap_us % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+// One compute of g after an idle gap, in ns.
+static int64_t oc_once(struct oc_graph * g, int gap_us) {
+    oc_idle(gap_us);
+    const int64_t t0 = bench_now_ns();
+    ggml_backend_graph_compute(g->backend, g->gf);
+    ggml_backend_synchronize(g->backend);
+    return bench_now_ns() - t0;
+}
+
+struct oc_result {
+    double htp_op_us, cpu_op_us;          // per op, from t(N) - t(1)
+    double htp_graph1_us, cpu_graph1_us;  // a graph of one op
+    double npu_first_us, npu_rest_us;     // the NPU's profile: first op, median of the others
+};
+
+static int oc_measure(ggml_backend_t htp, ggml_backend_t cpu, enum oc_kind kind, enum ggml_type wtype, int n, int reps,
+                      int gap_us, struct oc_result * r) {
+    struct oc_graph g[2][2];  // [htp, cpu][1 op, n ops]
+    ggml_backend_t  be[2] = {htp, cpu};
+    for (int s = 0; s < 2; s++) {
+        for (int k = 0; k < 2; k++) {
+            if (oc_build(&g[s][k], be[s], kind, wtype, k ? n : 1) != 0) {
+                fprintf(stderr, "opcost: cannot build the graphs\n");
+                return -1;
+            }
+        }
+    }
+    int64_t * t[2][2];
+    double *  first  = malloc(sizeof(double) * (size_t)reps);
+    double *  rest   = malloc(sizeof(double) * (size_t)reps);
+    int       n_prof = 0;
+    for (int s = 0; s < 2; s++) {
+        for (int k = 0; k < 2; k++) {
+            t[s][k] = malloc(sizeof(int64_t) * (size_t)reps);
+            oc_once(&g[s][k], gap_us);  // warm-up: first touch, repack, caches
+        }
+    }
+    double * others = malloc(sizeof(double) * (size_t)n);
+    for (int rep = 0; rep < reps; rep++) {
+        for (int k = 0; k < 2; k++) {
+            for (int s = 0; s < 2; s++) {  // HTP, then CPU, alternated
+                g_oc_log.collect = s == 0 && k == 1;
+                g_oc_log.n       = 0;
+                t[s][k][rep]     = oc_once(&g[s][k], gap_us);
+                g_oc_log.collect = 0;
+                if (s == 0 && k == 1 && g_oc_log.n >= 2 && g_oc_log.n <= n) {
+                    for (int i = 1; i < g_oc_log.n; i++) {
+                        others[i - 1] = g_oc_log.us[i];
+                    }
+                    first[n_prof] = g_oc_log.us[0];
+                    rest[n_prof]  = bench_median_f64(others, g_oc_log.n - 1);
+                    n_prof++;
+                }
+            }
+        }
+    }
+    double med[2][2];
+    for (int s = 0; s < 2; s++) {
+        for (int k = 0; k < 2; k++) {
+            med[s][k] = (double)bench_median_i64(t[s][k], reps) / 1e3;
+            free(t[s][k]);
+            oc_free(&g[s][k]);
+        }
+    }
+    r->htp_graph1_us = med[0][0];
+    r->cpu_graph1_us = med[1][0];
+    r->htp_op_us     = (med[0][1] - med[0][0]) / (n - 1);
+    r->cpu_op_us     = (med[1][1] - med[1][0]) / (n - 1);
+    r->npu_first_us  = n_prof ? bench_median_f64(first, n_prof) : -1;
+    r->npu_rest_us   = n_prof ? bench_median_f64(rest, n_prof) : -1;
+    free(first);
+    free(rest);
+    free(others);
+    return 0;
+}
+
+int bench_mode_opcost(int argc, char ** argv) {
+    int         n = 256, reps = 9, gap_us = 500, json = 0;
+    const char *ops = "add,mul_mat", *devname = "HTP0", *tname = "q4_0";
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
+            ops = argv[++i];
+        } else if (!strcmp(argv[i], "-N") && i + 1 < argc) {
+            n = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--type") && i + 1 < argc) {
+            tname = argv[++i];
+        } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+            reps = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--gap-us") && i + 1 < argc) {
+            gap_us = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "-d") && i + 1 < argc) {
+            devname = argv[++i];
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else {
+            fprintf(stderr, "opcost: unknown option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (n < 2 || n > 4096 || reps < 1 || gap_us < 0 || gap_us > 1000000) {
+        fprintf(stderr, "opcost: -N in 2..4096, --reps >= 1, --gap-us in 0..1000000\n");
+        return 2;
+    }
+    enum ggml_type wtype = GGML_TYPE_COUNT;
+    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+        const char * tn = ggml_type_name((enum ggml_type)t);
+        if (tn && !strcasecmp(tn, tname) && ggml_blck_size((enum ggml_type)t) <= 64 &&
+            64 % ggml_blck_size((enum ggml_type)t) == 0) {
+            wtype = (enum ggml_type)t;
+        }
+    }
+    if (wtype == GGML_TYPE_COUNT) {
+        fprintf(stderr, "opcost: --type '%s' is not a type whose blocks divide 64\n", tname);
+        return 2;
+    }
+
+    // The NPU's per-op times: the profile's basic mode, unless the user set one.
+    setenv("GGML_HEXAGON_PROFILE", "1", 0);
+    ggml_log_set(oc_log_cb, &g_oc_log);
+    ggml_backend_register(ggml_backend_htp_reg());
+    ggml_backend_dev_t hdev = ggml_backend_dev_by_name(devname);
+    ggml_backend_t     htp  = hdev ? ggml_backend_dev_init(hdev, NULL) : NULL;
+    ggml_backend_t     cpu  = ggml_backend_cpu_init();
+    if (!htp || !cpu) {
+        fprintf(stderr, "opcost: cannot initialise %s and CPU\n", devname);
+        return 1;
+    }
+    const int n_threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    ggml_backend_cpu_set_n_threads(cpu, n_threads);
+
+    if (json) {
+        printf("{\"n_ops\": %d, \"gap_us\": %d, \"threads\": %d, \"results\": [", n, gap_us, n_threads);
+    } else {
+        printf(
+            "fixed cost per op: graphs of %d and of 1 op, %s vs CPU (%d threads), median of %d, %d us idle "
+            "between graphs\n",
+            n, devname, n_threads, reps, gap_us);
+        printf("%-16s %10s %10s %12s %12s %12s %12s\n", "op", "HTP us/op", "CPU us/op", "HTP 1-op us", "CPU 1-op us",
+               "NPU first", "NPU others");
+    }
+    int  rc = 0, first = 1;
+    char list[128];
+    snprintf(list, sizeof list, "%s", ops);
+    for (char * tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        enum oc_kind kind;
+        char         label[40];
+        if (!strcmp(tok, "add")) {
+            kind = OC_ADD;
+            snprintf(label, sizeof label, "add 1x2048");
+        } else if (!strcmp(tok, "mul_mat")) {
+            kind = OC_MUL_MAT;
+            snprintf(label, sizeof label, "mul_mat 64x64 %s", ggml_type_name(wtype));
+        } else {
+            fprintf(stderr, "opcost: unknown op '%s' (add, mul_mat)\n", tok);
+            rc = 2;
+            continue;
+        }
+        struct oc_result r;
+        if (oc_measure(htp, cpu, kind, wtype, n, reps, gap_us, &r) != 0) {
+            rc = 1;
+            continue;
+        }
+        if (json) {
+            printf(
+                "%s{\"op\": \"%s\", \"htp_us_per_op\": %.3f, \"cpu_us_per_op\": %.3f, \"htp_graph1_us\": %.1f, "
+                "\"cpu_graph1_us\": %.1f, \"npu_first_op_us\": %.1f, \"npu_other_op_us\": %.1f}",
+                first ? "" : ", ", label, r.htp_op_us, r.cpu_op_us, r.htp_graph1_us, r.cpu_graph1_us, r.npu_first_us,
+                r.npu_rest_us);
+            first = 0;
+        } else {
+            printf("%-16s %10.2f %10.2f %12.1f %12.1f %12.1f %12.1f\n", label, r.htp_op_us, r.cpu_op_us,
+                   r.htp_graph1_us, r.cpu_graph1_us, r.npu_first_us, r.npu_rest_us);
+        }
+        fflush(stdout);
+    }
+    if (json) {
+        printf("]}\n");
+    }
+    ggml_backend_free(htp);
+    ggml_backend_free(cpu);
+    return rc;
+}
