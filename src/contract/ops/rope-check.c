@@ -57,7 +57,7 @@ int htp_op_rope_check(const struct htp_op_call * call) {
             }
             sum += p.sections[i];
         }
-        if (sum <= 0 || sum > src0->ne[0] || pos->ne[0] / 4 < src0->ne[2]) {
+        if (sum <= 0 || sum > src0->ne[0] || sum > INT32_MAX || pos->ne[0] / 4 < src0->ne[2]) {
             return HTP_STATUS_INVAL_PARAMS;
         }
         if (p.mode == HTP_ROPE_MODE_VISION && p.n_dims * 2 != src0->ne[0]) {

@@ -93,7 +93,9 @@ static void rope_table(const struct rope_args * a, const float * p, float * c, f
     }
     const int       multi = htp_rope_is_multi(a->mode);
     const int32_t * sec   = a->sections;
-    const int32_t   sdims = sec[0] + sec[1] + sec[2] + sec[3];
+    // The sections are checked (each >= 0, their sum in 1 .. ne0) only in the
+    // multi-section modes; the others leave them as they came.
+    const int32_t sdims = multi ? sec[0] + sec[1] + sec[2] + sec[3] : 0;
     // p * theta_scale^k per stream, accumulated as ggml does (vision restarts
     // each stream at the start of its section).
     float th[4] = {p[0], multi ? p[1] : 0.0f, multi ? p[2] : 0.0f, multi ? p[3] : 0.0f};
