@@ -79,6 +79,9 @@ distclean: clean
 
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
+# libFuzzer's seed: 0 draws one per run; .ci/run fixes it, so that CI
+# replays the same mutations and a red run can be rerun.
+FUZZ_SEED    ?= 0
 FUZZ_TARGETS := fuzz-npu-batch fuzz-host-rsp fuzz-config fuzz-ctl
 
 .PHONY: fuzz
@@ -92,7 +95,7 @@ fuzz: deps $(FUZZ_BUILD)/CMakeCache.txt
 	    scratch=$(FUZZ_BUILD)/corpus/$$t; rm -rf $$scratch; mkdir -p $$scratch; \
 	    cp tests/fuzz/corpus/$$t/* $$scratch/; \
 	    echo "$$t: fuzzing for $(FUZZ_SECONDS) s (log: $(FUZZ_BUILD)/$$t.log)"; \
-	    if $(FUZZ_BUILD)/bin/$$t $$scratch -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    if $(FUZZ_BUILD)/bin/$$t $$scratch -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -timeout=10 -rss_limit_mb=2048 \
 	           -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/$$t- >$(FUZZ_BUILD)/$$t.log 2>&1; then \
 	        grep -E '^#[0-9]+.*DONE|^stat::(number_of_executed_units|average_exec_per_sec)' $(FUZZ_BUILD)/$$t.log; \
 	    else \
