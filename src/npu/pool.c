@@ -1,8 +1,9 @@
 // pool.c: worker pool with a generation counter. A job is published by
 // storing job/arg/nth, then the word of unclaimed slices (tagged with the
 // job's generation), then bumping `generation`. Idle workers spin for
-// idle_spin_us (the next op usually follows within microseconds), then sleep
-// on the generation word with a futex. A worker that sees a new generation
+// idle_spin_us (the next op usually follows within microseconds), or not at
+// all once htp_pool_park said the batch is over, then sleep on the
+// generation word with a futex. A worker that sees a new generation
 // enters `running`, claims slices (its own first, then any left) and runs
 // them, then leaves `running`. The caller runs slice 0, then claims and runs
 // whatever slices no worker has claimed yet, and waits for `running` to
@@ -78,6 +79,9 @@ static void worker_main(void * p) {
     // before this thread got to run, and it must not be skipped.
     uint32_t seen = wa->seen;
     free(wa);
+    if (pool->pinned) {
+        htp_plat_thread_pin(ith);  // a hint: unpinned, the pool still runs
+    }
 
     for (;;) {
         uint32_t    gen;
@@ -86,7 +90,7 @@ static void worker_main(void * p) {
         // Acquire: pairs with the release bump in htp_pool_run and makes
         // job/arg/nth (and stop) written before it visible.
         while ((gen = atomic_load_explicit(&pool->generation, memory_order_acquire)) == seen) {
-            if (!spin_once(&sp, pool->idle_spin_us)) {
+            if (!spin_once(&sp, pool->idle_spin_us) || atomic_load_explicit(&pool->parked, memory_order_relaxed)) {
                 // Announce the sleep, then re-check (Dekker with htp_pool_run's
                 // bump followed by its read of sleepers): one side sees the other.
                 // Both seq_cst (no standalone fence: ThreadSanitizer models these).
@@ -138,7 +142,9 @@ int htp_pool_init(struct htp_pool * pool, uint32_t n_threads) {
     atomic_init(&pool->caller_sleeping, 0);
     atomic_init(&pool->stop, 0);
     atomic_init(&pool->sleepers, 0);
+    atomic_init(&pool->parked, 0);
     pool->threads = NULL;
+    pool->pinned  = n_threads > 1 && n_threads >= htp_plat_cpu_count();
     if (n_threads == 1) {
         return HTP_STATUS_OK;
     }
@@ -177,10 +183,15 @@ void htp_pool_free(struct htp_pool * pool) {
     }
 }
 
+void htp_pool_park(struct htp_pool * pool) {
+    atomic_store_explicit(&pool->parked, 1, memory_order_relaxed);
+}
+
 void htp_pool_prewake(struct htp_pool * pool) {
     if (pool->threads == NULL) {
         return;
     }
+    atomic_store_explicit(&pool->parked, 0, memory_order_relaxed);
     // Pairs with the sleepers count a helper raises before its futex_wait: a
     // helper that misses this wake has not slept yet and is still spinning.
     if (atomic_load_explicit(&pool->sleepers, memory_order_seq_cst) != 0) {
@@ -199,6 +210,7 @@ void htp_pool_run(struct htp_pool * pool, uint32_t nth, htp_job_fn job, void * a
         job(arg, 0, nth);
         return;
     }
+    atomic_store_explicit(&pool->parked, 0, memory_order_relaxed);
     pool->job          = job;
     pool->arg          = arg;
     pool->nth          = nth;

@@ -11,6 +11,15 @@
 // each other within microseconds. htp_pool_prewake() lets the session start
 // the helpers' spin when a batch arrives, before it validates the batch.
 //
+// When the pool has a thread for every processor (this project's 2-core
+// machines), each thread is pinned to its own: worker i to processor i, and
+// the session threads that call htp_pool_run to processor 0. Unpinned, the
+// kernel's wake-up placement put a helper woken by the caller on the caller's
+// processor, and its migration-cost rule kept it there: the two threads of
+// a decode matmul shared one core (2048 x 2048 Q4_0 read at 21 GB/s, pinned
+// at 35, htp-bench matmul --cache cold). With more processors than threads
+// the scheduler places them.
+//
 // One pool per process, shared by all sessions; htp_pool_run() must not be
 // called concurrently (the session layer runs one batch at a time).
 
@@ -39,6 +48,8 @@ struct htp_pool {
     _Atomic uint32_t caller_sleeping;
     _Atomic uint32_t stop;
     _Atomic uint32_t sleepers;      // helpers inside (or about to enter) futex_wait on generation
+    _Atomic uint32_t parked;        // set by htp_pool_park: idle helpers sleep at once
+    int              pinned;        // each thread on its own processor (see above)
     uint32_t         idle_spin_us;  // a helper with no job spins this long before sleeping
     uint32_t         join_spin_us;  // the caller waiting for helpers spins this long before sleeping
 };
@@ -53,6 +64,12 @@ void htp_pool_free(struct htp_pool * pool);
 // Wake sleeping helpers so that they spin, ready for the jobs of a batch
 // about to run. Cheap when none sleeps.
 void htp_pool_prewake(struct htp_pool * pool);
+
+// The batch is over: idle helpers stop spinning and sleep now, leaving the
+// cores to the host's work between batches (a spinning helper there held one
+// of this machine's two cores while the host built the next token). The next
+// htp_pool_prewake or htp_pool_run ends it.
+void htp_pool_park(struct htp_pool * pool);
 
 // Run job(arg, ith, nth) once for each ith = 0 .. nth-1 (nth clamped to
 // [1, n_threads]): slice 0 on the calling thread, each other slice on the

@@ -14,10 +14,11 @@
 #include "platform/platform.h"
 #include "vmem.h"
 
-#define QUEUE_WAIT_US 100000  // bounded ring waits: re-check the stop flag this often
-#define QUEUE_SPIN_US 50      // futex mode: spin this long before sleeping
-#define VTCM_MAX      (1ull << 31)
-#define VMEM_MAX      (1ull << 40)
+#define QUEUE_WAIT_US     100000  // bounded ring waits: re-check the stop flag this often
+#define QUEUE_SPIN_US     50      // futex mode: spin this long before sleeping
+#define QUEUE_SPIN_MAX_US 1000    // ... or, in a steady stream of batches, up to this (queue_spin_us)
+#define VTCM_MAX          (1ull << 31)
+#define VMEM_MAX          (1ull << 40)
 
 _Atomic uint32_t htp_npu_device_running_session;
 
@@ -398,6 +399,34 @@ static int push_rsp(struct htp_npu_session * s, const struct htp_opbatch_rsp * r
     }
 }
 
+// How long the reader spins for the next request before it sleeps. A
+// decode sends one batch a token, and the host's work between tokens (the
+// sampler, the next graph) is tens to hundreds of microseconds: longer than
+// QUEUE_SPIN_US, so the reader slept through every gap and each token paid a
+// futex wake-up (50-150 us on this project's VMs; the tiny preset decoded at
+// 0.44x ggml-cpu). So the reader learns the gap, a moving average of the
+// time from its response to the next request, and spins twice that when it
+// is short enough to be worth a core (<= QUEUE_SPIN_MAX_US / 2); a sparse
+// stream (a long gap counts as one of QUEUE_SPIN_MAX_US) keeps QUEUE_SPIN_US.
+struct queue_gap {
+    uint64_t last_rsp_us;  // when the last response was pushed; 0 before the first
+    uint32_t avg_us;       // moving average of the gaps (weight 1/4 per new gap)
+};
+
+static void queue_gap_request(struct queue_gap * g) {
+    if (g->last_rsp_us == 0) {
+        return;
+    }
+    uint64_t gap = htp_plat_now_us() - g->last_rsp_us;
+    gap          = gap < QUEUE_SPIN_MAX_US ? gap : QUEUE_SPIN_MAX_US;
+    g->avg_us    = (uint32_t)((3 * (uint64_t)g->avg_us + gap) / 4);
+}
+
+static int64_t queue_spin_us(const struct queue_gap * g) {
+    const int64_t want = 2 * (int64_t)g->avg_us;
+    return want > QUEUE_SPIN_US && want <= QUEUE_SPIN_MAX_US ? want : QUEUE_SPIN_US;
+}
+
 static void queue_reader(void * arg) {
     struct htp_npu_session * s = arg;
 
@@ -414,11 +443,17 @@ static void queue_reader(void * arg) {
         .cancel     = &s->stop,
     };
 
+    struct queue_gap gap = {0, QUEUE_SPIN_MAX_US};
+    if (s->dev->pool.pinned) {
+        htp_plat_thread_pin(0);  // the pool's worker 0 when it runs a batch (pool.h)
+    }
     while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
-        int rc = htp_ring_wait_nonempty(s->req_ring, QUEUE_WAIT_US, QUEUE_SPIN_US, (int)s->q.poll, &htp_npu_ring_sys);
+        int rc =
+            htp_ring_wait_nonempty(s->req_ring, QUEUE_WAIT_US, queue_spin_us(&gap), (int)s->q.poll, &htp_npu_ring_sys);
         if (rc != HTP_RING_OK) {
             continue;
         }
+        queue_gap_request(&gap);
         struct htp_opbatch_req req;
         struct htp_opbatch_rsp rsp;
         env.prof_mode = atomic_load_explicit(&s->prof_mode, memory_order_relaxed);
@@ -442,6 +477,7 @@ static void queue_reader(void * arg) {
         htp_batch_process(&s->batch, &env, &req, &rsp);
         atomic_store_explicit(&htp_npu_device_running_session, 0, memory_order_relaxed);
         htp_lock_release(&s->busy);
+        htp_pool_park(&s->dev->pool);
         exec_leave(s->dev);
 
         if (rsp.status != HTP_STATUS_OK) {
@@ -451,6 +487,7 @@ static void queue_reader(void * arg) {
         if (push_rsp(s, &rsp) != 0) {
             break;
         }
+        gap.last_rsp_us = htp_plat_now_us();
     }
     queues_remove(s);
 }

@@ -42,7 +42,12 @@ const char * htp_plat_getenv(const char * name) {
     return getenv(name);
 }
 
+// The processors this process may run on (taskset, cgroups' cpusets), else the online ones.
 uint32_t htp_plat_cpu_count(void) {
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_COUNT(&allowed) > 0) {
+        return (uint32_t)CPU_COUNT(&allowed);
+    }
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1u : (uint32_t)n;
 }
@@ -98,10 +103,21 @@ void htp_plat_thread_detach(struct htp_plat_thread * t) {
     free(t);
 }
 
+// cpu counts the processors this process may run on (taskset, cgroups), not
+// the machine's: the cpu-th of the allowed set, modulo its size.
 int htp_plat_thread_pin(uint32_t cpu) {
-    cpu_set_t set;
+    cpu_set_t allowed, set;
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) == 0) {
+        return -1;
+    }
+    uint32_t k = cpu % (uint32_t)CPU_COUNT(&allowed);
     CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (CPU_ISSET(c, &allowed) && k-- == 0) {
+            CPU_SET(c, &set);
+            break;
+        }
+    }
     return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0 ? 0 : -1;
 }
 

@@ -57,7 +57,8 @@ void htp_plat_thread_join(struct htp_plat_thread * t);
 // cDSP: not needed (no listen mode on a DSP).
 void htp_plat_thread_detach(struct htp_plat_thread * t);
 
-// Bind the calling thread to processor cpu (< htp_plat_cpu_count()). Returns
+// Bind the calling thread to processor cpu (taken modulo htp_plat_cpu_count(),
+// counting the processors the process may use). Returns
 // 0, or -1 where the OS does not support it (callers treat it as a hint).
 // cDSP: qurt_thread_set_affinity / HVX context locking (qurt_hvx_lock).
 int htp_plat_thread_pin(uint32_t cpu);
