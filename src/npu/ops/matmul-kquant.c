@@ -207,7 +207,11 @@ static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
     a->n_rb     = (a->ngroup + KQ_RB - 1) / KQ_RB;
     for (a->j0 = 0; a->j0 < a->ncols; a->j0 = a->j1) {
         a->j1 = htp_min64(a->ncols, a->j0 + chunk);
-        ctx->run(ctx->pool, kq_quantize_job, a);
+        if ((a->j1 - a->j0) * a->src0->ne[0] <= HTP_SMALL_ACT_ELEMS) {
+            kq_quantize_job(a, 0, 1);  // a decode's column: not worth a dispatch (matmul-quant.c)
+        } else {
+            ctx->run(ctx->pool, kq_quantize_job, a);
+        }
         // Plain weights: one column block, so each group is packed once.
         a->cb = a->tiled ? KQ_CB : a->j1 - a->j0;
         htp_share_init(&a->tiles, a->n_rb * ((a->j1 - a->j0 + a->cb - 1) / a->cb), 1, ctx->op.n_threads);

@@ -246,6 +246,29 @@ static inline __attribute__((always_inline)) void qmm_prefetch(const uint8_t * p
     }
 }
 
+// The scale stream of a group (after its quants) is read at 16-64 bytes a
+// block, too slowly for the hardware prefetcher to follow: each of its lines
+// was a demand miss. One prefetch a block, QMM_SCALE_AHEAD blocks ahead
+// (and the first lines when a group starts), keeps it in flight.
+#define QMM_SCALE_AHEAD 16
+
+static inline uint32_t qmm_scale_bytes(uint32_t type) {
+    return type == HTP_TYPE_Q4_1 ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
+}
+
+static inline __attribute__((always_inline)) void qmm_prefetch_scales_start(uint32_t type, const uint8_t * sb,
+                                                                            int64_t nblk) {
+    const int64_t bytes = htp_min64(nblk, QMM_SCALE_AHEAD) * qmm_scale_bytes(type);
+    for (int64_t o = 0; o < bytes; o += 64) {
+        _mm_prefetch((const char *)(sb + o), _MM_HINT_T0);
+    }
+}
+
+static inline __attribute__((always_inline)) void qmm_prefetch_scales(uint32_t type, const uint8_t * sb,
+                                                                      int64_t kb) {
+    _mm_prefetch((const char *)(sb + (kb + QMM_SCALE_AHEAD) * qmm_scale_bytes(type)), _MM_HINT_T0);
+}
+
 static inline __m512i qmm_lut(uint32_t type) {
     if (type != HTP_TYPE_IQ4_NL && type != HTP_TYPE_MXFP4) {
         return _mm512_setzero_si512();
@@ -361,9 +384,13 @@ static inline __attribute__((always_inline)) void qmm_tile_pair(const uint32_t t
     const __m512i  lut = qmm_lut(type);
 
     __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+    qmm_prefetch_scales_start(type, sb0, nblk);
+    qmm_prefetch_scales_start(type, sb1, nblk);
     for (int64_t kb = 0; kb < nblk; kb++) {
         qmm_prefetch(g0 + kb * qbytes, qbytes);
         qmm_prefetch(g1 + kb * qbytes, qbytes);
+        qmm_prefetch_scales(type, sb0, kb);
+        qmm_prefetch_scales(type, sb1, kb);
         __m512i w0[8], w1[8];
         qmm_unpack(type, g0 + kb * qbytes, lut, hi16, w0);
         qmm_unpack(type, g1 + kb * qbytes, lut, hi16, w1);
@@ -886,7 +913,14 @@ static void qmm_chunk_layout(struct qmm_args * a, const struct htp_op_ctx * ctx,
 }
 
 static void qmm_run_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
-    ctx->run(ctx->pool, qmm_act_job, a);
+    // A decode's activations (a column or a few) take the caller well under
+    // a microsecond: handing them to the pool would cost a dispatch and a
+    // join for one worker's work.
+    if (a->n_act * a->K <= HTP_SMALL_ACT_ELEMS) {
+        qmm_act_job(a, 0, 1);
+    } else {
+        ctx->run(ctx->pool, qmm_act_job, a);
+    }
     a->n_cb     = (a->ncols + QMM_CB - 1) / QMM_CB;
     a->n_groups = htp_tiled_ngroups(a->M);
     // Chunks of QMM_SHARE_CHUNK row groups: even, so decode's group pairs stay whole.

@@ -12,6 +12,10 @@
 
 #include "kernel-iface.h"
 
+// Activations of at most this many elements (a decode's column, K up to
+// 16384) are quantized by the calling worker alone, not through the pool.
+#define HTP_SMALL_ACT_ELEMS 16384
+
 int htp_mm_float_run(struct htp_op_ctx * ctx);
 int htp_mm_quant_run(struct htp_op_ctx * ctx);
 int htp_mm_quant_id_run(struct htp_op_ctx * ctx);
