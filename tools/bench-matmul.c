@@ -20,12 +20,13 @@
 //   cold  copies rotated through, together at least MM_COLD_BYTES (three
 //         times this machine kind's 32 MiB L3), so each matmul streams its
 //         weights from DRAM, as a decode does
-// HTP and CPU are timed alternately, rep by rep; each takes the median of its
-// reps. GFLOPS = 2 m n k / time per matmul.
+// HTP and CPU are timed alternately, rep by rep, each after an idle pause
+// (mm_settle); each takes the median of its reps. GFLOPS = 2 m n k / time per matmul.
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -40,6 +41,7 @@
 #define MM_MAX_COPIES 64
 #define MM_HOT_OPS    16  // matmuls per graph with one copy
 #define MM_MIN_OPS    8   // and at least this many with copies
+#define MM_SETTLE_MS  20  // idle before each timed graph (mm_settle)
 
 struct mm_case {
     enum ggml_type        type;
@@ -125,6 +127,18 @@ static void mm_free(struct mm_case * c) {
     ggml_backend_buffer_free(c->xbuf);
     ggml_free(c->wctx);
     ggml_free(c->xctx);
+}
+
+// Before each timed graph: let the other side's idle threads go to sleep.
+// ggml-cpu's OpenMP workers spin for milliseconds after a graph (libgomp's
+// default spin count), and the NPU's helpers for up to one; on this
+// machine's two cores, a graph timed right after the other side's shared its
+// cores with those spinners (an HTP matmul read at 25 GB/s instead of 37).
+// A user runs one side at a time, so each side is timed on a settled machine,
+// after one untimed graph of its own: its threads awake, as in a decode.
+static void mm_settle(void) {
+    const struct timespec ts = {0, MM_SETTLE_MS * 1000000L};
+    nanosleep(&ts, NULL);
 }
 
 // One compute of the graph, in ns per matmul.
@@ -224,8 +238,12 @@ static int mm_point(ggml_backend_t htp, ggml_backend_t cpu, enum ggml_type type,
     mm_once(&cc);
     for (int i = 0; i < reps; i++) {
         if (r->htp_ok) {
+            mm_settle();
+            mm_once(&hc);
             th[i] = mm_once(&hc);
         }
+        mm_settle();
+        mm_once(&cc);
         tc[i] = mm_once(&cc);
     }
     r->htp_ns = r->htp_ok ? bench_median_f64(th, reps) : 0;

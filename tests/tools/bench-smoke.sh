@@ -27,13 +27,26 @@ model="$work/bench-tiny-q4_0.gguf"
 
 out=$("$bin/htp-bench" model -m "$model" -p 8 -n 4 --reps 2 --json) || fail "htp-bench model"
 has "$out" pp_tps tg_tps pp tg membw_gbps tg_membw_fraction_htp tg_membw_fraction_best_htp backend_fraction \
-    ops_per_token
+    ops_per_token read_ceiling_gbps tg_ceiling_fraction_htp tg_ceiling_fraction_cpu
 
 out=$("$bin/htp-bench" matmul -m 64 -k 256 -n 1,8 --types f16,q8_0,q4_0,q4_K --reps 2 --json) ||
     fail "htp-bench matmul"
 for t in f16 q8_0 q4_0 q4_K; do
-    printf '%s' "$out" | grep -q "\"type\": \"$t\", \"n\": 8, \"htp_gflops\": [0-9]" || fail "matmul $t n=8 missing: $out"
+    printf '%s' "$out" | grep -q "\"type\": \"$t\", [^}]*\"n\": 8, \"cache\": \"hot\", \"htp_us\": [0-9][^}]*\"ratio\": [0-9]" ||
+        fail "matmul $t n=8 missing: $out"
 done
+# A model's shapes, weights hot and cold (copies rotated through 96 MiB).
+out=$("$bin/htp-bench" matmul --model tiny --types q4_0 --cache both --reps 1 --json) || fail "htp-bench matmul --model"
+for shape in '"m": 256, "k": 256' '"m": 768, "k": 256' '"m": 256, "k": 768' '"m": 512, "k": 256'; do
+    for cache in hot cold; do
+        printf '%s' "$out" | grep -q "$shape, [^}]*\"cache\": \"$cache\", \"htp_us\": [0-9]" ||
+            fail "matmul --model tiny: $shape $cache missing: $out"
+    done
+done
+
+out=$("$bin/htp-bench" opcost -N 16 --reps 2 --json) || fail "htp-bench opcost"
+has "$out" htp_us_per_op cpu_us_per_op htp_graph1_us npu_first_op_us npu_other_op_us
+printf '%s' "$out" | grep -q '"op": "mul_mat 64x64 q4_0"' || fail "opcost: no mul_mat row: $out"
 
 out=$("$bin/htp-bench" membw --mib 16 --reps 1 --json) || fail "htp-bench membw"
 has "$out" read_gbps
@@ -47,5 +60,11 @@ if "$bin/htp-bench" model -m "$work/missing.gguf" -n 1 >/dev/null 2>&1; then
 fi
 if "$bin/htp-bench" matmul -n 0 >/dev/null 2>&1; then
     fail "htp-bench matmul accepted -n 0"
+fi
+if "$bin/htp-bench" matmul --model nosuch >/dev/null 2>&1; then
+    fail "htp-bench matmul accepted an unknown --model"
+fi
+if "$bin/htp-bench" opcost -N 1 >/dev/null 2>&1; then
+    fail "htp-bench opcost accepted -N 1"
 fi
 echo "bench smoke: all modes ran"
