@@ -588,7 +588,8 @@ int bench_mode_model(int argc, char ** argv) {
     if (n_tg > 0) {
         printf("per generated token on %s: %.0f us wall\n", device, wall_us);
         printf(
-            "  host inside the backend (graph_compute): %.1f us = %.2f%% of the token; %.2f graph(s), %.0f ops, "
+            "  host work in the backend (graph_compute less its NPU waits): %.1f us = %.2f%% of the token; %.2f "
+            "graph(s), %.0f ops, "
             "node cache hits %.0f%%\n",
             host_us, 100.0 * host_us / wall_us, gpt, h.ops / tok, 100.0 * hit_rate);
         if (have_npu) {

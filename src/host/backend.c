@@ -118,9 +118,15 @@ static enum ggml_status graph_compute(struct htp_device * d, struct ggml_cgraph 
 static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph * graph) {
     struct htp_device * d     = backend_device(backend);
     const uint64_t      start = htp_wait_now_us();
-    enum ggml_status    st    = graph_compute(d, graph);
+    // The host's own time: the call less its waits for the NPU (a session
+    // replaced during the call starts its count again: then all of it counts).
+    struct htp_session * sess   = d->sess;
+    const uint64_t       wait0  = sess ? htp_session_wait_usecs(sess) : 0;
+    enum ggml_status     st     = graph_compute(d, graph);
+    const uint64_t       wall   = htp_wait_now_us() - start;
+    const uint64_t       waited = sess && sess == d->sess ? htp_session_wait_usecs(sess) - wait0 : 0;
     d->stats.graphs++;
-    d->stats.host_usecs += htp_wait_now_us() - start;
+    d->stats.host_usecs += waited < wall ? wall - waited : 0;
     return st;
 }
 

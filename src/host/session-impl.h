@@ -25,6 +25,7 @@ struct htp_session {
     bool                      queue_started;  // QUEUE_START succeeded
     uint32_t                  n_threads;
     uint32_t                  n_traces;
+    uint64_t                  wait_usecs;  // time spent waiting for the NPU's answers (htp_session_wait_usecs)
     uint64_t                  vmem_size;
     uint64_t                  max_vmem;
 

@@ -19,6 +19,7 @@
 #include "profile.h"
 #include "session-error.h"
 #include "session-fence.h"
+#include "wait.h"
 #include "session-impl.h"
 #include "status.h"
 
@@ -62,7 +63,10 @@ static int collect_one(struct htp_session * sess, bool record_status) {
             }
             return 0;
         }
-        if (htp_opqueue_wait(&sess->queue, HTP_SESSION_WAIT_SLICE_US) != 0 && !htp_npu_alive(sess->npu)) {
+        const uint64_t t0 = htp_wait_now_us();
+        const int      rw = htp_opqueue_wait(&sess->queue, HTP_SESSION_WAIT_SLICE_US);
+        sess->wait_usecs += htp_wait_now_us() - t0;
+        if (rw != 0 && !htp_npu_alive(sess->npu)) {
             return htp_session_npu_died(sess);
         }
     }
@@ -367,4 +371,12 @@ int htp_session_push_raw(struct htp_session * sess, const void * bytes, uint64_t
         *rsp = sess->last_rsp;
     }
     return rc;
+}
+
+uint64_t htp_session_wait_usecs(const struct htp_session * sess) {
+    uint64_t us = sess->wait_usecs;
+    for (uint32_t i = 0; i < sess->n_members; i++) {
+        us += htp_session_wait_usecs(sess->members[i]);
+    }
+    return us;
 }

@@ -53,9 +53,12 @@ uint32_t                   htp_session_phys_idx(const struct htp_session * sess)
 uint32_t                   htp_session_virt_idx(const struct htp_session * sess);
 uint32_t                   htp_session_id(const struct htp_session * sess);         // the NPU's session id
 uint32_t                   htp_session_n_threads(const struct htp_session * sess);  // workers in force
-uint64_t                   htp_session_max_vmem(const struct htp_session * sess);   // batch vmem budget
-struct htp_npu *           htp_session_npu(const struct htp_session * sess);
-struct htp_buffer *        htp_session_pinned(const struct htp_session * sess);
+// Microseconds this session (and its group's members) has spent waiting for
+// the NPU's answers, since it opened: the host's idle part of a call.
+uint64_t            htp_session_wait_usecs(const struct htp_session * sess);
+uint64_t            htp_session_max_vmem(const struct htp_session * sess);  // batch vmem budget
+struct htp_npu *    htp_session_npu(const struct htp_session * sess);
+struct htp_buffer * htp_session_pinned(const struct htp_session * sess);
 
 // The session's mapping identity: what buffers register it under (buffer.h).
 // Valid, at the same address, until the session is closed.
