@@ -472,14 +472,17 @@ int htp_op_flash_attn_ext_run(struct htp_op_ctx * ctx) {
     struct fa_args a;
     memset(&a, 0, sizeof a);
     int st = htp_fa_read(&ctx->op, &a.s);
-    if (st == HTP_STATUS_OK) {
-        st = fa_plan(&a, ctx->op.n_threads, ctx->op.vtcm_size);
-    }
     if (st != HTP_STATUS_OK) {
         return st;
     }
+    // No work: and no plan either, whose arithmetic divides by the head
+    // counts (zero query heads made rk2 0; found by fuzz-npu-batch).
     if (htp_view_nelements(a.s.dst) == 0) {
         return HTP_STATUS_OK;
+    }
+    st = fa_plan(&a, ctx->op.n_threads, ctx->op.vtcm_size);
+    if (st != HTP_STATUS_OK) {
+        return st;
     }
     a.scratch = ctx->vtcm;
     if (a.n_chunks > 1) {
