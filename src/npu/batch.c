@@ -39,14 +39,21 @@ static const struct htp_tensor_view * view_of(const struct htp_batch * b, uint16
 
 // --- worker dispatch as seen by kernels (ctx->run / ctx->pool) ---
 
+// An op touching fewer bytes than this (its operands' extents together) runs
+// all its slices on the calling thread: a pool dispatch and join cost about a
+// microsecond (htp-bench opcost), more than two workers save on it. The
+// norms, adds, ropes and copies of a small model's decode are of this size.
+#define HTP_SMALL_OP_BYTES (16 * 1024)
+
 struct run_ctx {
     struct htp_batch *           b;
     const struct htp_batch_env * env;
-    uint32_t                     nth;     // workers for this op
-    uint32_t                     op;      // op index (trace events)
-    int                          trace;   // write trace events
-    int                          pooled;  // ctx->run was called
-    htp_job_fn                   job;     // the kernel's job while tracing
+    uint32_t                     nth;        // workers for this op
+    int                          on_caller;  // a small op: every slice on the calling thread
+    uint32_t                     op;         // op index (trace events)
+    int                          trace;      // write trace events
+    int                          pooled;     // ctx->run was called
+    htp_job_fn                   job;        // the kernel's job while tracing
     void *                       arg;
 };
 
@@ -80,7 +87,7 @@ static void traced_job(void * arg, uint32_t ith, uint32_t nth) {
 static void batch_run(void * p, htp_job_fn job, void * arg) {
     struct run_ctx * rc = p;
     rc->pooled          = 1;
-    if (rc->env->pool == NULL) {
+    if (rc->env->pool == NULL || rc->on_caller) {
         for (uint32_t i = 0; i < rc->nth; i++) {
             job(arg, i, rc->nth);
         }
@@ -118,6 +125,14 @@ static void make_ctx(struct htp_batch * b, const struct htp_batch_env * env, uin
         ctx->op.dst[k] = view_of(b, op->dst[k]);
     }
     ctx->op.n_threads = rc->nth;
+    uint64_t bytes    = 0;
+    for (int k = 0; k < HTP_OP_MAX_INPUTS; k++) {
+        bytes += ctx->op.src[k] ? ctx->op.src[k]->extent : 0;
+    }
+    for (int k = 0; k < HTP_OP_MAX_OUTPUTS; k++) {
+        bytes += ctx->op.dst[k] ? ctx->op.dst[k]->extent : 0;
+    }
+    rc->on_caller     = bytes < HTP_SMALL_OP_BYTES;
     ctx->vtcm         = env->vtcm;
     ctx->op.vtcm_size = env->vtcm_size;
     ctx->run          = batch_run;
@@ -246,7 +261,7 @@ int htp_batch_execute(struct htp_batch * b, const struct htp_batch_env * env, st
             .cycles    = htp_plat_cycles() - oc,
             .opcode    = b->ops[done].opcode,
             .status    = (uint32_t)st,
-            .n_threads = rc.pooled ? nth : 1,
+            .n_threads = rc.pooled && !rc.on_caller ? nth : 1,
         };
         if (trace) {
             trace_event(b, 0, done, HTP_TRACE_EVT_OP_END);

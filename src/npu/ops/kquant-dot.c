@@ -551,6 +551,17 @@ static inline __attribute__((always_inline)) void kq_dot_q6_avx512(int nc, float
 // GCC 12 judged an out-of-line copy free of side effects (a prefetch stores
 // nothing) and deleted every call, so the objdump of kquant.c showed no
 // prefetch at all; check it there after touching this.
+// The scale part of super-block b + 2 of a group, line L of it (callers go
+// through L = 0, 1, ... once per super-block). The scales are a stream of
+// their own after the group's quants, read at a few lines a super-block:
+// too slow for the hardware prefetcher, so unprefetched each line was a
+// demand miss.
+static inline __attribute__((always_inline)) void kq_prefetch_scales(const void * s, size_t sb, int L) {
+    if (64 * L < (int)sb) {
+        _mm_prefetch((const char *)s + 2 * sb + 64 * L, _MM_HINT_T0);
+    }
+}
+
 static inline __attribute__((always_inline)) void kq_prefetch_sb(const void * q, size_t qb, int L) {
     const char * p = (const char *)q + 2 * qb;
     _mm_prefetch(p + 64 * L, _MM_HINT_T0);
@@ -602,6 +613,7 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
                 }
             }
             for (int h = 0; h < ng; h++) {
+                kq_prefetch_scales(s[h], sizeof(struct htp_kmin_s), j);
                 const __m512i sc = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)s[h]->sc[j]));
                 const __m512i hi = q5 ? dh[h] : _mm512_srai_epi32(dh[h], 4);  // exact: multiples of 16
                 isum[h]          = _mm512_add_epi32(isum[h], _mm512_mullo_epi32(_mm512_add_epi32(dl[h], hi), sc));
@@ -668,6 +680,7 @@ static inline __attribute__((always_inline)) void kq_dot_q6_multi_avx512(int ng,
             }
             const __m512i off = _mm512_set1_epi32(32 * a[b].bsum16[g]);
             for (int h = 0; h < ng; h++) {
+                kq_prefetch_scales(s[h], sizeof(struct htp_q6k_s), g);
                 const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)s[h]->sc[g]));
                 const __m512i t  = _mm512_sub_epi32(_mm512_add_epi32(dl[h], dh[h]), off);
                 isum[h]          = _mm512_add_epi32(isum[h], _mm512_mullo_epi32(t, sc));
