@@ -33,36 +33,11 @@
 #include "npu/server.h"
 #include "proto/htp-proto.h"
 #include "proto/htp-ring.h"
+#include "fuzz-input.h"
 
 #define MAX_MSGS    16
 #define MAX_PAGES   16
 #define MAX_TRACKED 16
-
-struct rd {
-    const uint8_t * p;
-    size_t          n;
-};
-
-static uint8_t u8(struct rd * r) {
-    if (r->n == 0) {
-        return 0;
-    }
-    r->n--;
-    return *r->p++;
-}
-
-static uint32_t u32(struct rd * r) {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) {
-        v |= (uint32_t)u8(r) << (8 * i);
-    }
-    return v;
-}
-
-static uint64_t u64(struct rd * r) {
-    uint64_t lo = u32(r);
-    return lo | (uint64_t)u32(r) << 32;
-}
 
 // What this connection has: session ids it opened, keys it mapped (with sizes).
 struct state {

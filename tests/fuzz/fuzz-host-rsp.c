@@ -29,6 +29,7 @@
 #include "proto/htp-proto.h"
 #include "proto/htp-ring.h"
 #include "status.h"
+#include "fuzz-input.h"
 
 #define MAX_DEPTH   8
 #define MAX_OPS     32  // batch size (GGML_HEXAGON_OPBATCH) at most
@@ -43,32 +44,6 @@ uint64_t __wrap_htp_npu_next_order(struct htp_npu * npu) {
     static uint64_t order;
     (void)npu;
     return ++order;
-}
-
-struct rd {
-    const uint8_t * p;
-    size_t          n;
-};
-
-static uint8_t u8(struct rd * r) {
-    if (r->n == 0) {
-        return 0;
-    }
-    r->n--;
-    return *r->p++;
-}
-
-static uint32_t u32(struct rd * r) {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) {
-        v |= (uint32_t)u8(r) << (8 * i);
-    }
-    return v;
-}
-
-static uint64_t u64(struct rd * r) {
-    uint64_t lo = u32(r);
-    return lo | (uint64_t)u32(r) << 32;
 }
 
 // A small count, sometimes a raw 32-bit one.

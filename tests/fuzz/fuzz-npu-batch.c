@@ -29,6 +29,7 @@
 #include "npu/batch.h"
 #include "npu/ops/op-families.h"
 #include "npu/pool.h"
+#include "fuzz-input.h"
 
 #define PAGE      ((uint64_t)HTP_PAGE_SIZE)
 #define N_BUFS    4   // buffers mapped in the fake session
@@ -39,31 +40,6 @@
 #define DEPTH     2
 #define POOL_N    3  // workers of the real pool some inputs run on
 #define VTCM_MAX  (256 * 1024)
-
-// --- input reader: past the end every read is 0 ---
-
-struct rd {
-    const uint8_t * p;
-    size_t          n;
-};
-
-static uint8_t u8(struct rd * r) {
-    if (r->n == 0) {
-        return 0;
-    }
-    r->n--;
-    return *r->p++;
-}
-
-static uint16_t u16(struct rd * r) {
-    uint16_t lo = u8(r);
-    return (uint16_t)(lo | (uint16_t)u8(r) << 8);
-}
-
-static uint32_t u32(struct rd * r) {
-    uint32_t lo = u16(r);
-    return lo | (uint32_t)u16(r) << 16;
-}
 
 // --- the fake session: buffers, map table, slots, scratch ---
 
