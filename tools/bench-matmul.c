@@ -166,16 +166,6 @@ static int parse_list(const char * s, int64_t * out, int max) {
     return n;
 }
 
-static enum ggml_type type_by_name(const char * name) {
-    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
-        const char * tn = ggml_type_name((enum ggml_type)t);
-        if (tn && !strcasecmp(tn, name)) {
-            return (enum ggml_type)t;
-        }
-    }
-    return GGML_TYPE_COUNT;
-}
-
 struct mm_shape {
     int64_t      m, k;
     const char * what;  // the model's matrices of this shape
@@ -347,7 +337,7 @@ int bench_mode_matmul(int argc, char ** argv) {
     char list[256];
     snprintf(list, sizeof list, "%s", types);
     for (char * tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        enum ggml_type type = type_by_name(tok);
+        enum ggml_type type = bench_type_by_name(tok);
         if (type == GGML_TYPE_COUNT) {
             fprintf(stderr, "matmul: unknown type '%s'\n", tok);
             rc = 2;

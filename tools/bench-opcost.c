@@ -242,15 +242,8 @@ int bench_mode_opcost(int argc, char ** argv) {
         fprintf(stderr, "opcost: -N in 2..4096, --reps >= 1, --gap-us in 0..1000000\n");
         return 2;
     }
-    enum ggml_type wtype = GGML_TYPE_COUNT;
-    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
-        const char * tn = ggml_type_name((enum ggml_type)t);
-        if (tn && !strcasecmp(tn, tname) && ggml_blck_size((enum ggml_type)t) <= 64 &&
-            64 % ggml_blck_size((enum ggml_type)t) == 0) {
-            wtype = (enum ggml_type)t;
-        }
-    }
-    if (wtype == GGML_TYPE_COUNT) {
+    const enum ggml_type wtype = bench_type_by_name(tname);
+    if (wtype == GGML_TYPE_COUNT || 64 % ggml_blck_size(wtype) != 0) {
         fprintf(stderr, "opcost: --type '%s' is not a type whose blocks divide 64\n", tname);
         return 2;
     }

@@ -7,7 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ggml.h"
+
 int64_t bench_now_ns(void);
+// A ggml type by its name, any case ("q4_K", "Q4_K"); GGML_TYPE_COUNT if none.
+enum ggml_type bench_type_by_name(const char * name);
 int     bench_cmp_i64(const void * a, const void * b);
 int64_t bench_median_i64(int64_t * v, int n);  // sorts v
 double  bench_median_f64(double * v, int n);   // sorts v

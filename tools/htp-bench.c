@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "bench.h"
@@ -46,6 +47,16 @@ static int cmp_f64(const void * a, const void * b) {
 double bench_median_f64(double * v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_f64);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+enum ggml_type bench_type_by_name(const char * name) {
+    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+        const char * tn = ggml_type_name((enum ggml_type)t);
+        if (tn && !strcasecmp(tn, name)) {
+            return (enum ggml_type)t;
+        }
+    }
+    return GGML_TYPE_COUNT;
 }
 
 static void quiet_log(enum ggml_log_level level, const char * text, void * ud) {
