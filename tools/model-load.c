@@ -63,6 +63,7 @@ int htp_model_open(const struct htp_model_load_params * p, struct llama_model **
     struct llama_model_params mp   = llama_model_default_params();
     mp.progress_callback           = p->progress;
     mp.progress_callback_user_data = p->progress_user;
+    mp.use_extra_bufts             = !p->cpu_plain;
     if (p->device) {
         htp_model_register_htp();
         devs[0] = ggml_backend_dev_by_name(p->device);

@@ -17,6 +17,7 @@ struct htp_model_load_params {
     uint32_t                n_ctx;      // context, 0 = min(512, training context)
     uint32_t                n_batch;    // logical batch, 0 = n_ctx
     int                     n_threads;  // CPU threads, 0 = all CPUs
+    bool                    cpu_plain;  // ggml-cpu keeps weights as stored (no CPU repack buffers)
     llama_progress_callback progress;   // load progress, may be NULL
     void *                  progress_user;
 };

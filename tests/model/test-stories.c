@@ -8,6 +8,8 @@
 //     position of prompt + generation, computed in one batch;
 //   - give the same mean log-likelihood, within 0.1 %, of a fixed story
 //     written for this test.
+// Then the same again for the file requantized (tools/model-quant.c) to each
+// weight type its shapes allow, with that type's limits (requant_types below).
 // The model path is $HTP_STORIES_GGUF, else ../shared/models/stories260K.gguf
 // beside the checkout; without it the test skips (77) saying so.
 
@@ -19,11 +21,20 @@
 
 #include "llama.h"
 #include "model-load.h"
+#include "model-quant.h"
 #include "test-check.h"
 
-#define N_CTX    512
-#define NMSE_MAX 1e-4
-#define LL_REL   1e-3
+#define N_CTX 512
+// What HTP0 must reach against ggml-cpu on one file.
+struct limits {
+    int    greedy;    // greedy tokens that must be identical; 0 = all of them
+    double top1;      // share of positions whose most likely token must agree
+    double nmse_max;  // worst logit NMSE over the positions
+    double ll_rel;    // relative difference of the story's mean log-likelihood
+};
+
+// Float weights: the whole text, ggml's F32 threshold, 0.1 %.
+static const struct limits float_limits = {0, 1.0, 1e-4, 1e-3};
 
 static const char * const prompt = "Once upon a time";
 
@@ -35,13 +46,23 @@ static const char * const story =
 
 struct side {
     const char *           name;
-    const char *           device;  // NULL: ggml-cpu
+    const char *           device;     // NULL: ggml-cpu
+    bool                   cpu_plain;  // ggml-cpu without its repacked weight buffers
     struct llama_model *   model;
     struct llama_context * ctx;
 };
 
+// What one side produced on one file.
+struct side_run {
+    llama_token gen[N_CTX];  // greedy continuation of the prompt
+    int         n_out;
+    float *     logits;        // [prompt + CPU's continuation][n_vocab]
+    float *     story_logits;  // [story][n_vocab]
+};
+
 static int side_open(struct side * s, const char * path) {
-    struct htp_model_load_params p = {.path = path, .device = s->device, .n_ctx = N_CTX, .n_batch = N_CTX};
+    struct htp_model_load_params p = {
+        .path = path, .device = s->device, .n_ctx = N_CTX, .n_batch = N_CTX, .cpu_plain = s->cpu_plain};
     return htp_model_open(&p, &s->model, &s->ctx);
 }
 
@@ -153,8 +174,175 @@ static void quiet_log(enum ggml_log_level level, const char * text, void * user)
     }
 }
 
+// How far one side is from the reference side (ggml-cpu as llama.cpp users
+// get it) on one file.
+struct gap {
+    int    same, n_ref, n_got;  // greedy tokens identical, and each side's count
+    double nmse;                // worst logit NMSE over the positions
+    int    at;                  // ... at this position
+    double ll_ref, ll_got, ll_rel;
+    int    top1;  // positions of the (teacher-forced) sequence where both sides' most likely token agrees
+};
+
+static int argmax(const float * l, int n) {
+    int best = 0;
+    for (int t = 1; t < n; t++) {
+        best = l[t] > l[best] ? t : best;
+    }
+    return best;
+}
+
+static struct gap side_gap(const struct side_run * ref, const struct side_run * got, int n_seq, int n_story,
+                           const llama_token * stoks, int n_vocab) {
+    struct gap g = {0, ref->n_out, got->n_out, 0.0, 0, 0.0, 0.0, 0.0, 0};
+    while (g.same < ref->n_out && g.same < got->n_out && ref->gen[g.same] == got->gen[g.same]) {
+        g.same++;
+    }
+    for (int i = 0; i < n_seq; i++) {
+        const double e = nmse(ref->logits + (size_t)i * n_vocab, got->logits + (size_t)i * n_vocab, n_vocab);
+        if (e > g.nmse) {
+            g.nmse = e;
+            g.at   = i;
+        }
+        g.top1 +=
+            argmax(ref->logits + (size_t)i * n_vocab, n_vocab) == argmax(got->logits + (size_t)i * n_vocab, n_vocab);
+    }
+    g.ll_ref = mean_log_likelihood(ref->story_logits, stoks, n_story, n_vocab);
+    g.ll_got = mean_log_likelihood(got->story_logits, stoks, n_story, n_vocab);
+    g.ll_rel = fabs(g.ll_got - g.ll_ref) / fabs(g.ll_ref);
+    return g;
+}
+
+// One model file on ggml-cpu (the reference), on HTP0 and, with `floor`, on
+// ggml-cpu without its repacked weights: how far ggml-cpu is from itself when
+// only its kernels change, printed beside HTP0's figures. HTP0 must generate
+// the same greedy text and stay within the limits. 0 when it does.
+static int compare_sides(const char * path, const char * label, int n_gen, const struct limits * lim, bool floor) {
+    struct side sides[3] = {
+        {"CPU", NULL, false, NULL, NULL}, {"HTP0", "HTP0", false, NULL, NULL}, {"CPU-plain", NULL, true, NULL, NULL}};
+    struct side_run runs[3];
+    llama_token     ptoks[32], stoks[N_CTX], seq[N_CTX];
+    int             n_prompt = 0, n_story = 0, n_seq = 0, n_vocab = 0, bad = 0;
+    const int       n_sides = floor ? 3 : 2;
+    memset(runs, 0, sizeof runs);
+
+    for (int s = 0; s < n_sides && !bad; s++) {
+        struct side_run * r = &runs[s];
+        if (side_open(&sides[s], path) != 0) {
+            fprintf(stderr, "%s: cannot load %s on %s\n", label, path, sides[s].name);
+            bad = 1;
+            break;
+        }
+        const struct llama_vocab * vocab = llama_model_get_vocab(sides[s].model);
+        n_vocab                          = llama_vocab_n_tokens(vocab);
+        n_prompt                         = tokenize(vocab, prompt, ptoks, 32);
+        n_story                          = tokenize(vocab, story, stoks, N_CTX);
+        r->n_out = n_prompt > 1 && n_story > 16 ? greedy(&sides[s], ptoks, n_prompt, r->gen, n_gen) : -1;
+        if (r->n_out <= 0) {
+            fprintf(stderr, "%s: %s: tokenize (%d / %d tokens) or greedy decode failed\n", label, sides[s].name,
+                    n_prompt, n_story);
+            bad = 1;
+        } else {
+            if (s < 2) {
+                print_text(sides[s].name, vocab, r->gen, r->n_out);
+            }
+            if (s == 0) {
+                // Every side judges the same sequence: the prompt and the CPU's continuation.
+                memcpy(seq, ptoks, sizeof(llama_token) * n_prompt);
+                memcpy(seq + n_prompt, r->gen, sizeof(llama_token) * r->n_out);
+                n_seq = n_prompt + r->n_out;
+            }
+            r->logits       = malloc(sizeof(float) * (size_t)n_seq * n_vocab);
+            r->story_logits = malloc(sizeof(float) * (size_t)n_story * n_vocab);
+            if (!r->logits || !r->story_logits || all_logits(&sides[s], seq, n_seq, r->logits) != 0 ||
+                all_logits(&sides[s], stoks, n_story, r->story_logits) != 0) {
+                fprintf(stderr, "%s: %s: batch decode failed\n", label, sides[s].name);
+                bad = 1;
+            }
+        }
+        side_close(&sides[s]);
+    }
+    if (bad) {
+        CHECK(0, "%s: could not run on every side", label);
+    } else {
+        const struct gap g      = side_gap(&runs[0], &runs[1], n_seq, n_story, stoks, n_vocab);
+        const int        need   = lim->greedy > 0 && lim->greedy < g.n_ref ? lim->greedy : g.n_ref;
+        const int        greedy = lim->greedy > 0 ? g.same >= need : g.n_ref == g.n_got && g.same == g.n_ref;
+        CHECK(greedy, "%s: greedy texts differ from token %d (CPU %d tokens, HTP %d; %d must agree)", label, g.same,
+              g.n_ref, g.n_got, need);
+        CHECK(g.top1 >= lim->top1 * n_seq, "%s: top-1 agrees at %d of %d positions (%.0f %% needed)", label, g.top1,
+              n_seq, lim->top1 * 100.0);
+        CHECK(g.nmse <= lim->nmse_max, "%s: logit NMSE %.3e at position %d > %.0e", label, g.nmse, g.at, lim->nmse_max);
+        CHECK(g.ll_rel <= lim->ll_rel, "%s: mean log-likelihood HTP %.6f vs CPU %.6f: relative difference %.2e", label,
+              g.ll_got, g.ll_ref, g.ll_rel);
+        bad = !(greedy && g.top1 >= lim->top1 * n_seq && g.nmse <= lim->nmse_max && g.ll_rel <= lim->ll_rel);
+        printf(
+            "%-7s HTP0: greedy %d of %d tokens identical; logit NMSE worst %.3e (position %d of %d); story "
+            "log-likelihood CPU %.6f HTP %.6f (%.2e relative, %d tokens); top-1 agrees at %d of %d positions\n",
+            label, g.same, g.n_ref, g.nmse, g.at, n_seq, g.ll_ref, g.ll_got, g.ll_rel, n_story, g.top1, n_seq);
+        if (floor) {
+            const struct gap f = side_gap(&runs[0], &runs[2], n_seq, n_story, stoks, n_vocab);
+            printf(
+                "%-7s ggml-cpu without repack, against itself: greedy %d of %d identical; logit NMSE worst %.3e; "
+                "log-likelihood %.2e relative; top-1 %d of %d\n",
+                label, f.same, f.n_ref, f.nmse, f.ll_rel, f.top1, n_seq);
+        }
+    }
+    for (int s = 0; s < 3; s++) {
+        free(runs[s].logits);
+        free(runs[s].story_logits);
+    }
+    return bad;
+}
+
+// The file's weights requantized to each type whose blocks stories260K's rows
+// (64 and 172 wide) allow: 32-element blocks fit the 64-wide rows; the
+// 172-wide ones fall back to F16 as llama.cpp's quantizer does. 256-element
+// K-quants fit no row of this model.
+//
+// Quantized weights get looser limits, because this model amplifies the last
+// bit: both sides quantize each activation row to 8 bits before the integer
+// dot, so a one-ulp difference upstream (summation order, F16 rounding in
+// attention) moves a value across a rounding step now and then, and one such
+// step can swap two near-tied tokens. ggml-cpu shows it against itself: with
+// its repacked Q4_0 weights and without (HTP_STORIES_FLOOR=1 prints this),
+// greedy text parts at token 150, logit NMSE 5.4e-4, log-likelihood 1.2e-3.
+// So for them: the first 8 greedy tokens, the most likely token at 97 % of the
+// teacher-forced positions, NMSE 1e-2 and log-likelihood 0.5 %. A wrong
+// kernel misses these by orders of magnitude.
+static const struct limits quant_limits = {8, 0.97, 1e-2, 5e-3};
+
+static const struct {
+    const char *          name;
+    enum ggml_type        type;
+    const struct limits * lim;
+} requant_types[] = {
+    {"f16", GGML_TYPE_F16, &float_limits},     {"bf16", GGML_TYPE_BF16, &float_limits},
+    {"q8_0", GGML_TYPE_Q8_0, &quant_limits},   {"q4_0", GGML_TYPE_Q4_0, &quant_limits},
+    {"q4_1", GGML_TYPE_Q4_1, &quant_limits},   {"q5_0", GGML_TYPE_Q5_0, &quant_limits},
+    {"q5_1", GGML_TYPE_Q5_1, &quant_limits},   {"iq4_nl", GGML_TYPE_IQ4_NL, &quant_limits},
+    {"mxfp4", GGML_TYPE_MXFP4, &quant_limits},
+};
+
+static int wanted(const char * list, const char * name) {
+    if (!list) {
+        return 1;
+    }
+    const size_t n = strlen(name);
+    for (const char * p = list; (p = strstr(p, name)) != NULL; p += n) {
+        if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ',')) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+// usage: test-stories [N_GEN [TYPES]]: TYPES a comma list of f32 and the
+// names above (default all).
 int main(int argc, char ** argv) {
     const int    n_gen = argc > 1 ? atoi(argv[1]) : 256;
+    const char * types = argc > 2 ? argv[2] : NULL;
+    const bool   floor = getenv("HTP_STORIES_FLOOR") != NULL;  // also measure ggml-cpu against itself
     const char * path  = getenv("HTP_STORIES_GGUF");
     if (!path || !*path) {
         path = HTP_SHARED_MODELS "/stories260K.gguf";
@@ -167,69 +355,28 @@ int main(int argc, char ** argv) {
     llama_log_set(quiet_log, NULL);
     llama_backend_init();
 
-    struct side   cpu = {"CPU", NULL, NULL, NULL}, htp = {"HTP0", "HTP0", NULL, NULL};
-    llama_token   gen[2][N_CTX], ptoks[32], stoks[N_CTX], seq[N_CTX];
-    int           n_out[2] = {0, 0}, n_prompt = 0, n_story = 0, n_seq = 0, n_vocab = 0;
-    float *       logits[2][2] = {{NULL, NULL}, {NULL, NULL}};  // [side][prompt+generation, story]
-    struct side * sides[2]     = {&cpu, &htp};
-
-    for (int s = 0; s < 2; s++) {
-        CHECK_OR_RETURN(1, side_open(sides[s], path) == 0, "cannot load %s on %s", path, sides[s]->name);
-        const struct llama_vocab * vocab = llama_model_get_vocab(sides[s]->model);
-        n_vocab                          = llama_vocab_n_tokens(vocab);
-        n_prompt                         = tokenize(vocab, prompt, ptoks, 32);
-        n_story                          = tokenize(vocab, story, stoks, N_CTX);
-        CHECK_OR_RETURN(1, n_prompt > 1 && n_story > 16, "tokenize: %d / %d tokens", n_prompt, n_story);
-        n_out[s] = greedy(sides[s], ptoks, n_prompt, gen[s], n_gen);
-        CHECK_OR_RETURN(1, n_out[s] > 0, "%s: greedy decode failed", sides[s]->name);
-        print_text(sides[s]->name, vocab, gen[s], n_out[s]);
-        if (s == 0) {
-            // Both sides judge the same sequence: the prompt and the CPU's continuation.
-            memcpy(seq, ptoks, sizeof(llama_token) * n_prompt);
-            memcpy(seq + n_prompt, gen[0], sizeof(llama_token) * n_out[0]);
-            n_seq = n_prompt + n_out[0];
+    if (wanted(types, "f32")) {
+        compare_sides(path, "f32", n_gen, &float_limits, floor);
+    }
+    char dir[] = "/tmp/test-stories-XXXXXX";
+    CHECK_OR_RETURN(1, mkdtemp(dir) != NULL, "mkdtemp failed");
+    for (size_t i = 0; i < sizeof requant_types / sizeof requant_types[0]; i++) {
+        if (!wanted(types, requant_types[i].name)) {
+            continue;
         }
-        logits[s][0] = malloc(sizeof(float) * (size_t)n_seq * n_vocab);
-        logits[s][1] = malloc(sizeof(float) * (size_t)n_story * n_vocab);
-        CHECK_OR_RETURN(1, logits[s][0] && logits[s][1], "out of memory");
-        CHECK_OR_RETURN(1, all_logits(sides[s], seq, n_seq, logits[s][0]) == 0, "%s: batch decode failed",
-                        sides[s]->name);
-        CHECK_OR_RETURN(1, all_logits(sides[s], stoks, n_story, logits[s][1]) == 0, "%s: story decode failed",
-                        sides[s]->name);
-        side_close(sides[s]);
-    }
-
-    int same = 0;
-    while (same < n_out[0] && same < n_out[1] && gen[0][same] == gen[1][same]) {
-        same++;
-    }
-    CHECK(n_out[0] == n_out[1] && same == n_out[0], "greedy texts differ from token %d (CPU %d tokens, HTP %d)", same,
-          n_out[0], n_out[1]);
-
-    double worst = 0.0;
-    int    at    = 0;
-    for (int i = 0; i < n_seq; i++) {
-        const double e = nmse(logits[0][0] + (size_t)i * n_vocab, logits[1][0] + (size_t)i * n_vocab, n_vocab);
-        if (e > worst) {
-            worst = e;
-            at    = i;
+        char file[64], why[256];
+        snprintf(file, sizeof file, "%s/%s.gguf", dir, requant_types[i].name);
+        struct htp_requant_stats st;
+        if (htp_model_requantize(path, file, requant_types[i].type, &st, why, sizeof why) != 0) {
+            CHECK(0, "requantize to %s: %s", requant_types[i].name, why);
+            continue;
         }
+        printf("%-7s %d weights in %s, %d as F16 (rows of 172), %d tensors kept\n", requant_types[i].name,
+               st.n_converted, requant_types[i].name, st.n_fallback, st.n_kept);
+        compare_sides(file, requant_types[i].name, n_gen, requant_types[i].lim, floor);
+        unlink(file);
     }
-    CHECK(worst <= NMSE_MAX, "logit NMSE %.3e at position %d > %.0e", worst, at, NMSE_MAX);
-
-    const double ll_cpu = mean_log_likelihood(logits[0][1], stoks, n_story, n_vocab);
-    const double ll_htp = mean_log_likelihood(logits[1][1], stoks, n_story, n_vocab);
-    const double rel    = fabs(ll_htp - ll_cpu) / fabs(ll_cpu);
-    CHECK(rel <= LL_REL, "mean log-likelihood HTP %.6f vs CPU %.6f: relative difference %.2e", ll_htp, ll_cpu, rel);
-
-    printf(
-        "greedy: %d of %d tokens identical; logit NMSE worst %.3e (position %d of %d); story log-likelihood "
-        "CPU %.6f HTP %.6f (%.2e relative, %d tokens)\n",
-        same, n_out[0], worst, at, n_seq, ll_cpu, ll_htp, rel, n_story);
-    for (int s = 0; s < 2; s++) {
-        free(logits[s][0]);
-        free(logits[s][1]);
-    }
+    rmdir(dir);
     llama_backend_free();
     return test_exit_code("test-stories");
 }
