@@ -175,14 +175,19 @@ static int bm_bytes_per_token(const char * path, uint64_t * bytes, uint64_t * to
 // ---------------------------------------------------------------- one side
 
 struct bm_side {
-    double   pp_tps, tg_tps;  // medians
-    double   tg_ms_per_token;
-    int      splits_pp, splits_tg;
-    bool     htp;
-    uint64_t host_us, graphs, cache_hits, ops;  // HTP counters over the tg repetitions
-    uint64_t npu_us, npu_batches;               // profile, when GGML_HEXAGON_PROFILE is on
-    int      tg_tokens;                         // decoded in the tg repetitions
+    double                  pp_tps, tg_tps;  // medians
+    double                  tg_ms_per_token;
+    int                     splits_pp, splits_tg;
+    bool                    htp;
+    uint64_t                host_us, graphs, cache_hits, ops;  // HTP counters over the tg repetitions
+    uint64_t                npu_us, npu_batches;               // profile, when GGML_HEXAGON_PROFILE is on
+    int                     tg_tokens;                         // decoded in the tg repetitions
+    struct htp_model_census census;                            // where a one-token graph's nodes ran (HTP side)
+    bool                    census_ok;
 };
+
+// KV cache and flash attention settings of both sides (-ctk, -ctv, -fa).
+static struct htp_model_load_params g_bm_cache;
 
 // n tokens of a fixed pseudo-random sequence (ids >= 3: no control tokens).
 static void bm_tokens(llama_token * t, int n, int n_vocab) {
@@ -261,8 +266,16 @@ static int bm_open(struct bm_ctx * c, const char * path, const char * device, in
     lp.device                               = device;
     lp.n_ctx                                = (uint32_t)(n_pp + n_tg + 16);
     lp.n_batch                              = (uint32_t)c->n_bat;
+    lp.type_k                               = g_bm_cache.type_k;
+    lp.type_v                               = g_bm_cache.type_v;
+    lp.kv_set                               = g_bm_cache.kv_set;
+    lp.flash_attn                           = g_bm_cache.flash_attn;
+    lp.flash_attn_set                       = g_bm_cache.flash_attn_set;
     if (htp_model_open(&lp, &c->model, &c->ctx) != 0) {
         return -1;
+    }
+    if (device) {
+        out->census_ok = htp_model_census(&lp, c->model, &out->census) == 0;
     }
     out->splits_pp  = g_bm_log.splits_pp;
     out->splits_tg  = g_bm_log.splits_tg;
@@ -425,7 +438,9 @@ done:
 static void bm_usage(void) {
     fprintf(stderr,
             "usage: htp-bench model [-m model.gguf | --preset 1b --type q4_0 [--arch llama]] [-p 512] [-n 128]\n"
-            "                       [--reps N] [-d HTP0] [--json]\n");
+            "                       [--reps N] [-d HTP0] [-ctk TYPE] [-ctv TYPE] [-fa on|off|auto] [--json]\n"
+            "  -ctk, -ctv  KV cache types (f16 default; f32 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1)\n"
+            "  -fa         flash attention (libllama's default: auto)\n");
 }
 
 static void json_num(const char * key, double v, bool ok, const char * sep) {
@@ -479,6 +494,27 @@ int bench_mode_model(int argc, char ** argv) {
             i++;
         } else if (!strcmp(a, "-d")) {
             device = val;
+            i++;
+        } else if (!strcmp(a, "-ctk") || !strcmp(a, "-ctv")) {
+            enum ggml_type t;
+            if (htp_model_kv_type_parse(val, &t) != 0) {
+                fprintf(stderr,
+                        "model: %s: '%s' is not a KV cache type (f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1)\n", a,
+                        val);
+                return 2;
+            }
+            if (!g_bm_cache.kv_set) {
+                g_bm_cache.type_k = g_bm_cache.type_v = GGML_TYPE_F16;
+                g_bm_cache.kv_set                     = true;
+            }
+            *(!strcmp(a, "-ctk") ? &g_bm_cache.type_k : &g_bm_cache.type_v) = t;
+            i++;
+        } else if (!strcmp(a, "-fa")) {
+            if (htp_model_flash_attn_parse(val, &g_bm_cache.flash_attn) != 0) {
+                fprintf(stderr, "model: -fa wants on, off or auto, got '%s'\n", val);
+                return 2;
+            }
+            g_bm_cache.flash_attn_set = true;
             i++;
         } else {
             bm_usage();
@@ -539,7 +575,15 @@ int bench_mode_model(int argc, char ** argv) {
         printf("\"htp\": {");
         json_num("pp_tps", h.pp_tps, n_pp > 0, ", ");
         json_num("tg_tps", h.tg_tps, n_tg > 0, ", ");
-        printf("\"splits_pp\": %d, \"splits_tg\": %d}, ", h.splits_pp, h.splits_tg);
+        printf("\"splits_pp\": %d, \"splits_tg\": %d, ", h.splits_pp, h.splits_tg);
+        if (h.census_ok) {
+            printf(
+                "\"tg_nodes\": %d, \"tg_nodes_on_cpu\": %d, \"tg_attn_nodes\": %d, \"tg_attn_nodes_on_cpu\": %d, "
+                "\"tg_cpu_ops\": \"%s\"}, ",
+                h.census.nodes, h.census.on_cpu, h.census.attn, h.census.attn_on_cpu, h.census.cpu_ops);
+        } else {
+            printf("\"tg_nodes\": null}, ");
+        }
         printf("\"cpu\": {");
         json_num("pp_tps", c.pp_tps, n_pp > 0, ", ");
         json_num("tg_tps", c.tg_tps, n_tg > 0, ", ");
@@ -583,8 +627,14 @@ int bench_mode_model(int argc, char ** argv) {
         snprintf(lbl, sizeof lbl, "tg%d", n_tg);
         printf("%-8s %10.2f/s %10.2f/s %8.2f\n", lbl, h.tg_tps, c.tg_tps, h.tg_tps / c.tg_tps);
     }
-    printf("splits   %5d / %-5d %5d / %-5d  (prompt graph / 1-token graph)\n\n", h.splits_pp, h.splits_tg, c.splits_pp,
+    printf("splits   %5d / %-5d %5d / %-5d  (prompt graph / 1-token graph)\n", h.splits_pp, h.splits_tg, c.splits_pp,
            c.splits_tg);
+    if (h.census_ok) {
+        printf("1-token graph on %s: %d compute nodes, %d on the CPU%s%s; attention nodes %d, %d on the CPU\n", device,
+               h.census.nodes, h.census.on_cpu, h.census.on_cpu ? ": " : "", h.census.cpu_ops, h.census.attn,
+               h.census.attn_on_cpu);
+    }
+    printf("\n");
     if (n_tg > 0) {
         printf("per generated token on %s: %.0f us wall\n", device, wall_us);
         printf(

@@ -31,15 +31,16 @@
 #define DEFAULT_PROMPT "Once upon a time"
 
 struct run_opts {
-    const char * model;  // NULL = the default model
-    const char * prompt;
-    const char * device;  // NULL with --cpu
-    int          n_predict;
-    int          n_threads;
-    int          n_ctx;
-    uint32_t     seed;
-    float        temp;
-    bool         verbose;
+    const char *                 model;  // NULL = the default model
+    const char *                 prompt;
+    const char *                 device;  // NULL with --cpu
+    int                          n_predict;
+    int                          n_threads;
+    int                          n_ctx;
+    uint32_t                     seed;
+    float                        temp;
+    bool                         verbose;
+    struct htp_model_load_params cache;  // KV cache types and flash attention (-ctk, -ctv, -fa)
 };
 
 static void usage(FILE * f) {
@@ -55,6 +56,9 @@ static void usage(FILE * f) {
             "  -c N        context size (default 512)\n"
             "  --seed N    sampling seed (default 42)\n"
             "  --temp T    sampling temperature, 0 = greedy (default 0)\n"
+            "  -ctk TYPE   K cache type: f16 (default) f32 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1\n"
+            "  -ctv TYPE   V cache type (the same choice)\n"
+            "  -fa MODE    flash attention: on, off or auto (default auto)\n"
             "  --cpu       run on the CPU only, for comparison\n"
             "  -v          show libllama's and ggml's log\n"
             "  -h, --help\n");
@@ -236,6 +240,11 @@ static int run(const struct run_opts * o, struct log_state * ls) {
     lp.device                       = o->device;
     lp.n_ctx                        = (uint32_t)o->n_ctx;
     lp.n_threads                    = o->n_threads;
+    lp.type_k                       = o->cache.type_k;
+    lp.type_v                       = o->cache.type_v;
+    lp.kv_set                       = o->cache.kv_set;
+    lp.flash_attn                   = o->cache.flash_attn;
+    lp.flash_attn_set               = o->cache.flash_attn_set;
     lp.progress                     = load_progress;
     lp.progress_user                = &bar;
     const double t_load0            = now_s();
@@ -401,6 +410,27 @@ int main(int argc, char ** argv) {
             } else {
                 o.seed = (uint32_t)v;
             }
+            i++;
+        } else if (strcmp(a, "-ctk") == 0 || strcmp(a, "-ctv") == 0) {
+            enum ggml_type t;
+            if (htp_model_kv_type_parse(val, &t) != 0) {
+                fprintf(stderr,
+                        "htp-run: %s: '%s' is not a KV cache type (f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1)\n", a,
+                        val);
+                return 1;
+            }
+            if (!o.cache.kv_set) {
+                o.cache.type_k = o.cache.type_v = GGML_TYPE_F16;
+                o.cache.kv_set                  = true;
+            }
+            *(strcmp(a, "-ctk") == 0 ? &o.cache.type_k : &o.cache.type_v) = t;
+            i++;
+        } else if (strcmp(a, "-fa") == 0) {
+            if (htp_model_flash_attn_parse(val, &o.cache.flash_attn) != 0) {
+                fprintf(stderr, "htp-run: -fa wants on, off or auto, got '%s'\n", val);
+                return 1;
+            }
+            o.cache.flash_attn_set = true;
             i++;
         } else if (strcmp(a, "--temp") == 0) {
             o.temp = strtof(val, &end);

@@ -12,15 +12,41 @@
 #include "llama.h"
 
 struct htp_model_load_params {
-    const char *            path;       // GGUF file
-    const char *            device;     // ggml device name ("HTP0"), NULL = CPU only
-    uint32_t                n_ctx;      // context, 0 = min(512, training context)
-    uint32_t                n_batch;    // logical batch, 0 = n_ctx
-    int                     n_threads;  // CPU threads, 0 = all CPUs
-    bool                    cpu_plain;  // ggml-cpu keeps weights as stored (no CPU repack buffers)
-    llama_progress_callback progress;   // load progress, may be NULL
-    void *                  progress_user;
+    const char *               path;        // GGUF file
+    const char *               device;      // ggml device name ("HTP0"), NULL = CPU only
+    uint32_t                   n_ctx;       // context, 0 = min(512, training context)
+    uint32_t                   n_batch;     // logical batch, 0 = n_ctx
+    int                        n_threads;   // CPU threads, 0 = all CPUs
+    bool                       cpu_plain;   // ggml-cpu keeps weights as stored (no CPU repack buffers)
+    enum ggml_type             type_k;      // KV cache types (f16, q8_0, ...; check with htp_model_kv_type_parse)
+    enum ggml_type             type_v;      // ... both used only when kv_set
+    bool                       kv_set;      // false: libllama's default (F16)
+    enum llama_flash_attn_type flash_attn;  // set with flash_attn_set, else libllama's default (auto)
+    bool                       flash_attn_set;
+    llama_progress_callback    progress;  // load progress, may be NULL
+    void *                     progress_user;
 };
+
+// A KV cache type by its ggml name ("f16", "q8_0", ...): 0 when libllama
+// offers it for its cache (f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1).
+int htp_model_kv_type_parse(const char * name, enum ggml_type * type);
+
+// "on", "off" or "auto" -> flash attention setting; 0 when known.
+int htp_model_flash_attn_parse(const char * name, enum llama_flash_attn_type * fa);
+
+// Where one decode of one token ran: its graph's compute nodes (views and
+// reshapes left out) by the backend whose buffer holds each result.
+struct htp_model_census {
+    int  nodes;         // compute nodes of the one-token graph
+    int  on_cpu;        // ... whose result lives in a CPU buffer
+    int  attn;          // attention nodes (FLASH_ATTN_EXT, or SOFT_MAX when flash attention is off)
+    int  attn_on_cpu;   // ... on the CPU
+    char cpu_ops[256];  // the ops that ran on the CPU, "NAME xCOUNT" comma-separated
+};
+
+// Decodes one token at position pos in a new context of model (p's settings)
+// that watches the scheduler, and fills out. 0 on success.
+int htp_model_census(const struct htp_model_load_params * p, struct llama_model * model, struct htp_model_census * out);
 
 // Registers the HTP backend with ggml once (later calls do nothing).
 void htp_model_register_htp(void);
