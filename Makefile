@@ -23,6 +23,7 @@ build: deps $(BUILD)/CMakeCache.txt
 
 run: build
 	$(BUILD)/bin/htp-run
+	@echo "A real model: $(BUILD)/bin/htp-run -m FILE.gguf (e.g. ../shared/models/stories260K.gguf; README, 'Running a real model')"
 
 test: build hexagon-if-possible
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
