@@ -25,6 +25,7 @@
 #include "ggml.h"
 #include "contract/op-check.h"
 #include "npu/ops/kernels.h"
+#include "npu/ops/quant.h"
 #include "npu/ops/vec.h"
 #include "test-check.h"
 
@@ -981,6 +982,75 @@ static void test_exp(void) {
     CHECK(ok, "exp accuracy");
 }
 
+// Plain-row quantizers and dequantizers against the CPU's, bit for bit: the
+// quantizers against ggml-cpu's from_float (what its CPY and SET_ROWS call;
+// for Q8_0 on x86 its AVX code, not quantize_row_q8_0_ref), the dequantizers
+// against ggml's to_float. Inputs: uniform [-150, 150] (test-backend-ops'
+// CPY range), the same rounded to bf16 and to f16 (the CPY sources), small
+// integers (many ties), and special blocks (zeros, constants, one nonzero,
+// tiny values).
+#define QR_BLOCKS 512
+static void quant_rows_fill(float * x, int kind) {
+    const int n = 32 * QR_BLOCKS;
+    for (int i = 0; i < n; i++) {
+        const float v = rnd_f(-150, 150);
+        switch (kind) {
+            case 0:
+                x[i] = v;
+                break;
+            case 1:
+                x[i] = ggml_bf16_to_fp32(ggml_fp32_to_bf16(v));
+                break;
+            case 2:
+                x[i] = ggml_fp16_to_fp32(ggml_fp32_to_fp16(v));
+                break;
+            case 3:
+                // integers, max |x| 254 or 16 (ties of x * 127 / max at .5)
+                x[i] = i % 32 == 0 ? (i % 64 ? -254.0f : 16.0f)
+                                   : (float)((int)(rnd_u32() % 509) - 254) * (i % 64 < 32 ? 1.0f : 1.0f / 16);
+                break;
+            default: {
+                const int b = i / 32, j = i % 32;
+                x[i] = b == 0   ? 0.0f
+                       : b == 1 ? 3.0f
+                       : b == 2 ? (j == 5 ? -7.0f : 0.0f)
+                       : b == 3 ? (j % 2 ? -0.0f : 1e-3f * (float)j)
+                       : b == 4 ? -v
+                                : rnd_f(-1, 1);
+            } break;
+        }
+    }
+}
+
+static void test_quant_rows(void) {
+    static const struct {
+        enum ggml_type g;
+        uint32_t       h;
+    } qt[] = {
+        {GGML_TYPE_Q8_0, HTP_TYPE_Q8_0},
+        {GGML_TYPE_Q4_0, HTP_TYPE_Q4_0},
+    };
+    const int      n = 32 * QR_BLOCKS;
+    static float   x[32 * QR_BLOCKS];
+    static uint8_t ref[34 * QR_BLOCKS], out[34 * QR_BLOCKS];
+    for (size_t t = 0; t < sizeof qt / sizeof qt[0]; t++) {
+        const size_t bs = ggml_type_size(qt[t].g);
+        for (int kind = 0; kind < 5; kind++) {
+            quant_rows_fill(x, kind);
+            ggml_get_type_traits_cpu(qt[t].g)->from_float(x, ref, n);
+            memset(out, 0xa5, sizeof out);
+            htp_quant_quantize_row(qt[t].h, x, out, n);
+            int bad = -1;
+            for (int b = 0; b < QR_BLOCKS && bad < 0; b++) {
+                if (memcmp(ref + b * bs, out + b * bs, bs) != 0) {
+                    bad = b;
+                }
+            }
+            CHECK(bad < 0, "quantize %s input %d: first different block %d", ggml_type_name(qt[t].g), kind, bad);
+        }
+    }
+}
+
 int main(void) {
     g_cpu = ggml_backend_cpu_init();
     if (!g_cpu) {
@@ -998,7 +1068,7 @@ int main(void) {
         {"glu", test_glu},           {"rms_norm", test_rms_norm},
         {"soft_max", test_softmax},  {"rope", test_rope},
         {"mul_mat", test_mul_mat},   {"rows", test_rows},
-        {"refusals", test_refusals},
+        {"refusals", test_refusals}, {"quant rows", test_quant_rows},
     };
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
         const int c = n_check, f = n_fail;

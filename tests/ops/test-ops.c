@@ -355,9 +355,24 @@ static void desc_cpy(const void * pv, char * s, size_t n) {
 }
 
 // Same type: a copy, exact. Across F32/F16: one rounding, 1e-6 as in ggml.
+// Into the KV-cache quant types, test-backend-ops' bound: about one quant
+// off by one in the whole tensor (values in [-150, 150]).
 static double max_err_cpy(const void * pv) {
     const struct p_cpy * p = pv;
-    return p->ts == p->td ? 0.0 : 1e-6;
+    if (p->ts == p->td) {
+        return 0.0;
+    }
+    const enum ggml_type td = p->td;
+    if (td == GGML_TYPE_Q4_0 || td == GGML_TYPE_Q4_1 || td == GGML_TYPE_IQ4_NL || td == GGML_TYPE_Q5_0 ||
+        td == GGML_TYPE_Q5_1 || td == GGML_TYPE_Q8_0) {
+        double e = 150.0 / 8.0;
+        e *= td == GGML_TYPE_IQ4_NL                         ? 2.0
+             : td == GGML_TYPE_Q5_0 || td == GGML_TYPE_Q5_1 ? 0.5
+             : td == GGML_TYPE_Q8_0                         ? 0.125
+                                                            : 1.0;
+        return e * e / (150.0 * 150.0 * 0.25 * (double)(p->ne[0] * p->ne[1] * p->ne[2] * p->ne[3]));
+    }
+    return 1e-6;
 }
 
 static const struct op_family fam_cpy = {build_cpy, desc_cpy, NULL, max_err_cpy, -150.0f, 150.0f};
@@ -1439,7 +1454,7 @@ struct suite {
     int                        n_pass, n_fail, n_skip;
     struct skip_reason {
         char * why;
-        int          n;
+        int    n;
     } skips[16];
     int n_skip_reasons;
     struct op_count {
@@ -2938,6 +2953,24 @@ static void gen_cpy_set_rows_q(struct suite * s) {
     }
 }
 
+// test-backend-ops' quantizing copies: each float source into each KV-cache
+// quant type, contiguous and by rows of a permuted source.
+static void gen_cpy_quant(struct suite * s) {
+    static const enum ggml_type tss[] = {GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_F32};
+    static const enum ggml_type tds[] = {GGML_TYPE_Q8_0, GGML_TYPE_Q4_0};
+    for (size_t a = 0; a < sizeof tss / sizeof tss[0]; a++) {
+        for (size_t b = 0; b < sizeof tds / sizeof tds[0]; b++) {
+            struct p_cpy c[] = {
+                {tss[a], tds[b], {256, 4, 4, 4}, {0}, {0}, {0}, 0, {0}},
+                {tss[a], tds[b], {256, 2, 3, 4}, {0}, {0, 2, 1, 3}, {0}, 0, {0}},
+            };
+            for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+                run_case(s, &fam_cpy, &c[i]);
+            }
+        }
+    }
+}
+
 static void gen_ssm_conv(struct suite * s) {
     static const int64_t d_convs[] = {3, 4, 9}, n_ts[] = {1, 5, 32}, d_inners[] = {64, 1536};
     for (int a = 0; a < 3; a++) {
@@ -3070,6 +3103,7 @@ static const struct generator {
     // Last, so the cases above keep their numbers (and their seeded inputs).
     {"MUL_MAT", gen_mul_mat_outside},
     {"CPY", gen_cpy_outside},
+    {"CPY", gen_cpy_quant},
 };
 
 // True when the comma-separated lists a and b share an op name.

@@ -1,7 +1,8 @@
 // quant-ops.c: quantized blocks on the NPU: dequantizing rows (plain and
 // tiled) for GET_ROWS, quantizing F32 rows into Q8_0 / Q4_0 for CPY and
 // SET_ROWS (a quantized KV cache, plain ggml layout), with the rounding of
-// ggml's reference quantizers so the bytes match the CPU's.
+// the quantizers ggml-cpu's CPY and SET_ROWS call, so the bytes match the
+// CPU's (tests/ops/test-kernels.c, "quant rows").
 //
 // It also holds the kernels' one global switch. GGML_HTP_SCALAR=1 in the
 // NPU's environment (the host passes its own environment on when it starts
@@ -30,6 +31,12 @@
 #include "hvx.h"
 #include "platform/platform.h"
 #include "vec.h"
+
+// The quantizers match ggml's bits only if every product is rounded on its
+// own (gcc's -std=c11 does not contract; clang would fuse x * id + 8.5f).
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
 
 static atomic_int kernels_portable = -1;  // -1: GGML_HTP_SCALAR not read yet
 
@@ -206,40 +213,76 @@ void htp_quant_dequant_tiled_row(const struct htp_tensor_view * v, int64_t i1, i
     }
 }
 
+// max |x| over a block of 32 in the order ggml-cpu's AVX code reduces it:
+// lanes i, i + 8, i + 16, i + 24 first, then halves, with the max
+// instruction's rule (a > b ? a : b, so a NaN in b wins and one in a loses).
+// On finite data any order gives the same value; this keeps NaN blocks equal.
+static float q8_amax(const float * x) {
+    float m[8];
+    for (int i = 0; i < 8; i++) {
+        m[i] = fabsf(x[i]);
+        for (int k = 1; k < 4; k++) {
+            const float a = fabsf(x[i + 8 * k]);
+            m[i]          = m[i] > a ? m[i] : a;
+        }
+    }
+    float t[4];
+    for (int i = 0; i < 4; i++) {
+        t[i] = m[i + 4] > m[i] ? m[i + 4] : m[i];
+    }
+    const float u0 = t[0] > t[2] ? t[0] : t[2], u1 = t[1] > t[3] ? t[1] : t[3];
+    return u0 > u1 ? u0 : u1;
+}
+
+// Q8_0 as ggml-cpu's CPY and SET_ROWS make it on x86 (quantize_row_q8_0, AVX):
+// d = amax / 127 (stored fp16), q = x * (127 / amax) rounded to nearest, ties
+// to even, saturated to int8, NaN (and beyond int32) -128. (ggml's _ref
+// rounds x * (1 / d) half away from zero: other bits at ties, which
+// bfloat16 and small-integer data hit often.)
+static void quantize_q8_0(const float * x, uint8_t * y) {
+    const float    amax = q8_amax(x);
+    const float    d    = amax / 127.0f;
+    const float    id   = amax != 0.0f ? 127.0f / amax : 0.0f;
+    const uint16_t h    = htp_fp32_to_fp16(d);
+    memcpy(y, &h, 2);
+    for (int j = 0; j < 32; j++) {
+        const float v = x[j] * id;
+        int8_t      q = -128;
+        if (v > -2147483648.0f && v < 2147483648.0f) {
+            q = (int8_t)htp_f2i_sat(__builtin_nearbyintf(v), -128, 127);
+        }
+        y[2 + j] = (uint8_t)q;
+    }
+}
+
+// Q4_0 as quantize_row_q4_0_ref: the value of largest magnitude maps to -8.
+static void quantize_q4_0(const float * x, uint8_t * y) {
+    float amax = 0.0f, max = 0.0f;
+    for (int j = 0; j < 32; j++) {
+        if (amax < fabsf(x[j])) {
+            amax = fabsf(x[j]);
+            max  = x[j];
+        }
+    }
+    const float    d  = max / -8.0f;
+    const float    id = d != 0.0f ? 1.0f / d : 0.0f;
+    const uint16_t h  = htp_fp32_to_fp16(d);
+    memcpy(y, &h, 2);
+    for (int j = 0; j < 16; j++) {
+        const int8_t q0  = (int8_t)htp_f2i_sat(x[j] * id + 8.5f, -128, 127),
+                     q1  = (int8_t)htp_f2i_sat(x[j + 16] * id + 8.5f, -128, 127);
+        const uint8_t u0 = (uint8_t)(q0 < 15 ? q0 : 15), u1 = (uint8_t)(q1 < 15 ? q1 : 15);
+        y[2 + j] = (uint8_t)(u0 | (u1 << 4));
+    }
+}
+
 void htp_quant_quantize_row(uint32_t type, const float * x, uint8_t * y, int64_t n) {
-    for (int64_t i = 0; i < n / 32; i++, x += 32) {
+    const int64_t bs = htp_type_traits(type)->type_size;
+    for (int64_t i = 0; i < n / 32; i++, x += 32, y += bs) {
         if (type == HTP_TYPE_Q8_0) {
-            float amax = 0.0f;
-            for (int j = 0; j < 32; j++) {
-                amax = fmaxf(amax, fabsf(x[j]));
-            }
-            const float    d  = amax / 127.0f;
-            const float    id = d != 0.0f ? 1.0f / d : 0.0f;
-            const uint16_t h  = htp_fp32_to_fp16(d);
-            memcpy(y, &h, 2);
-            for (int j = 0; j < 32; j++) {
-                y[2 + j] = (uint8_t)(int8_t)htp_f2i_sat(roundf(x[j] * id), -128, 127);
-            }
-            y += 34;
-        } else {  // Q4_0: the value of largest magnitude maps to -8
-            float amax = 0.0f, max = 0.0f;
-            for (int j = 0; j < 32; j++) {
-                if (amax < fabsf(x[j])) {
-                    amax = fabsf(x[j]);
-                    max  = x[j];
-                }
-            }
-            const float    d  = max / -8.0f;
-            const float    id = d != 0.0f ? 1.0f / d : 0.0f;
-            const uint16_t h  = htp_fp32_to_fp16(d);
-            memcpy(y, &h, 2);
-            for (int j = 0; j < 16; j++) {
-                const int8_t q0  = (int8_t)htp_f2i_sat(x[j] * id + 8.5f, -128, 127),
-                             q1  = (int8_t)htp_f2i_sat(x[j + 16] * id + 8.5f, -128, 127);
-                const uint8_t u0 = (uint8_t)(q0 < 15 ? q0 : 15), u1 = (uint8_t)(q1 < 15 ? q1 : 15);
-                y[2 + j] = (uint8_t)(u0 | (u1 << 4));
-            }
-            y += 18;
+            quantize_q8_0(x, y);
+        } else {
+            quantize_q4_0(x, y);
         }
     }
 }

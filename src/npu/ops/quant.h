@@ -35,7 +35,9 @@ void htp_quant_dequant_tiled_row(const struct htp_tensor_view * v, int64_t i1, i
                                  int64_t n, float * y);
 
 // n floats (a multiple of 32) -> blocks of type at y (Q8_0 or Q4_0),
-// bit-exact with ggml's quantize_row_*_ref.
+// bit-exact with what ggml-cpu's CPY / SET_ROWS write: Q4_0 as
+// quantize_row_q4_0_ref, Q8_0 as its x86 quantize_row_q8_0 (ties to even
+// of x * 127 / amax; see quant-ops.c).
 void htp_quant_quantize_row(uint32_t type, const float * x, uint8_t * y, int64_t n);
 
 // Activations of the Q4_0-family matmuls: nb blocks of 32 floats at x ->
