@@ -11,7 +11,8 @@ int htp_quant_can_dequant(uint32_t type) {
 }
 
 int htp_quant_can_quantize(uint32_t type) {
-    return type == HTP_TYPE_Q8_0 || type == HTP_TYPE_Q4_0;
+    return type == HTP_TYPE_Q8_0 || type == HTP_TYPE_Q4_0 || type == HTP_TYPE_Q4_1 || type == HTP_TYPE_Q5_0 ||
+           type == HTP_TYPE_Q5_1 || type == HTP_TYPE_IQ4_NL;
 }
 
 int htp_quant_tiled_view_ok(const struct htp_tensor_view * v) {

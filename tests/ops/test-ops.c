@@ -2923,12 +2923,12 @@ static void gen_get_rows_q(struct suite * s) {
 }
 
 // Copies no CPY kernel does: dequantizing a quantized source, quantizing
-// into a type other than Q8_0 / Q4_0.
+// into a type outside the KV-cache types (Q4_K).
 static void gen_cpy_outside(struct suite * s) {
     static const enum ggml_type pairs[][2] = {
-        {GGML_TYPE_Q8_0, GGML_TYPE_F32}, {GGML_TYPE_Q4_0, GGML_TYPE_F32}, {GGML_TYPE_F32, GGML_TYPE_Q5_1}};
+        {GGML_TYPE_Q8_0, GGML_TYPE_F32}, {GGML_TYPE_Q4_0, GGML_TYPE_F32}, {GGML_TYPE_F32, GGML_TYPE_Q4_K}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-        struct p_cpy p = {pairs[i][0], pairs[i][1], {64, 3, 2, 1}, {0}, {0}, {0}, 0, {0}};
+        struct p_cpy p = {pairs[i][0], pairs[i][1], {256, 3, 2, 1}, {0}, {0}, {0}, 0, {0}};
         run_case_outside(s, &fam_cpy, &p, OUTSIDE_TYPE);
     }
 }
@@ -2957,7 +2957,8 @@ static void gen_cpy_set_rows_q(struct suite * s) {
 // quant type, contiguous and by rows of a permuted source.
 static void gen_cpy_quant(struct suite * s) {
     static const enum ggml_type tss[] = {GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_F32};
-    static const enum ggml_type tds[] = {GGML_TYPE_Q8_0, GGML_TYPE_Q4_0};
+    static const enum ggml_type tds[] = {GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,
+                                         GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL};
     for (size_t a = 0; a < sizeof tss / sizeof tss[0]; a++) {
         for (size_t b = 0; b < sizeof tds / sizeof tds[0]; b++) {
             struct p_cpy c[] = {
@@ -2966,6 +2967,26 @@ static void gen_cpy_quant(struct suite * s) {
             };
             for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
                 run_case(s, &fam_cpy, &c[i]);
+            }
+        }
+    }
+}
+
+// SET_ROWS into the KV-cache quant types (Q8_0 and Q4_0 have theirs in
+// gen_cpy_set_rows_q): a KV-cache-like scatter, broadcast indices, I64 and I32.
+static void gen_set_rows_quant(struct suite * s) {
+    static const enum ggml_type tds[] = {GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL};
+    for (size_t t = 0; t < sizeof tds / sizeof tds[0]; t++) {
+        for (int ti = 0; ti < 2; ti++) {
+            const enum ggml_type i   = ti ? GGML_TYPE_I32 : GGML_TYPE_I64;
+            struct p_set_rows    c[] = {
+                   {tds[t], i, {256, 5, 1, 3}, {1, 1}, 1, 0},
+                   {tds[t], i, {256, 11, 1, 7}, {2, 3}, 7, 0},
+                   {tds[t], i, {64, 16, 2, 3}, {1, 1}, 3, 1},
+                   {tds[t], i, {128, 64, 7, 1}, {1, 1}, 32, 0},
+            };
+            for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+                run_case(s, &fam_set_rows, &c[k]);
             }
         }
     }
@@ -3104,6 +3125,7 @@ static const struct generator {
     {"MUL_MAT", gen_mul_mat_outside},
     {"CPY", gen_cpy_outside},
     {"CPY", gen_cpy_quant},
+    {"SET_ROWS", gen_set_rows_quant},
 };
 
 // True when the comma-separated lists a and b share an op name.

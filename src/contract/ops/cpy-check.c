@@ -2,7 +2,8 @@
 // elements in row-major order, converted to dst's type. Shapes may differ
 // when the element counts agree. Supported: a copy within one type (whole
 // blocks for block types), conversions between F32, F16 and BF16, and
-// quantization of a float source into Q8_0 / Q4_0 rows of whole blocks.
+// quantization of a float source into rows of whole blocks of the KV-cache
+// quant types (htp_quant_can_quantize: Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL).
 
 #include "contract/quant-types.h"
 #include "contract/type-traits.h"
@@ -17,7 +18,7 @@ int htp_cpy_quantizes(const struct htp_op_call * call) {
            call->src[0]->type != call->dst[0]->type;
 }
 
-// Float rows -> Q8_0 / Q4_0 rows of the same shape, packed whole blocks.
+// Float rows -> quantized rows of the same shape, packed whole blocks.
 static int cpy_quantize_check(const struct htp_op_call * call) {
     const struct htp_tensor_view *src = call->src[0], *dst = call->dst[0];
     if (!htp_view_shape_ok(src) || !htp_view_shape_ok(dst)) {

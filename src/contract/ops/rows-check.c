@@ -5,7 +5,8 @@
 //   GET_ROWS  src0 [ne0, n, ne2, ne3] float, Q4_0 family (plain or tiled) or K-quant;
 //             src1 I32 [m, ne2, ne3]; dst [ne0, m, ne2, ne3] F32/F16/BF16
 //   SET_ROWS  src0 values [ne0, m, ne2, ne3] F32/F16/BF16; src1 I64 or I32 [m, b2 | ne2, b3 | ne3]
-//             dst [ne0, n, ne2, ne3] float, or Q8_0 / Q4_0 plain rows (a quantized KV cache)
+//             dst [ne0, n, ne2, ne3] float, or plain rows of a KV-cache quant type
+//             (htp_quant_can_quantize)
 
 #include "contract/kquant-tiles.h"
 #include "contract/quant-types.h"

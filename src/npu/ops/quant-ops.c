@@ -1,5 +1,6 @@
 // quant-ops.c: quantized blocks on the NPU: dequantizing rows (plain and
-// tiled) for GET_ROWS, quantizing F32 rows into Q8_0 / Q4_0 for CPY and
+// tiled) for GET_ROWS, quantizing F32 rows into Q8_0, Q4_0, Q4_1, Q5_0,
+// Q5_1 and IQ4_NL (llama.cpp's quantized KV-cache types) for CPY and
 // SET_ROWS (a quantized KV cache, plain ggml layout), with the rounding of
 // the quantizers ggml-cpu's CPY and SET_ROWS call, so the bytes match the
 // CPU's (tests/ops/test-kernels.c, "quant rows").
@@ -19,6 +20,7 @@
 // scaling stay scalar (v67 HVX has no float), in the portable order. Q8_0's
 // quants are int8 already: nothing for HVX to expand, it stays scalar.
 
+#include <float.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -213,6 +215,38 @@ void htp_quant_dequant_tiled_row(const struct htp_tensor_view * v, int64_t i1, i
     }
 }
 
+// The smallest and the largest value of a block of 32 (Q4_1, Q5_1).
+static void block_min_max(const float * x, float * min, float * max) {
+    float lo = FLT_MAX, hi = -FLT_MAX;
+    for (int j = 0; j < 32; j++) {
+        if (x[j] < lo) {
+            lo = x[j];
+        }
+        if (x[j] > hi) {
+            hi = x[j];
+        }
+    }
+    *min = lo;
+    *max = hi;
+}
+
+// The value of largest magnitude of a block of 32, the first one met (Q4_0, Q5_0).
+static float block_signed_max(const float * x) {
+    float amax = 0.0f, max = 0.0f;
+    for (int j = 0; j < 32; j++) {
+        if (amax < fabsf(x[j])) {
+            amax = fabsf(x[j]);
+            max  = x[j];
+        }
+    }
+    return max;
+}
+
+static void store_fp16(uint8_t * p, float f) {
+    const uint16_t h = htp_fp32_to_fp16(f);
+    memcpy(p, &h, 2);
+}
+
 // max |x| over a block of 32 in the order ggml-cpu's AVX code reduces it:
 // lanes i, i + 8, i + 16, i + 24 first, then halves, with the max
 // instruction's rule (a > b ? a : b, so a NaN in b wins and one in a loses).
@@ -240,11 +274,10 @@ static float q8_amax(const float * x) {
 // rounds x * (1 / d) half away from zero: other bits at ties, which
 // bfloat16 and small-integer data hit often.)
 static void quantize_q8_0(const float * x, uint8_t * y) {
-    const float    amax = q8_amax(x);
-    const float    d    = amax / 127.0f;
-    const float    id   = amax != 0.0f ? 127.0f / amax : 0.0f;
-    const uint16_t h    = htp_fp32_to_fp16(d);
-    memcpy(y, &h, 2);
+    const float amax = q8_amax(x);
+    const float d    = amax / 127.0f;
+    const float id   = amax != 0.0f ? 127.0f / amax : 0.0f;
+    store_fp16(y, d);
     for (int j = 0; j < 32; j++) {
         const float v = x[j] * id;
         int8_t      q = -128;
@@ -257,14 +290,7 @@ static void quantize_q8_0(const float * x, uint8_t * y) {
 
 // Q4_0 as quantize_row_q4_0_ref: the value of largest magnitude maps to -8.
 static void quantize_q4_0(const float * x, uint8_t * y) {
-    float amax = 0.0f, max = 0.0f;
-    for (int j = 0; j < 32; j++) {
-        if (amax < fabsf(x[j])) {
-            amax = fabsf(x[j]);
-            max  = x[j];
-        }
-    }
-    const float    d  = max / -8.0f;
+    const float    d  = block_signed_max(x) / -8.0f;
     const float    id = d != 0.0f ? 1.0f / d : 0.0f;
     const uint16_t h  = htp_fp32_to_fp16(d);
     memcpy(y, &h, 2);
@@ -276,19 +302,145 @@ static void quantize_q4_0(const float * x, uint8_t * y) {
     }
 }
 
+// Q4_1 as quantize_row_q4_1_ref: q = (x - min) / d rounded (+ 0.5, toward
+// zero), d = (max - min) / 15, m = min.
+static void quantize_q4_1(const float * x, uint8_t * y) {
+    float min, max;
+    block_min_max(x, &min, &max);
+    const float d  = (max - min) / 15.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    store_fp16(y, d);
+    store_fp16(y + 2, min);
+    for (int j = 0; j < 16; j++) {
+        const int32_t q0 = htp_f2i_sat((x[j] - min) * id + 0.5f, -128, 127),
+                      q1 = htp_f2i_sat((x[j + 16] - min) * id + 0.5f, -128, 127);
+        y[4 + j]         = (uint8_t)((q0 < 15 ? q0 : 15) | (q1 < 15 ? q1 : 15) << 4);
+    }
+}
+
+// Q5_0 as quantize_row_q5_0_ref: the value of largest magnitude maps to -16;
+// bit 4 of element j's quant is bit j of qh.
+static void quantize_q5_0(const float * x, uint8_t * y) {
+    const float d  = block_signed_max(x) / -16.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    store_fp16(y, d);
+    uint32_t qh = 0;
+    for (int j = 0; j < 16; j++) {
+        int32_t q0 = htp_f2i_sat(x[j] * id + 16.5f, -128, 127), q1 = htp_f2i_sat(x[j + 16] * id + 16.5f, -128, 127);
+        q0       = q0 < 31 ? q0 : 31;
+        q1       = q1 < 31 ? q1 : 31;
+        y[6 + j] = (uint8_t)((q0 & 15) | (q1 & 15) << 4);
+        qh |= (uint32_t)((q0 >> 4) & 1) << j | (uint32_t)((q1 >> 4) & 1) << (j + 16);
+    }
+    memcpy(y + 2, &qh, 4);
+}
+
+// Q5_1 as quantize_row_q5_1_ref: d = (max - min) / 31, m = min.
+static void quantize_q5_1(const float * x, uint8_t * y) {
+    float min, max;
+    block_min_max(x, &min, &max);
+    const float d  = (max - min) / 31.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    store_fp16(y, d);
+    store_fp16(y + 2, min);
+    uint32_t qh = 0;
+    for (int j = 0; j < 16; j++) {
+        const int32_t q0 = htp_f2i_sat((x[j] - min) * id + 0.5f, 0, 31),
+                      q1 = htp_f2i_sat((x[j + 16] - min) * id + 0.5f, 0, 31);
+        y[8 + j]         = (uint8_t)((q0 & 15) | (q1 & 15) << 4);
+        qh |= (uint32_t)(q0 >> 4) << j | (uint32_t)(q1 >> 4) << (j + 16);
+    }
+    memcpy(y + 4, &qh, 4);
+}
+
+// The index of the IQ4_NL value nearest v (the upper one of a tie), by
+// bisection as ggml searches.
+static int iq4nl_nearest(float v) {
+    const int8_t * t = htp_iq4nl_values;
+    if (v <= (float)t[0]) {
+        return 0;
+    }
+    if (v >= (float)t[15]) {
+        return 15;
+    }
+    int lo = 0, hi = 15;
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        if (v < (float)t[mid]) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    return v - (float)t[hi - 1] < (float)t[hi] - v ? hi - 1 : hi;
+}
+
+// IQ4_NL as quantize_row_iq4_nl_ref (ggml's search without importance
+// weights and without its extra tries): the value of largest magnitude maps
+// to -127 to pick each element's level, then d is the least-squares scale of
+// those levels with weights x^2. A block below 1e-15 in magnitude gets d = 0
+// (ggml leaves its quants as whatever its scratch held; they decode to 0
+// either way, ours are 0).
+static void quantize_iq4_nl(const float * x, uint8_t * y) {
+    float amax = 0.0f, max = 0.0f;
+    for (int j = 0; j < 32; j++) {
+        const float ax = fabsf(x[j]);
+        if (ax > amax) {
+            amax = ax;
+            max  = x[j];
+        }
+    }
+    uint8_t l[32] = {0};
+    float   d     = 0.0f;
+    if (amax >= 1e-15f) {
+        const float id    = 1.0f / (max / -127.0f);
+        float       sumqx = 0.0f, sumq2 = 0.0f;
+        for (int j = 0; j < 32; j++) {
+            l[j]          = (uint8_t)iq4nl_nearest(id * x[j]);
+            const float q = (float)htp_iq4nl_values[l[j]], w = x[j] * x[j];
+            sumqx += w * q * x[j];
+            sumq2 += w * q * q;
+        }
+        d = sumq2 > 0.0f ? sumqx / sumq2 : 0.0f;
+    }
+    store_fp16(y, d);
+    for (int j = 0; j < 16; j++) {
+        y[2 + j] = (uint8_t)(l[j] | l[j + 16] << 4);
+    }
+}
+
 void htp_quant_quantize_row(uint32_t type, const float * x, uint8_t * y, int64_t n) {
+    void (*quantize_block)(const float *, uint8_t *) = NULL;
+    switch (type) {
+        case HTP_TYPE_Q8_0:
+            quantize_block = quantize_q8_0;
+            break;
+        case HTP_TYPE_Q4_0:
+            quantize_block = quantize_q4_0;
+            break;
+        case HTP_TYPE_Q4_1:
+            quantize_block = quantize_q4_1;
+            break;
+        case HTP_TYPE_Q5_0:
+            quantize_block = quantize_q5_0;
+            break;
+        case HTP_TYPE_Q5_1:
+            quantize_block = quantize_q5_1;
+            break;
+        case HTP_TYPE_IQ4_NL:
+            quantize_block = quantize_iq4_nl;
+            break;
+        default:
+            return;  // unreachable: the checks refuse other types (htp_quant_can_quantize)
+    }
     const int64_t bs = htp_type_traits(type)->type_size;
     for (int64_t i = 0; i < n / 32; i++, x += 32, y += bs) {
-        if (type == HTP_TYPE_Q8_0) {
-            quantize_q8_0(x, y);
-        } else {
-            quantize_q4_0(x, y);
-        }
+        quantize_block(x, y);
     }
 }
 
 // ---------------------------------------------------------------------------
-// CPY F32 / F16 / BF16 -> Q8_0 / Q4_0
+// CPY F32 / F16 / BF16 -> a KV-cache quant type
 //   src [ne0, ne1, ne2, ne3] any float type and strides; dst of the same shape,
 //   rows of whole blocks packed (nb[0] = block bytes). Row by row.
 // ---------------------------------------------------------------------------
