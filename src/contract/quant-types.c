@@ -3,11 +3,16 @@
 
 #include "quant-types.h"
 
+#include "kquant-tiles.h"
 #include "tiled.h"
 
 int htp_quant_can_dequant(uint32_t type) {
-    return type == HTP_TYPE_Q4_0 || type == HTP_TYPE_Q4_1 || type == HTP_TYPE_Q8_0 || type == HTP_TYPE_IQ4_NL ||
-           type == HTP_TYPE_MXFP4;
+    return type == HTP_TYPE_Q4_0 || type == HTP_TYPE_Q4_1 || type == HTP_TYPE_Q5_0 || type == HTP_TYPE_Q5_1 ||
+           type == HTP_TYPE_Q8_0 || type == HTP_TYPE_IQ4_NL || type == HTP_TYPE_MXFP4;
+}
+
+int htp_quant_can_dequant_row(uint32_t type) {
+    return htp_quant_can_dequant(type) || htp_kq_type_ok(type);
 }
 
 int htp_quant_can_quantize(uint32_t type) {

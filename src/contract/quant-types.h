@@ -1,6 +1,6 @@
 // quant-types.h: the block-quantized types (32 elements a block) the NPU's
-// row kernels handle: GET_ROWS and dequantizing paths read Q4_0, Q4_1, Q8_0,
-// IQ4_NL and MXFP4, plain or tiled; CPY and SET_ROWS (a quantized KV cache)
+// row kernels handle: GET_ROWS and dequantizing paths read Q4_0, Q4_1, Q5_0,
+// Q5_1, Q8_0, IQ4_NL and MXFP4, plain or tiled (where tiled.h has a format); CPY and SET_ROWS (a quantized KV cache)
 // write llama.cpp's quantized KV-cache types Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 and
 // IQ4_NL, bit-exact with ggml-cpu. The checks of those ops decide with these,
 // so host and NPU agree on them.
@@ -12,8 +12,13 @@
 
 #include "op-call.h"
 
-// The type's rows can be dequantized (GET_ROWS, fallback paths).
+// The type's rows can be dequantized (GET_ROWS, fallback paths): the types
+// of 32-element blocks Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4.
 int htp_quant_can_dequant(uint32_t type);
+
+// The same or one of the K-quants (htp_kq_type_ok, 256-element blocks): the
+// plain-row dequantizer takes these (CPY into F32).
+int htp_quant_can_dequant_row(uint32_t type);
 
 // The type can be produced from F32 rows (CPY, SET_ROWS): Q8_0, Q4_0, Q4_1,
 // Q5_0, Q5_1, IQ4_NL.

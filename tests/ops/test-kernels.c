@@ -1032,7 +1032,7 @@ static void test_quant_rows(void) {
     };
     const int      n = 32 * QR_BLOCKS;
     static float   x[32 * QR_BLOCKS];
-    static uint8_t ref[34 * QR_BLOCKS], out[34 * QR_BLOCKS];
+    static uint8_t ref[36 * QR_BLOCKS], out[34 * QR_BLOCKS];
     for (size_t t = 0; t < sizeof qt / sizeof qt[0]; t++) {
         const size_t bs = ggml_type_size(qt[t].g);
         for (int kind = 0; kind < 5; kind++) {
@@ -1051,6 +1051,33 @@ static void test_quant_rows(void) {
                 }
             }
             CHECK(bad < 0, "quantize %s input %d: first different block %d", ggml_type_name(qt[t].g), kind, bad);
+        }
+    }
+    // Dequantizers: blocks ggml quantized, both decoders, bit for bit.
+    static const struct {
+        enum ggml_type g;
+        uint32_t       h;
+    } dt[] = {
+        {GGML_TYPE_Q4_0, HTP_TYPE_Q4_0},   {GGML_TYPE_Q4_1, HTP_TYPE_Q4_1}, {GGML_TYPE_Q5_0, HTP_TYPE_Q5_0},
+        {GGML_TYPE_Q5_1, HTP_TYPE_Q5_1},   {GGML_TYPE_Q8_0, HTP_TYPE_Q8_0}, {GGML_TYPE_IQ4_NL, HTP_TYPE_IQ4_NL},
+        {GGML_TYPE_MXFP4, HTP_TYPE_MXFP4}, {GGML_TYPE_Q4_K, HTP_TYPE_Q4_K}, {GGML_TYPE_Q5_K, HTP_TYPE_Q5_K},
+        {GGML_TYPE_Q6_K, HTP_TYPE_Q6_K},
+    };
+    static float yr[32 * QR_BLOCKS], yo[32 * QR_BLOCKS];
+    for (size_t t = 0; t < sizeof dt / sizeof dt[0]; t++) {
+        CHECK(htp_quant_can_dequant_row(dt[t].h), "%s: a plain-row dequantizer", ggml_type_name(dt[t].g));
+        for (int kind = 0; kind < 5; kind++) {
+            quant_rows_fill(x, kind);
+            ggml_quantize_chunk(dt[t].g, x, ref, 0, 1, n, NULL);
+            ggml_get_type_traits(dt[t].g)->to_float(ref, yr, n);
+            htp_quant_dequant_row(dt[t].h, ref, yo, n);
+            int bad = -1;
+            for (int i = 0; i < n && bad < 0; i++) {
+                if (memcmp(&yr[i], &yo[i], 4) != 0) {
+                    bad = i;
+                }
+            }
+            CHECK(bad < 0, "dequantize %s input %d: first different element %d", ggml_type_name(dt[t].g), kind, bad);
         }
     }
 }

@@ -2922,8 +2922,9 @@ static void gen_get_rows_q(struct suite * s) {
     }
 }
 
-// Copies no CPY kernel does: dequantizing a quantized source, quantizing
-// into a type outside the KV-cache types (Q4_K).
+// Copies at the edge of the claims: quantizing into a type outside the
+// KV-cache types (Q4_K, refused); dequantizing into F32 (refused once,
+// claimed now, so they must pass; gen_cpy_dequant has the rest).
 static void gen_cpy_outside(struct suite * s) {
     static const enum ggml_type pairs[][2] = {
         {GGML_TYPE_Q8_0, GGML_TYPE_F32}, {GGML_TYPE_Q4_0, GGML_TYPE_F32}, {GGML_TYPE_F32, GGML_TYPE_Q4_K}};
@@ -2987,6 +2988,50 @@ static void gen_set_rows_quant(struct suite * s) {
             };
             for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
                 run_case(s, &fam_set_rows, &c[k]);
+            }
+        }
+    }
+}
+
+// test-backend-ops' dequantizing copies: each quant type into F32,
+// contiguous and by rows of a permuted source. (ggml-cpu has no
+// quantized -> F16 copy.) Q2_K, Q3_K and IQ4_XS may be refused.
+static void gen_cpy_dequant(struct suite * s) {
+    static const enum ggml_type tss[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0,  GGML_TYPE_Q5_1,
+                                         GGML_TYPE_Q8_0,  GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4, GGML_TYPE_Q4_K,
+                                         GGML_TYPE_Q5_K,  GGML_TYPE_Q6_K,   GGML_TYPE_Q2_K,  GGML_TYPE_Q3_K,
+                                         GGML_TYPE_IQ4_XS};
+    for (size_t a = 0; a < sizeof tss / sizeof tss[0]; a++) {
+        struct p_cpy c[] = {
+            {tss[a], GGML_TYPE_F32, {256, 4, 4, 4}, {0}, {0}, {0}, 0, {0}},
+            {tss[a], GGML_TYPE_F32, {256, 2, 3, 4}, {0}, {0, 2, 1, 3}, {0}, 0, {0}},
+            {tss[a], GGML_TYPE_F32, {512, 3, 1, 2}, {0}, {0}, {0}, 0, {768, 3, 1, 2}},  // into a view
+        };
+        const int maybe = tss[a] == GGML_TYPE_Q2_K || tss[a] == GGML_TYPE_Q3_K || tss[a] == GGML_TYPE_IQ4_XS;
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+            if (maybe) {
+                run_case_outside(s, &fam_cpy, &c[i], OUTSIDE_TYPE);
+            } else {
+                run_case(s, &fam_cpy, &c[i]);
+            }
+        }
+    }
+}
+
+// GET_ROWS of Q5_0 / Q5_1 rows, in both buffers (the weight buffer may hold
+// them tiled where tiled.h has a format), as gen_get_rows_q.
+static void gen_get_rows_q5(struct suite * s) {
+    static const enum ggml_type types[] = {GGML_TYPE_Q5_0, GGML_TYPE_Q5_1};
+    static const int64_t        ns[]    = {32, 96, 256};
+    static const int64_t        ms[]    = {1, 5, 37};
+    static const int64_t        rs[]    = {1, 4, 9};
+    for (size_t t = 0; t < 2; t++) {
+        for (size_t a = 0; a < 3; a++) {
+            for (size_t b = 0; b < 3; b++) {
+                for (size_t c = 0; c < 3; c++) {
+                    struct p_get_rows p = {types[t], ns[a], ms[b], rs[c], c == 2 ? 2 : 1, c == 2 ? 3 : 1, 0};
+                    run_case_both(s, &fam_get_rows, &p);
+                }
             }
         }
     }
@@ -3126,6 +3171,8 @@ static const struct generator {
     {"CPY", gen_cpy_outside},
     {"CPY", gen_cpy_quant},
     {"SET_ROWS", gen_set_rows_quant},
+    {"CPY", gen_cpy_dequant},
+    {"GET_ROWS", gen_get_rows_q5},
 };
 
 // True when the comma-separated lists a and b share an op name.

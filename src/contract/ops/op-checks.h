@@ -66,7 +66,10 @@ int htp_op_fence_operand_check(const struct htp_tensor_view * v, int64_t min_slo
 // CPY converts src_type to dst_type elementwise (F32, F16, BF16 pairs).
 int htp_cpy_can_convert(uint32_t src_type, uint32_t dst_type);
 
-// The CPY quantizes a float source into Q8_0 / Q4_0 rows.
+// The CPY quantizes a float source into rows of a KV-cache quant type.
 int htp_cpy_quantizes(const struct htp_op_call * call);
+
+// The CPY dequantizes quantized rows into F32.
+int htp_cpy_dequantizes(const struct htp_op_call * call);
 
 #endif  // HTP_CONTRACT_OP_CHECKS_H

@@ -6,6 +6,7 @@
 // Types: F32, F16 and BF16 to each other (through f32), and any type to the
 // same type (a byte copy of elements, or of whole blocks for quantized types,
 // which is why both ne[0] must then be whole blocks; validation checks that).
+// Quantizing into and dequantizing out of block types is quant-ops.c's.
 //
 // Work split: when both tensors are dense the copy is one flat range cut into
 // equal pieces per worker; otherwise workers take runs of src rows and walk
@@ -362,6 +363,9 @@ static void cpy_job(void * arg, uint32_t ith, uint32_t nth) {
 int htp_op_cpy_run(struct htp_op_ctx * ctx) {
     if (htp_cpy_quantizes(&ctx->op)) {
         return htp_op_cpy_q_run(ctx);
+    }
+    if (htp_cpy_dequantizes(&ctx->op)) {
+        return htp_op_cpy_dq_run(ctx);
     }
     struct cpy_plan p;
     plan_cpy(ctx, &p);

@@ -31,6 +31,7 @@
 #include "quant.h"
 #include "contract/tiled.h"
 #include "hvx.h"
+#include "kquant-dot.h"
 #include "platform/platform.h"
 #include "vec.h"
 
@@ -94,6 +95,30 @@ static void dequant_block(uint32_t type, const uint8_t * b, float * y) {
             for (int j = 0; j < 16; j++) {
                 y[j]      = d * (float)(b[4 + j] & 15) + m;
                 y[j + 16] = d * (float)(b[4 + j] >> 4) + m;
+            }
+            break;
+        }
+        case HTP_TYPE_Q5_0: {
+            const float d = htp_fp16_to_fp32(rd16(b));
+            uint32_t    qh;
+            memcpy(&qh, b + 2, 4);
+            for (int j = 0; j < 16; j++) {
+                const int q0 = (b[6 + j] & 15) | (int)((qh >> j) & 1) << 4,
+                          q1 = (b[6 + j] >> 4) | (int)((qh >> (j + 16)) & 1) << 4;
+                y[j]         = d * (float)(q0 - 16);
+                y[j + 16]    = d * (float)(q1 - 16);
+            }
+            break;
+        }
+        case HTP_TYPE_Q5_1: {
+            const float d = htp_fp16_to_fp32(rd16(b)), m = htp_fp16_to_fp32(rd16(b + 2));
+            uint32_t    qh;
+            memcpy(&qh, b + 4, 4);
+            for (int j = 0; j < 16; j++) {
+                const int q0 = (b[8 + j] & 15) | (int)((qh >> j) & 1) << 4,
+                          q1 = (b[8 + j] >> 4) | (int)((qh >> (j + 16)) & 1) << 4;
+                y[j]         = d * (float)q0 + m;
+                y[j + 16]    = d * (float)q1 + m;
             }
             break;
         }
@@ -168,6 +193,10 @@ static void dequant_blocks_hvx(uint32_t type, const uint8_t * const blk[4], int 
 #endif
 
 void htp_quant_dequant_row(uint32_t type, const uint8_t * x, float * y, int64_t n) {
+    if (htp_kq_type_ok(type)) {  // the K-quants' own decoder (kquant-dot.c)
+        htp_kq_dequant_row(type, y, x, n / HTP_KQ_QK);
+        return;
+    }
     const struct htp_type_traits * tt = htp_type_traits(type);
 #if defined(__HVX__)
     if (dequant_hvx_type(type) && !htp_kernels_portable()) {
@@ -474,5 +503,41 @@ int htp_op_cpy_q_run(struct htp_op_ctx * ctx) {
         return HTP_STATUS_OK;
     }
     ctx->run(ctx->pool, cpyq_job, &a);
+    return HTP_STATUS_OK;
+}
+
+// ---------------------------------------------------------------------------
+// CPY quantized -> F32 (ggml-cpu dequantizes into F32 only)
+//   src [ne0, ne1, ne2, ne3] plain rows of whole blocks of a type
+//   htp_quant_can_dequant_row names, any row strides; dst F32 of the same
+//   shape, any strides. Row by row.
+// ---------------------------------------------------------------------------
+
+static void cpydq_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct cpyq_args * a = arg;
+    float                    buf[HTP_CHUNK];
+    int64_t                  r0, r1;
+    htp_split(htp_view_nrows(a->src), ith, nth, &r0, &r1);
+    const struct htp_type_traits * tt = htp_type_traits(a->src->type);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        htp_row_index(a->src->ne, ir, &i1, &i2, &i3);
+        const uint8_t * x = htp_view_row(a->src, i1, i2, i3);
+        uint8_t *       y = htp_view_row(a->dst, i1, i2, i3);
+        // HTP_CHUNK is a multiple of every block size (32, 256)
+        for (int64_t c = 0; c < a->src->ne[0]; c += HTP_CHUNK) {
+            const int64_t k = htp_min64(HTP_CHUNK, a->src->ne[0] - c);
+            htp_quant_dequant_row(a->src->type, x + c / tt->blck_size * tt->type_size, buf, k);
+            htp_row_store_f32(y + c * a->dst->nb[0], a->dst->nb[0], a->dst->type, buf, k);
+        }
+    }
+}
+
+int htp_op_cpy_dq_run(struct htp_op_ctx * ctx) {
+    struct cpyq_args a = {ctx->op.src[0], ctx->op.dst[0]};
+    if (htp_view_nelements(a.src) == 0) {
+        return HTP_STATUS_OK;
+    }
+    ctx->run(ctx->pool, cpydq_job, &a);
     return HTP_STATUS_OK;
 }

@@ -29,7 +29,9 @@ extern const int8_t htp_mxfp4_values[16];
 // ggml's e8m0 -> fp32 with the 0.5 factor of its doubled fp4 table.
 float htp_e8m0_to_fp32_half(uint8_t e);
 
-// n elements (a multiple of the block size) of a plain row at x -> y.
+// n elements (a multiple of the block size) of a plain row at x -> y, for
+// the types htp_quant_can_dequant_row names (the K-quants through
+// kquant-dot.c's decoder); bit-exact with ggml's dequantize_row_*.
 void htp_quant_dequant_row(uint32_t type, const uint8_t * x, float * y, int64_t n);
 
 // Elements [k0, k0 + n) (whole blocks) of row (i1, i2, i3) of a tiled view
@@ -73,5 +75,8 @@ void htp_kernels_set_portable(int portable);
 
 // CPY from F32/F16/BF16 into a quant type (cpy-ops.c hands these over).
 int htp_op_cpy_q_run(struct htp_op_ctx * ctx);
+
+// CPY from a quantized source into F32 (cpy-ops.c hands these over).
+int htp_op_cpy_dq_run(struct htp_op_ctx * ctx);
 
 #endif  // HTP_QUANT_H
