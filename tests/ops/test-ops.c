@@ -3037,6 +3037,45 @@ static void gen_get_rows_q5(struct suite * s) {
     }
 }
 
+static const struct op_family fam_cpy_wide = {build_cpy, desc_cpy, NULL, max_err_cpy, -3e9f, 3e9f};
+
+// CPY between F32 and I32 (ggml-cpu's only I32 conversions: toward zero
+// into I32, rounded into F32): test-backend-ops' cases, a 4D one, odd rows
+// and a permuted dst.
+static void gen_cpy_i32(struct suite * s) {
+    for (int dir = 0; dir < 2; dir++) {
+        const enum ggml_type ts = dir ? GGML_TYPE_I32 : GGML_TYPE_F32, td = dir ? GGML_TYPE_F32 : GGML_TYPE_I32;
+        struct p_cpy         c[] = {
+                    {ts, td, {256, 2, 3, 4}, {0}, {0}, {0}, 0, {0}},
+                    {ts, td, {256, 2, 3, 4}, {0}, {1, 0, 2, 3}, {0}, 0, {0}},
+                    {ts, td, {256, 4, 4, 4}, {0}, {0}, {0}, 0, {0}},
+                    {ts, td, {33, 5, 3, 1}, {0}, {0, 2, 1, 3}, {0}, 0, {0}},
+                    {ts, td, {7, 2, 3, 4}, {0}, {0}, {1, 0, 2, 3}, 0, {0}},
+                    {ts, td, {31, 5, 3, 1}, {31, 5, 3, 1}, {0}, {0}, 0, {40, 6, 4, 1}},
+        };
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+            run_case(s, &fam_cpy, &c[i]);
+        }
+        // beyond 2^24 (I32 -> F32 rounds) and beyond the int32 range (F32 -> I32: INT32_MIN)
+        run_case(s, &fam_cpy_wide, &c[0]);
+        run_case(s, &fam_cpy_wide, &c[1]);
+    }
+}
+
+// GET_ROWS of I32 rows (ggml_get_rows keeps I32): a copy, so wide values.
+static const struct op_family fam_get_rows_i32 = {build_get_rows, desc_get_rows, init_get_rows,
+                                                  NULL,           -100000.0f,    100000.0f};
+
+static void gen_get_rows_i32(struct suite * s) {
+    struct p_get_rows c[] = {
+        {GGML_TYPE_I32, 1, 1, 1, 1, 1, 0},  {GGML_TYPE_I32, 33, 5, 4, 1, 1, 0},   {GGML_TYPE_I32, 256, 64, 9, 2, 3, 0},
+        {GGML_TYPE_I32, 17, 8, 4, 7, 1, 1}, {GGML_TYPE_I32, 1024, 4, 3, 1, 2, 0},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        run_case(s, &fam_get_rows_i32, &c[i]);
+    }
+}
+
 static void gen_ssm_conv(struct suite * s) {
     static const int64_t d_convs[] = {3, 4, 9}, n_ts[] = {1, 5, 32}, d_inners[] = {64, 1536};
     for (int a = 0; a < 3; a++) {
@@ -3173,6 +3212,8 @@ static const struct generator {
     {"SET_ROWS", gen_set_rows_quant},
     {"CPY", gen_cpy_dequant},
     {"GET_ROWS", gen_get_rows_q5},
+    {"CPY", gen_cpy_i32},
+    {"GET_ROWS", gen_get_rows_i32},
 };
 
 // True when the comma-separated lists a and b share an op name.

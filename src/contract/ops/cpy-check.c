@@ -1,7 +1,8 @@
 // cpy-check.c: CPY (ggml's CPY, CONT and DUP): dst[0] receives src[0]'s
 // elements in row-major order, converted to dst's type. Shapes may differ
 // when the element counts agree. Supported: a copy within one type (whole
-// blocks for block types), conversions between F32, F16 and BF16, and
+// blocks for block types), conversions between F32, F16 and BF16 and between
+// F32 and I32, and
 // quantization of a float source into rows of whole blocks of the KV-cache
 // quant types (htp_quant_can_quantize: Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL),
 // and dequantization of plain quantized rows into F32 (htp_quant_can_dequant_row).
@@ -11,6 +12,11 @@
 #include "op-checks.h"
 
 int htp_cpy_can_convert(uint32_t src_type, uint32_t dst_type) {
+    // I32 converts to and from F32 only, as in ggml-cpu (which aborts on the rest)
+    if ((src_type == HTP_TYPE_F32 && dst_type == HTP_TYPE_I32) ||
+        (src_type == HTP_TYPE_I32 && dst_type == HTP_TYPE_F32)) {
+        return 1;
+    }
     return src_type != dst_type && htp_type_is_float(src_type) && htp_type_is_float(dst_type);
 }
 

@@ -63,7 +63,7 @@ int htp_op_im2col_check(const struct htp_op_call * call);
 // aligned (futex words), at least min_slots slots.
 int htp_op_fence_operand_check(const struct htp_tensor_view * v, int64_t min_slots);
 
-// CPY converts src_type to dst_type elementwise (F32, F16, BF16 pairs).
+// CPY converts src_type to dst_type elementwise (F32, F16, BF16 pairs; F32 <-> I32).
 int htp_cpy_can_convert(uint32_t src_type, uint32_t dst_type);
 
 // The CPY quantizes a float source into rows of a KV-cache quant type.

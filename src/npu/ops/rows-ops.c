@@ -4,7 +4,7 @@
 // answers HTP_STATUS_INVAL_PARAMS (rows with good indices may have been
 // written, as when a DSP kernel stops mid-op).
 //
-//   GET_ROWS  src0 [ne0, n, ne2, ne3] F32/F16/BF16; src1 I32 [m, ne2, ne3]
+//   GET_ROWS  src0 [ne0, n, ne2, ne3] F32/F16/BF16 (or I32, into I32); src1 I32 [m, ne2, ne3]
 //             dst [ne0, m, ne2, ne3]:  dst[:, i, j, k] = src0[:, src1[i, j, k], j, k]
 //   SET_ROWS  src0 values [ne0, m, ne2, ne3] F32/F16/BF16; src1 I64 or I32 [m, b2 | ne2, b3 | ne3]
 //             dst [ne0, n, ne2, ne3] (the tensor ggml_set_rows writes into, also src2):
@@ -60,6 +60,16 @@ static int rows_type_q(uint32_t type) {
 // One row of n elements from (x, type/stride of src) to (y, type/stride of dst).
 static void rows_copy(const struct htp_tensor_view * src, const struct htp_tensor_view * dst, uint8_t * y,
                       const uint8_t * x, int64_t n) {
+    if (src->type == HTP_TYPE_I32) {  // I32 rows (GET_ROWS of I32 keeps the type): a copy
+        if (src->nb[0] == 4 && dst->nb[0] == 4) {
+            memmove(y, x, (size_t)n * 4);  // the two views may overlap
+            return;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            memmove(y + i * dst->nb[0], x + i * src->nb[0], 4);
+        }
+        return;
+    }
     if (src->type == dst->type && htp_view_rows_packed(src) && htp_view_rows_packed(dst)) {
         memmove(y, x, (size_t)(n * src->nb[0]));  // the two views may overlap
         return;
