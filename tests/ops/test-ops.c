@@ -3076,6 +3076,22 @@ static void gen_get_rows_i32(struct suite * s) {
     }
 }
 
+// CONCAT of quantized tensors (whole blocks, as ggml-cpu copies them): along
+// each dim, dim 0 in whole blocks, with a or b a view.
+static void gen_concat_quant(struct suite * s) {
+    static const enum ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q5_1, GGML_TYPE_MXFP4,
+                                           GGML_TYPE_Q4_K};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        const int64_t bs = ggml_blck_size(types[t]);
+        for (int dim = 0; dim < 4; dim++) {
+            for (int v = 0; v < 4; v++) {
+                struct p_concat p = {types[t], {2 * bs, 3, 4, 2}, dim == 0 ? bs : 5, dim, v};
+                run_case(s, &fam_concat, &p);
+            }
+        }
+    }
+}
+
 static void gen_ssm_conv(struct suite * s) {
     static const int64_t d_convs[] = {3, 4, 9}, n_ts[] = {1, 5, 32}, d_inners[] = {64, 1536};
     for (int a = 0; a < 3; a++) {
@@ -3214,6 +3230,7 @@ static const struct generator {
     {"GET_ROWS", gen_get_rows_q5},
     {"CPY", gen_cpy_i32},
     {"GET_ROWS", gen_get_rows_i32},
+    {"CONCAT", gen_concat_quant},
 };
 
 // True when the comma-separated lists a and b share an op name.
