@@ -1096,6 +1096,38 @@ static double max_err_exact(const void * p) {
 
 static const struct op_family fam_argsort = {build_argsort, desc_argsort, init_argsort, max_err_exact, -1.0f, 1.0f};
 
+// ---- TOP_K: the indices of each row's k largest ---------------------------------------------------
+
+struct p_top_k {
+    int64_t ne[4];
+    int64_t k;
+    int     v;  // 1: a is a view with padded rows, 2: also a gap between its matrices
+};
+
+static struct ggml_tensor * build_top_k(struct tb * b, const void * pv) {
+    const struct p_top_k * p  = pv;
+    const int64_t *        ne = p->ne;
+    struct ggml_tensor *   a;
+    if (p->v) {
+        a = tb_new(b, GGML_TYPE_F32, ne[0] + 16, ne[1] + (p->v == 2), ne[2], ne[3], "a");
+        a = tb_view(b, a, ne[0], ne[1], ne[2], ne[3], 0);
+    } else {
+        a = tb_new(b, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], "a");
+    }
+    return ggml_top_k(b->ctx, a, (int)p->k);
+}
+
+static void desc_top_k(const void * pv, char * s, size_t n) {
+    const struct p_top_k * p = pv;
+    cat(s, n, "type=f32,");
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat(s, n, ",k=%" PRId64 ",v=%d", p->k, p->v);
+}
+
+// Rows as ARGSORT's (shuffles, no ties: test-backend-ops' inputs), so the
+// order ggml-cpu leaves is the one right answer and the compare is exact.
+static const struct op_family fam_top_k = {build_top_k, desc_top_k, init_argsort, max_err_exact, -1.0f, 1.0f};
+
 // ---- CONCAT along each dim, optionally of views ---------------------------------------------------
 
 struct p_concat {
@@ -3092,6 +3124,23 @@ static void gen_concat_quant(struct suite * s) {
     }
 }
 
+// TOP_K as test-backend-ops has it (k from 1 to the whole row, rows of 2 to
+// 65000), views with padded rows; a view whose matrices are not evenly
+// spaced is outside (ggml-cpu reads its rows at i * nb1).
+static void gen_top_k(struct suite * s) {
+    static const struct p_top_k c[] = {
+        {{1, 1, 1, 1}, 1, 0},      {{2, 1, 1, 1}, 1, 0},       {{2, 3, 1, 1}, 2, 0},       {{16, 10, 10, 1}, 1, 0},
+        {{16, 10, 10, 1}, 3, 0},   {{16, 10, 10, 1}, 16, 0},   {{60, 10, 3, 2}, 7, 0},     {{1023, 2, 1, 3}, 1, 0},
+        {{1023, 2, 1, 3}, 40, 0},  {{1023, 2, 1, 3}, 400, 0},  {{1023, 2, 1, 3}, 1023, 0}, {{1024, 4, 1, 1}, 10, 0},
+        {{16384, 1, 1, 1}, 40, 0}, {{65000, 2, 1, 1}, 400, 0}, {{100, 7, 1, 1}, 9, 1},     {{100, 7, 2, 1}, 9, 1},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        run_case(s, &fam_top_k, &c[i]);
+    }
+    struct p_top_k gap = {{100, 7, 2, 2}, 9, 2};
+    run_case_outside(s, &fam_top_k, &gap, "rows not evenly spaced (ggml-cpu misreads them)");
+}
+
 static void gen_ssm_conv(struct suite * s) {
     static const int64_t d_convs[] = {3, 4, 9}, n_ts[] = {1, 5, 32}, d_inners[] = {64, 1536};
     for (int a = 0; a < 3; a++) {
@@ -3231,6 +3280,7 @@ static const struct generator {
     {"CPY", gen_cpy_i32},
     {"GET_ROWS", gen_get_rows_i32},
     {"CONCAT", gen_concat_quant},
+    {"TOP_K", gen_top_k},
 };
 
 // True when the comma-separated lists a and b share an op name.

@@ -15,7 +15,7 @@
 //   norm        norm-check.c         RMS_NORM NORM L2_NORM
 //   add_id      add-id-check.c       ADD_ID
 //   reduce      reduce-check.c       SUM_ROWS CUMSUM
-//   argsort     argsort-check.c      ARGSORT
+//   argsort     argsort-check.c      ARGSORT, TOP_K
 //   shape       shape-check.c        REPEAT CONCAT PAD DIAG TRI FILL
 //   softmax     softmax-check.c      SOFT_MAX
 //   rope        rope-check.c         ROPE
@@ -57,6 +57,7 @@ int htp_op_ssm_conv_check(const struct htp_op_call * call);
 int htp_op_gated_delta_net_check(const struct htp_op_call * call);
 int htp_op_solve_tri_check(const struct htp_op_call * call);
 int htp_op_im2col_check(const struct htp_op_call * call);
+int htp_op_top_k_check(const struct htp_op_call * call);
 
 // v is a fence operand: flag HTP_TENSOR_FENCE, type I8, ne[0] ==
 // HTP_FENCE_SLOT_SIZE, contiguous slots of HTP_FENCE_SLOT_SIZE bytes, 4-byte
