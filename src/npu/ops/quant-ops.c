@@ -149,14 +149,21 @@ static void dequant_block(uint32_t type, const uint8_t * b, float * y) {
 // to bytes 16 i .. 16 i + 15 of a vector; zipping its low and high nibbles 16
 // bytes at a time puts block i's elements 0-15 (low nibbles) and 16-31 (high)
 // at 32 i, in element order. Q4_0 then takes off its 8, IQ4_NL and MXFP4 look
-// their values up (vlut32); Q4_1's stay 0..15. The scale and the int ->
-// float stay scalar (v67 HVX has no float), in dequant_block's expressions.
+// their values up (vlut32); Q4_1's stay 0..15, as do Q5_0's and Q5_1's low
+// four bits (bit 4, bit j of qh for element j, joins in the scalar loop that
+// converts). The scale and the int -> float stay scalar (v67 HVX has no
+// float), in dequant_block's expressions.
 static int dequant_hvx_type(uint32_t type) {
-    return type == HTP_TYPE_Q4_0 || type == HTP_TYPE_Q4_1 || type == HTP_TYPE_IQ4_NL || type == HTP_TYPE_MXFP4;
+    return type == HTP_TYPE_Q4_0 || type == HTP_TYPE_Q4_1 || type == HTP_TYPE_Q5_0 || type == HTP_TYPE_Q5_1 ||
+           type == HTP_TYPE_IQ4_NL || type == HTP_TYPE_MXFP4;
 }
 
 static void dequant_blocks_hvx(uint32_t type, const uint8_t * const blk[4], int n, float * y) {
-    const int qoff = type == HTP_TYPE_Q4_1 ? 4 : type == HTP_TYPE_MXFP4 ? 1 : 2;
+    const int qoff = type == HTP_TYPE_Q4_1    ? 4
+                     : type == HTP_TYPE_Q5_0  ? 6
+                     : type == HTP_TYPE_Q5_1  ? 8
+                     : type == HTP_TYPE_MXFP4 ? 1
+                                              : 2;
     uint8_t   buf[128] HVX_ALIGN;
     for (int i = 0; i < n; i++) {
         memcpy(buf + 16 * i, blk[i] + qoff, 16);
@@ -181,6 +188,17 @@ static void dequant_blocks_hvx(uint32_t type, const uint8_t * const blk[4], int 
             const float d = htp_fp16_to_fp32(rd16(b)), m = htp_fp16_to_fp32(rd16(b + 2));
             for (int j = 0; j < 32; j++) {
                 yi[j] = d * (float)(uint8_t)qi[j] + m;
+            }
+            continue;
+        }
+        if (type == HTP_TYPE_Q5_0 || type == HTP_TYPE_Q5_1) {
+            const int   q51 = type == HTP_TYPE_Q5_1;
+            const float d = htp_fp16_to_fp32(rd16(b)), m = q51 ? htp_fp16_to_fp32(rd16(b + 2)) : 0.0f;
+            uint32_t    qh;
+            memcpy(&qh, b + (q51 ? 4 : 2), 4);
+            for (int j = 0; j < 32; j++) {
+                const int q = (uint8_t)qi[j] | (int)((qh >> j) & 1) << 4;
+                yi[j]       = q51 ? d * (float)q + m : d * (float)(q - 16);
             }
             continue;
         }
