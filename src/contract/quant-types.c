@@ -12,7 +12,8 @@ int htp_quant_can_dequant(uint32_t type) {
 }
 
 int htp_quant_can_dequant_row(uint32_t type) {
-    return htp_quant_can_dequant(type) || htp_kq_type_ok(type);
+    return htp_quant_can_dequant(type) || htp_kq_type_ok(type) || type == HTP_TYPE_Q2_K || type == HTP_TYPE_Q3_K ||
+           type == HTP_TYPE_IQ4_XS;
 }
 
 int htp_quant_can_quantize(uint32_t type) {

@@ -16,8 +16,10 @@
 // of 32-element blocks Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4.
 int htp_quant_can_dequant(uint32_t type);
 
-// The same or one of the K-quants (htp_kq_type_ok, 256-element blocks): the
-// plain-row dequantizer takes these (CPY into F32).
+// The same or a type of 256-element blocks: the K-quants of htp_kq_type_ok
+// (kquant-dot.c's decoder), Q2_K, Q3_K and IQ4_XS (quant-ops.c's, where
+// htp_kq_type_ok does not take them). The plain-row dequantizer takes these
+// (CPY into F32, GET_ROWS of plain rows).
 int htp_quant_can_dequant_row(uint32_t type);
 
 // The type can be produced from F32 rows (CPY, SET_ROWS): Q8_0, Q4_0, Q4_1,

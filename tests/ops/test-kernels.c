@@ -1058,10 +1058,11 @@ static void test_quant_rows(void) {
         enum ggml_type g;
         uint32_t       h;
     } dt[] = {
-        {GGML_TYPE_Q4_0, HTP_TYPE_Q4_0},   {GGML_TYPE_Q4_1, HTP_TYPE_Q4_1}, {GGML_TYPE_Q5_0, HTP_TYPE_Q5_0},
-        {GGML_TYPE_Q5_1, HTP_TYPE_Q5_1},   {GGML_TYPE_Q8_0, HTP_TYPE_Q8_0}, {GGML_TYPE_IQ4_NL, HTP_TYPE_IQ4_NL},
-        {GGML_TYPE_MXFP4, HTP_TYPE_MXFP4}, {GGML_TYPE_Q4_K, HTP_TYPE_Q4_K}, {GGML_TYPE_Q5_K, HTP_TYPE_Q5_K},
-        {GGML_TYPE_Q6_K, HTP_TYPE_Q6_K},
+        {GGML_TYPE_Q4_0, HTP_TYPE_Q4_0},     {GGML_TYPE_Q4_1, HTP_TYPE_Q4_1}, {GGML_TYPE_Q5_0, HTP_TYPE_Q5_0},
+        {GGML_TYPE_Q5_1, HTP_TYPE_Q5_1},     {GGML_TYPE_Q8_0, HTP_TYPE_Q8_0}, {GGML_TYPE_IQ4_NL, HTP_TYPE_IQ4_NL},
+        {GGML_TYPE_MXFP4, HTP_TYPE_MXFP4},   {GGML_TYPE_Q4_K, HTP_TYPE_Q4_K}, {GGML_TYPE_Q5_K, HTP_TYPE_Q5_K},
+        {GGML_TYPE_Q6_K, HTP_TYPE_Q6_K},     {GGML_TYPE_Q2_K, HTP_TYPE_Q2_K}, {GGML_TYPE_Q3_K, HTP_TYPE_Q3_K},
+        {GGML_TYPE_IQ4_XS, HTP_TYPE_IQ4_XS},
     };
     static float yr[32 * QR_BLOCKS], yo[32 * QR_BLOCKS];
     for (size_t t = 0; t < sizeof dt / sizeof dt[0]; t++) {

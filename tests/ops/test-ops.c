@@ -3026,8 +3026,8 @@ static void gen_set_rows_quant(struct suite * s) {
 }
 
 // test-backend-ops' dequantizing copies: each quant type into F32,
-// contiguous and by rows of a permuted source. (ggml-cpu has no
-// quantized -> F16 copy.) Q2_K, Q3_K and IQ4_XS may be refused.
+// contiguous and by rows of a permuted source, and into a view. (ggml-cpu
+// has no quantized -> F16 copy.)
 static void gen_cpy_dequant(struct suite * s) {
     static const enum ggml_type tss[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0,  GGML_TYPE_Q5_1,
                                          GGML_TYPE_Q8_0,  GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4, GGML_TYPE_Q4_K,
@@ -3039,13 +3039,8 @@ static void gen_cpy_dequant(struct suite * s) {
             {tss[a], GGML_TYPE_F32, {256, 2, 3, 4}, {0}, {0, 2, 1, 3}, {0}, 0, {0}},
             {tss[a], GGML_TYPE_F32, {512, 3, 1, 2}, {0}, {0}, {0}, 0, {768, 3, 1, 2}},  // into a view
         };
-        const int maybe = tss[a] == GGML_TYPE_Q2_K || tss[a] == GGML_TYPE_Q3_K || tss[a] == GGML_TYPE_IQ4_XS;
         for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-            if (maybe) {
-                run_case_outside(s, &fam_cpy, &c[i], OUTSIDE_TYPE);
-            } else {
-                run_case(s, &fam_cpy, &c[i]);
-            }
+            run_case(s, &fam_cpy, &c[i]);
         }
     }
 }
@@ -3139,6 +3134,25 @@ static void gen_top_k(struct suite * s) {
     }
     struct p_top_k gap = {{100, 7, 2, 2}, 9, 2};
     run_case_outside(s, &fam_top_k, &gap, "rows not evenly spaced (ggml-cpu misreads them)");
+}
+
+// GET_ROWS of Q2_K, Q3_K and IQ4_XS rows (plain; K-quant rows of 256), in
+// both buffers, as gen_get_rows_kq.
+static void gen_get_rows_k256(struct suite * s) {
+    static const enum ggml_type types[] = {GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_IQ4_XS};
+    static const int64_t        ns[]    = {256, 768};
+    static const int64_t        ms[]    = {1, 5, 37};
+    static const int64_t        rs[]    = {1, 4, 9};
+    for (size_t t = 0; t < 3; t++) {
+        for (size_t a = 0; a < 2; a++) {
+            for (size_t b = 0; b < 3; b++) {
+                for (size_t c = 0; c < 3; c++) {
+                    struct p_get_rows p = {types[t], ns[a], ms[b], rs[c], c == 2 ? 2 : 1, c == 2 ? 3 : 1, 0};
+                    run_case_both(s, &fam_get_rows, &p);
+                }
+            }
+        }
+    }
 }
 
 static void gen_ssm_conv(struct suite * s) {
@@ -3281,6 +3295,7 @@ static const struct generator {
     {"GET_ROWS", gen_get_rows_i32},
     {"CONCAT", gen_concat_quant},
     {"TOP_K", gen_top_k},
+    {"GET_ROWS", gen_get_rows_k256},
 };
 
 // True when the comma-separated lists a and b share an op name.

@@ -46,6 +46,13 @@ int htp_op_get_rows_check(const struct htp_op_call * call) {
         }
         return src0->nb[0] == (int64_t)htp_type_traits(src0->type)->type_size ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
     }
+    if (htp_quant_can_dequant_row(src0->type)) {  // 256-element types outside kquant-tiles: plain rows only
+        const struct htp_type_traits * tt = htp_type_traits(src0->type);
+        return !(src0->flags & HTP_TENSOR_TILED) && src0->nb[0] == (int64_t)tt->type_size &&
+                       src0->ne[0] % tt->blck_size == 0
+                   ? HTP_STATUS_OK
+                   : HTP_STATUS_NO_SUPPORT;
+    }
     if (!htp_type_is_float(src0->type) || (src0->flags & HTP_TENSOR_TILED)) {
         return HTP_STATUS_NO_SUPPORT;
     }

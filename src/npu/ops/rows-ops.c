@@ -29,9 +29,9 @@ struct rows_args {
     atomic_int bad_index;
 };
 
-// Quantized rows (quant.h): GET_ROWS may read Q4_0, Q4_1, Q8_0, IQ4_NL and
-// MXFP4 rows, plain or tiled (x is then unused: row (i1, i2, i3) is found in
-// the tiles); SET_ROWS may write the KV-cache quant types (plain rows).
+// Quantized rows (quant.h): GET_ROWS may read Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
+// IQ4_NL and MXFP4 rows, plain or tiled, and Q2_K, Q3_K, IQ4_XS plain rows (x is then unused: row (i1, i2, i3) is found
+// in the tiles); SET_ROWS may write the KV-cache quant types (plain rows).
 static void rows_copy_q(const struct htp_tensor_view * src, const struct htp_tensor_view * dst, uint8_t * y,
                         const uint8_t * x, int64_t n, int64_t i1, int64_t i2, int64_t i3) {
     float buf[HTP_CHUNK];
@@ -39,8 +39,8 @@ static void rows_copy_q(const struct htp_tensor_view * src, const struct htp_ten
         const int64_t k = htp_min64(HTP_CHUNK, n - c);
         if (src->flags & HTP_TENSOR_TILED) {
             htp_quant_dequant_tiled_row(src, i1, i2, i3, c, k, buf);
-        } else if (htp_quant_can_dequant(src->type)) {
-            htp_quant_dequant_row(src->type, x + c / 32 * src->nb[0], buf, k);
+        } else if (htp_quant_can_dequant_row(src->type)) {  // HTP_CHUNK: whole blocks of 32 or 256
+            htp_quant_dequant_row(src->type, x + c / htp_type_traits(src->type)->blck_size * src->nb[0], buf, k);
         } else {
             htp_row_load_f32(buf, x + c * src->nb[0], src->nb[0], src->type, k);
         }
@@ -54,7 +54,7 @@ static void rows_copy_q(const struct htp_tensor_view * src, const struct htp_ten
 
 // Rows of this type are blocks of 32 that quant.h reads or writes.
 static int rows_type_q(uint32_t type) {
-    return htp_quant_can_dequant(type) || htp_quant_can_quantize(type);
+    return htp_quant_can_dequant_row(type) || htp_quant_can_quantize(type);
 }
 
 // One row of n elements from (x, type/stride of src) to (y, type/stride of dst).
