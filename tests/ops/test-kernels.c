@@ -24,6 +24,7 @@
 #include "ggml-cpu.h"
 #include "ggml.h"
 #include "contract/op-check.h"
+#include "contract/type-traits.h"
 #include "npu/ops/kernels.h"
 #include "npu/ops/quant.h"
 #include "npu/ops/vec.h"
@@ -1083,6 +1084,73 @@ static void test_quant_rows(void) {
     }
 }
 
+// The checks of the ops quant-ops.c, cpy-ops.c, rows-ops.c, shape-ops.c and
+// argsort-ops.c gained (CPY quantized <-> float and F32 <-> I32, GET_ROWS of
+// I32, CONCAT of blocks, TOP_K): what they claim and what they refuse, on
+// hand-made packed views.
+static struct htp_tensor_view ck_view(uint32_t type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3) {
+    static uint64_t                buf[64];
+    const struct htp_type_traits * tt = htp_type_traits(type);
+    struct htp_tensor_view         v  = {.data = (uint8_t *)buf, .ne = {ne0, ne1, ne2, ne3}, .type = type};
+    v.nb[0]                           = (int64_t)tt->type_size;
+    v.nb[1]                           = v.nb[0] * (ne0 / tt->blck_size);
+    v.nb[2]                           = v.nb[1] * ne1;
+    v.nb[3]                           = v.nb[2] * ne2;
+    v.extent                          = (uint64_t)(v.nb[3] * ne3);
+    return v;
+}
+
+static int ck(uint32_t op, int32_t p0, const struct htp_tensor_view * s0, const struct htp_tensor_view * s1,
+              const struct htp_tensor_view * d) {
+    struct htp_op_desc desc = {.opcode = op};
+    desc.params[0]          = p0;
+    struct htp_op_call call = {.desc = &desc, .src = {s0, s1}, .dst = {d}, .n_threads = 1};
+    return htp_op_check(&call);
+}
+
+static void test_new_checks(void) {
+    const int OK = HTP_STATUS_OK, NS = HTP_STATUS_NO_SUPPORT, IP = HTP_STATUS_INVAL_PARAMS;
+    // TOP_K
+    struct htp_tensor_view x = ck_view(HTP_TYPE_F32, 10, 2, 3, 1), k3 = ck_view(HTP_TYPE_I32, 3, 2, 3, 1);
+    struct htp_tensor_view k11 = ck_view(HTP_TYPE_I32, 11, 2, 3, 1), k3f = ck_view(HTP_TYPE_F32, 3, 2, 3, 1);
+    struct htp_tensor_view xh = ck_view(HTP_TYPE_F16, 10, 2, 3, 1), xs = x, xg = x;
+    xs.nb[0] = 8;   // strided elements: ggml-cpu reads rows packed
+    xg.nb[2] += 4;  // a gap between matrices: ggml-cpu reads row i at i * nb1
+    CHECK(ck(HTP_OP_TOP_K, 0, &x, NULL, &k3) == OK, "TOP_K F32 -> I32 k 3 of 10");
+    CHECK(ck(HTP_OP_TOP_K, 0, &x, NULL, &k11) == IP, "TOP_K k 11 of 10");
+    CHECK(ck(HTP_OP_TOP_K, 0, &xh, NULL, &k3) == NS, "TOP_K F16 source");
+    CHECK(ck(HTP_OP_TOP_K, 0, &x, NULL, &k3f) == NS, "TOP_K F32 dst");
+    CHECK(ck(HTP_OP_TOP_K, 0, &xs, NULL, &k3) == NS, "TOP_K strided elements");
+    CHECK(ck(HTP_OP_TOP_K, 0, &xg, NULL, &k3) == NS, "TOP_K uneven rows");
+    // CPY between quantized and float, F32 and I32
+    struct htp_tensor_view q8 = ck_view(HTP_TYPE_Q8_0, 64, 2, 1, 1), f32 = ck_view(HTP_TYPE_F32, 64, 2, 1, 1);
+    struct htp_tensor_view f16 = ck_view(HTP_TYPE_F16, 64, 2, 1, 1), f32r = ck_view(HTP_TYPE_F32, 128, 1, 1, 1);
+    struct htp_tensor_view i32 = ck_view(HTP_TYPE_I32, 64, 2, 1, 1), q5 = ck_view(HTP_TYPE_Q5_1, 64, 2, 1, 1);
+    struct htp_tensor_view q3k = ck_view(HTP_TYPE_Q3_K, 256, 2, 1, 1), f32k = ck_view(HTP_TYPE_F32, 256, 2, 1, 1);
+    CHECK(ck(HTP_OP_CPY, 0, &q8, NULL, &f32) == OK, "CPY Q8_0 -> F32");
+    CHECK(ck(HTP_OP_CPY, 0, &q3k, NULL, &f32k) == OK, "CPY Q3_K -> F32");
+    CHECK(ck(HTP_OP_CPY, 0, &q8, NULL, &f16) == NS, "CPY Q8_0 -> F16 (ggml-cpu has none)");
+    CHECK(ck(HTP_OP_CPY, 0, &q8, NULL, &f32r) == NS, "CPY Q8_0 -> F32 of another shape");
+    CHECK(ck(HTP_OP_CPY, 0, &f16, NULL, &q5) == OK, "CPY F16 -> Q5_1");
+    CHECK(ck(HTP_OP_CPY, 0, &q5, NULL, &q8) == NS, "CPY Q5_1 -> Q8_0");
+    CHECK(ck(HTP_OP_CPY, 0, &f32, NULL, &i32) == OK && ck(HTP_OP_CPY, 0, &i32, NULL, &f32) == OK, "CPY F32 <-> I32");
+    CHECK(ck(HTP_OP_CPY, 0, &f16, NULL, &i32) == NS && ck(HTP_OP_CPY, 0, &i32, NULL, &f16) == NS, "CPY F16 <-> I32");
+    // CONCAT of blocks
+    struct htp_tensor_view a = ck_view(HTP_TYPE_Q4_0, 64, 2, 1, 1), b = ck_view(HTP_TYPE_Q4_0, 32, 2, 1, 1);
+    struct htp_tensor_view ab = ck_view(HTP_TYPE_Q4_0, 96, 2, 1, 1), b8 = ck_view(HTP_TYPE_Q8_0, 32, 2, 1, 1);
+    struct htp_tensor_view as = a;
+    as.nb[0]                  = 36;  // blocks not packed
+    CHECK(ck(HTP_OP_CONCAT, 0, &a, &b, &ab) == OK, "CONCAT Q4_0 dim 0");
+    CHECK(ck(HTP_OP_CONCAT, 0, &a, &b8, &ab) == NS, "CONCAT Q4_0 with Q8_0");
+    CHECK(ck(HTP_OP_CONCAT, 0, &as, &b, &ab) == NS, "CONCAT Q4_0 blocks not packed");
+    CHECK(ck(HTP_OP_CONCAT, 1, &a, &b, &ab) == IP, "CONCAT dim 1 of unequal rows");
+    // GET_ROWS of I32 rows
+    struct htp_tensor_view src = ck_view(HTP_TYPE_I32, 8, 10, 1, 1), idx = ck_view(HTP_TYPE_I32, 4, 1, 1, 1);
+    struct htp_tensor_view gi = ck_view(HTP_TYPE_I32, 8, 4, 1, 1), gf = ck_view(HTP_TYPE_F32, 8, 4, 1, 1);
+    CHECK(ck(HTP_OP_GET_ROWS, 0, &src, &idx, &gi) == OK, "GET_ROWS I32 -> I32");
+    CHECK(ck(HTP_OP_GET_ROWS, 0, &src, &idx, &gf) == NS, "GET_ROWS I32 -> F32");
+}
+
 int main(void) {
     g_cpu = ggml_backend_cpu_init();
     if (!g_cpu) {
@@ -1095,12 +1163,19 @@ int main(void) {
         const char * name;
         void (*fn)(void);
     } groups[] = {
-        {"fp16", test_fp16},         {"exp", test_exp},
-        {"binary", test_binary},     {"scale/silu", test_scale_silu},
-        {"glu", test_glu},           {"rms_norm", test_rms_norm},
-        {"soft_max", test_softmax},  {"rope", test_rope},
-        {"mul_mat", test_mul_mat},   {"rows", test_rows},
-        {"refusals", test_refusals}, {"quant rows", test_quant_rows},
+        {"fp16", test_fp16},
+        {"exp", test_exp},
+        {"binary", test_binary},
+        {"scale/silu", test_scale_silu},
+        {"glu", test_glu},
+        {"rms_norm", test_rms_norm},
+        {"soft_max", test_softmax},
+        {"rope", test_rope},
+        {"mul_mat", test_mul_mat},
+        {"rows", test_rows},
+        {"refusals", test_refusals},
+        {"quant rows", test_quant_rows},
+        {"new checks", test_new_checks},
     };
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
         const int c = n_check, f = n_fail;
