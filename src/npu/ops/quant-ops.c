@@ -1,9 +1,10 @@
 // quant-ops.c: quantized blocks on the NPU: dequantizing rows (plain and
-// tiled) for GET_ROWS, quantizing F32 rows into Q8_0, Q4_0, Q4_1, Q5_0,
-// Q5_1 and IQ4_NL (llama.cpp's quantized KV-cache types) for CPY and
-// SET_ROWS (a quantized KV cache, plain ggml layout), with the rounding of
-// the quantizers ggml-cpu's CPY and SET_ROWS call, so the bytes match the
-// CPU's (tests/ops/test-kernels.c, "quant rows").
+// tiled) for GET_ROWS and for CPY into F32, quantizing F32 rows into Q8_0,
+// Q4_0, Q4_1, Q5_0, Q5_1 and IQ4_NL (llama.cpp's quantized KV-cache types)
+// for CPY and SET_ROWS (a quantized KV cache, plain ggml layout), with the
+// rounding of the quantizers ggml-cpu's CPY and SET_ROWS call, so the bytes
+// match the CPU's, and the dequantized floats ggml's to_float gives
+// (tests/ops/test-kernels.c, "quant rows").
 //
 // It also holds the kernels' one global switch. GGML_HTP_SCALAR=1 in the
 // NPU's environment (the host passes its own environment on when it starts
@@ -15,10 +16,12 @@
 // (htp_kernels_portable); the x86 SIMD paths never ask. The two paths give
 // the same bits (tests/npu/target/test-hvx.c).
 //
-// HVX (Hexagon v67) here: the nibble / table expansion of Q4_0, Q4_1, IQ4_NL
-// and MXFP4 blocks into int8, four blocks a vector; the int -> float and the
-// scaling stay scalar (v67 HVX has no float), in the portable order. Q8_0's
-// quants are int8 already: nothing for HVX to expand, it stays scalar.
+// HVX (Hexagon v67) here: the nibble / table expansion of Q4_0, Q4_1, Q5_0,
+// Q5_1, IQ4_NL and MXFP4 blocks into int8, four blocks a vector; the int ->
+// float and the scaling stay scalar (v67 HVX has no float), in the portable
+// order. Q8_0's quants are int8 already: nothing for HVX to expand, it stays
+// scalar, as do Q2_K, Q3_K and IQ4_XS (the K-quant code may take those over)
+// and the quantizers (float work: compares, divides, roundings).
 
 #include <float.h>
 #include <math.h>
