@@ -1,8 +1,9 @@
 // quant-types.h: the block-quantized types (32 elements a block) the NPU's
-// row kernels handle: GET_ROWS and dequantizing paths read Q4_0, Q4_1, Q8_0,
-// IQ4_NL and MXFP4, plain or tiled; CPY and SET_ROWS (a quantized KV cache)
-// write Q8_0 and Q4_0. The checks of those ops decide with these, so host and
-// NPU agree on them.
+// row kernels handle: GET_ROWS and dequantizing paths read Q4_0, Q4_1, Q5_0,
+// Q5_1, Q8_0, IQ4_NL and MXFP4, plain or tiled (where tiled.h has a format); CPY and SET_ROWS (a quantized KV cache)
+// write llama.cpp's quantized KV-cache types Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 and
+// IQ4_NL, bit-exact with ggml-cpu. The checks of those ops decide with these,
+// so host and NPU agree on them.
 
 #ifndef HTP_CONTRACT_QUANT_TYPES_H
 #define HTP_CONTRACT_QUANT_TYPES_H
@@ -11,10 +12,18 @@
 
 #include "op-call.h"
 
-// The type's rows can be dequantized (GET_ROWS, fallback paths).
+// The type's rows can be dequantized (GET_ROWS, fallback paths): the types
+// of 32-element blocks Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4.
 int htp_quant_can_dequant(uint32_t type);
 
-// The type can be produced from F32 rows (CPY, SET_ROWS): Q8_0, Q4_0.
+// The same or a type of 256-element blocks: the K-quants of htp_kq_type_ok
+// (kquant-dot.c's decoder), Q2_K, Q3_K and IQ4_XS (quant-ops.c's, where
+// htp_kq_type_ok does not take them). The plain-row dequantizer takes these
+// (CPY into F32, GET_ROWS of plain rows).
+int htp_quant_can_dequant_row(uint32_t type);
+
+// The type can be produced from F32 rows (CPY, SET_ROWS): Q8_0, Q4_0, Q4_1,
+// Q5_0, Q5_1, IQ4_NL.
 int htp_quant_can_quantize(uint32_t type);
 
 // A tiled view's strides match the tiled layout of its shape and type.

@@ -82,6 +82,8 @@ uint32_t htp_graph_opcode(const struct ggml_tensor * node) {
             return HTP_OP_PAD;
         case GGML_OP_ARGSORT:
             return HTP_OP_ARGSORT;
+        case GGML_OP_TOP_K:
+            return HTP_OP_TOP_K;
         case GGML_OP_FLASH_ATTN_EXT:
             return HTP_OP_FLASH_ATTN_EXT;
         case GGML_OP_SSM_CONV:

@@ -120,6 +120,7 @@ enum htp_op_code {
     HTP_OP_TRI,
     HTP_OP_PAD,
     HTP_OP_IM2COL,
+    HTP_OP_TOP_K,  // src[0] F32 [n, ...] -> dst[0] I32 [k, ...]: the indices of each row's k largest (no params)
 
     HTP_OP_COUNT
 };

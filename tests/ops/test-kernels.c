@@ -24,7 +24,9 @@
 #include "ggml-cpu.h"
 #include "ggml.h"
 #include "contract/op-check.h"
+#include "contract/type-traits.h"
 #include "npu/ops/kernels.h"
+#include "npu/ops/quant.h"
 #include "npu/ops/vec.h"
 #include "test-check.h"
 
@@ -981,6 +983,174 @@ static void test_exp(void) {
     CHECK(ok, "exp accuracy");
 }
 
+// Plain-row quantizers and dequantizers against the CPU's, bit for bit: the
+// quantizers against ggml-cpu's from_float (what its CPY and SET_ROWS call;
+// for Q8_0 on x86 its AVX code, not quantize_row_q8_0_ref), the dequantizers
+// against ggml's to_float. Inputs: uniform [-150, 150] (test-backend-ops'
+// CPY range), the same rounded to bf16 and to f16 (the CPY sources), small
+// integers (many ties), and special blocks (zeros, constants, one nonzero,
+// tiny values).
+#define QR_BLOCKS 512
+static void quant_rows_fill(float * x, int kind) {
+    const int n = 32 * QR_BLOCKS;
+    for (int i = 0; i < n; i++) {
+        const float v = rnd_f(-150, 150);
+        switch (kind) {
+            case 0:
+                x[i] = v;
+                break;
+            case 1:
+                x[i] = ggml_bf16_to_fp32(ggml_fp32_to_bf16(v));
+                break;
+            case 2:
+                x[i] = ggml_fp16_to_fp32(ggml_fp32_to_fp16(v));
+                break;
+            case 3:
+                // integers, max |x| 254 or 16 (ties of x * 127 / max at .5)
+                x[i] = i % 32 == 0 ? (i % 64 ? -254.0f : 16.0f)
+                                   : (float)((int)(rnd_u32() % 509) - 254) * (i % 64 < 32 ? 1.0f : 1.0f / 16);
+                break;
+            default: {
+                const int b = i / 32, j = i % 32;
+                x[i] = b == 0   ? 0.0f
+                       : b == 1 ? 3.0f
+                       : b == 2 ? (j == 5 ? -7.0f : 0.0f)
+                       : b == 3 ? (j % 2 ? -0.0f : 1e-3f * (float)j)
+                       : b == 4 ? -v
+                                : rnd_f(-1, 1);
+            } break;
+        }
+    }
+}
+
+static void test_quant_rows(void) {
+    static const struct {
+        enum ggml_type g;
+        uint32_t       h;
+    } qt[] = {
+        {GGML_TYPE_Q8_0, HTP_TYPE_Q8_0}, {GGML_TYPE_Q4_0, HTP_TYPE_Q4_0}, {GGML_TYPE_Q4_1, HTP_TYPE_Q4_1},
+        {GGML_TYPE_Q5_0, HTP_TYPE_Q5_0}, {GGML_TYPE_Q5_1, HTP_TYPE_Q5_1}, {GGML_TYPE_IQ4_NL, HTP_TYPE_IQ4_NL},
+    };
+    const int      n = 32 * QR_BLOCKS;
+    static float   x[32 * QR_BLOCKS];
+    static uint8_t ref[36 * QR_BLOCKS], out[34 * QR_BLOCKS];
+    for (size_t t = 0; t < sizeof qt / sizeof qt[0]; t++) {
+        const size_t bs = ggml_type_size(qt[t].g);
+        for (int kind = 0; kind < 5; kind++) {
+            quant_rows_fill(x, kind);
+            ggml_get_type_traits_cpu(qt[t].g)->from_float(x, ref, n);
+            memset(out, 0xa5, sizeof out);
+            htp_quant_quantize_row(qt[t].h, x, out, n);
+            int bad = -1;
+            for (int b = 0; b < QR_BLOCKS && bad < 0; b++) {
+                // IQ4_NL: a block ggml finds all below 1e-15 gets d = 0 and
+                // quants from its scratch (they decode to 0): d only
+                const uint8_t * rb   = ref + b * bs;
+                const int       zero = qt[t].g == GGML_TYPE_IQ4_NL && rb[0] == 0 && rb[1] == 0;
+                if (memcmp(rb, out + b * bs, zero ? 2 : bs) != 0) {
+                    bad = b;
+                }
+            }
+            CHECK(bad < 0, "quantize %s input %d: first different block %d", ggml_type_name(qt[t].g), kind, bad);
+        }
+    }
+    // Dequantizers: blocks ggml quantized, both decoders, bit for bit.
+    static const struct {
+        enum ggml_type g;
+        uint32_t       h;
+    } dt[] = {
+        {GGML_TYPE_Q4_0, HTP_TYPE_Q4_0},     {GGML_TYPE_Q4_1, HTP_TYPE_Q4_1}, {GGML_TYPE_Q5_0, HTP_TYPE_Q5_0},
+        {GGML_TYPE_Q5_1, HTP_TYPE_Q5_1},     {GGML_TYPE_Q8_0, HTP_TYPE_Q8_0}, {GGML_TYPE_IQ4_NL, HTP_TYPE_IQ4_NL},
+        {GGML_TYPE_MXFP4, HTP_TYPE_MXFP4},   {GGML_TYPE_Q4_K, HTP_TYPE_Q4_K}, {GGML_TYPE_Q5_K, HTP_TYPE_Q5_K},
+        {GGML_TYPE_Q6_K, HTP_TYPE_Q6_K},     {GGML_TYPE_Q2_K, HTP_TYPE_Q2_K}, {GGML_TYPE_Q3_K, HTP_TYPE_Q3_K},
+        {GGML_TYPE_IQ4_XS, HTP_TYPE_IQ4_XS},
+    };
+    static float yr[32 * QR_BLOCKS], yo[32 * QR_BLOCKS];
+    for (size_t t = 0; t < sizeof dt / sizeof dt[0]; t++) {
+        CHECK(htp_quant_can_dequant_row(dt[t].h), "%s: a plain-row dequantizer", ggml_type_name(dt[t].g));
+        for (int kind = 0; kind < 5; kind++) {
+            quant_rows_fill(x, kind);
+            ggml_quantize_chunk(dt[t].g, x, ref, 0, 1, n, NULL);
+            ggml_get_type_traits(dt[t].g)->to_float(ref, yr, n);
+            htp_quant_dequant_row(dt[t].h, ref, yo, n);
+            int bad = -1;
+            for (int i = 0; i < n && bad < 0; i++) {
+                if (memcmp(&yr[i], &yo[i], 4) != 0) {
+                    bad = i;
+                }
+            }
+            CHECK(bad < 0, "dequantize %s input %d: first different element %d", ggml_type_name(dt[t].g), kind, bad);
+        }
+    }
+}
+
+// The checks of the ops quant-ops.c, cpy-ops.c, rows-ops.c, shape-ops.c and
+// argsort-ops.c gained (CPY quantized <-> float and F32 <-> I32, GET_ROWS of
+// I32, CONCAT of blocks, TOP_K): what they claim and what they refuse, on
+// hand-made packed views.
+static struct htp_tensor_view ck_view(uint32_t type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3) {
+    static uint64_t                buf[64];
+    const struct htp_type_traits * tt = htp_type_traits(type);
+    struct htp_tensor_view         v  = {.data = (uint8_t *)buf, .ne = {ne0, ne1, ne2, ne3}, .type = type};
+    v.nb[0]                           = (int64_t)tt->type_size;
+    v.nb[1]                           = v.nb[0] * (ne0 / tt->blck_size);
+    v.nb[2]                           = v.nb[1] * ne1;
+    v.nb[3]                           = v.nb[2] * ne2;
+    v.extent                          = (uint64_t)(v.nb[3] * ne3);
+    return v;
+}
+
+static int ck(uint32_t op, int32_t p0, const struct htp_tensor_view * s0, const struct htp_tensor_view * s1,
+              const struct htp_tensor_view * d) {
+    struct htp_op_desc desc = {.opcode = op};
+    desc.params[0]          = p0;
+    struct htp_op_call call = {.desc = &desc, .src = {s0, s1}, .dst = {d}, .n_threads = 1};
+    return htp_op_check(&call);
+}
+
+static void test_new_checks(void) {
+    const int OK = HTP_STATUS_OK, NS = HTP_STATUS_NO_SUPPORT, IP = HTP_STATUS_INVAL_PARAMS;
+    // TOP_K
+    struct htp_tensor_view x = ck_view(HTP_TYPE_F32, 10, 2, 3, 1), k3 = ck_view(HTP_TYPE_I32, 3, 2, 3, 1);
+    struct htp_tensor_view k11 = ck_view(HTP_TYPE_I32, 11, 2, 3, 1), k3f = ck_view(HTP_TYPE_F32, 3, 2, 3, 1);
+    struct htp_tensor_view xh = ck_view(HTP_TYPE_F16, 10, 2, 3, 1), xs = x, xg = x;
+    xs.nb[0] = 8;   // strided elements: ggml-cpu reads rows packed
+    xg.nb[2] += 4;  // a gap between matrices: ggml-cpu reads row i at i * nb1
+    CHECK(ck(HTP_OP_TOP_K, 0, &x, NULL, &k3) == OK, "TOP_K F32 -> I32 k 3 of 10");
+    CHECK(ck(HTP_OP_TOP_K, 0, &x, NULL, &k11) == IP, "TOP_K k 11 of 10");
+    CHECK(ck(HTP_OP_TOP_K, 0, &xh, NULL, &k3) == NS, "TOP_K F16 source");
+    CHECK(ck(HTP_OP_TOP_K, 0, &x, NULL, &k3f) == NS, "TOP_K F32 dst");
+    CHECK(ck(HTP_OP_TOP_K, 0, &xs, NULL, &k3) == NS, "TOP_K strided elements");
+    CHECK(ck(HTP_OP_TOP_K, 0, &xg, NULL, &k3) == NS, "TOP_K uneven rows");
+    // CPY between quantized and float, F32 and I32
+    struct htp_tensor_view q8 = ck_view(HTP_TYPE_Q8_0, 64, 2, 1, 1), f32 = ck_view(HTP_TYPE_F32, 64, 2, 1, 1);
+    struct htp_tensor_view f16 = ck_view(HTP_TYPE_F16, 64, 2, 1, 1), f32r = ck_view(HTP_TYPE_F32, 128, 1, 1, 1);
+    struct htp_tensor_view i32 = ck_view(HTP_TYPE_I32, 64, 2, 1, 1), q5 = ck_view(HTP_TYPE_Q5_1, 64, 2, 1, 1);
+    struct htp_tensor_view q3k = ck_view(HTP_TYPE_Q3_K, 256, 2, 1, 1), f32k = ck_view(HTP_TYPE_F32, 256, 2, 1, 1);
+    CHECK(ck(HTP_OP_CPY, 0, &q8, NULL, &f32) == OK, "CPY Q8_0 -> F32");
+    CHECK(ck(HTP_OP_CPY, 0, &q3k, NULL, &f32k) == OK, "CPY Q3_K -> F32");
+    CHECK(ck(HTP_OP_CPY, 0, &q8, NULL, &f16) == NS, "CPY Q8_0 -> F16 (ggml-cpu has none)");
+    CHECK(ck(HTP_OP_CPY, 0, &q8, NULL, &f32r) == NS, "CPY Q8_0 -> F32 of another shape");
+    CHECK(ck(HTP_OP_CPY, 0, &f16, NULL, &q5) == OK, "CPY F16 -> Q5_1");
+    CHECK(ck(HTP_OP_CPY, 0, &q5, NULL, &q8) == NS, "CPY Q5_1 -> Q8_0");
+    CHECK(ck(HTP_OP_CPY, 0, &f32, NULL, &i32) == OK && ck(HTP_OP_CPY, 0, &i32, NULL, &f32) == OK, "CPY F32 <-> I32");
+    CHECK(ck(HTP_OP_CPY, 0, &f16, NULL, &i32) == NS && ck(HTP_OP_CPY, 0, &i32, NULL, &f16) == NS, "CPY F16 <-> I32");
+    // CONCAT of blocks
+    struct htp_tensor_view a = ck_view(HTP_TYPE_Q4_0, 64, 2, 1, 1), b = ck_view(HTP_TYPE_Q4_0, 32, 2, 1, 1);
+    struct htp_tensor_view ab = ck_view(HTP_TYPE_Q4_0, 96, 2, 1, 1), b8 = ck_view(HTP_TYPE_Q8_0, 32, 2, 1, 1);
+    struct htp_tensor_view as = a;
+    as.nb[0]                  = 36;  // blocks not packed
+    CHECK(ck(HTP_OP_CONCAT, 0, &a, &b, &ab) == OK, "CONCAT Q4_0 dim 0");
+    CHECK(ck(HTP_OP_CONCAT, 0, &a, &b8, &ab) == NS, "CONCAT Q4_0 with Q8_0");
+    CHECK(ck(HTP_OP_CONCAT, 0, &as, &b, &ab) == NS, "CONCAT Q4_0 blocks not packed");
+    CHECK(ck(HTP_OP_CONCAT, 1, &a, &b, &ab) == IP, "CONCAT dim 1 of unequal rows");
+    // GET_ROWS of I32 rows
+    struct htp_tensor_view src = ck_view(HTP_TYPE_I32, 8, 10, 1, 1), idx = ck_view(HTP_TYPE_I32, 4, 1, 1, 1);
+    struct htp_tensor_view gi = ck_view(HTP_TYPE_I32, 8, 4, 1, 1), gf = ck_view(HTP_TYPE_F32, 8, 4, 1, 1);
+    CHECK(ck(HTP_OP_GET_ROWS, 0, &src, &idx, &gi) == OK, "GET_ROWS I32 -> I32");
+    CHECK(ck(HTP_OP_GET_ROWS, 0, &src, &idx, &gf) == NS, "GET_ROWS I32 -> F32");
+}
+
 int main(void) {
     g_cpu = ggml_backend_cpu_init();
     if (!g_cpu) {
@@ -993,12 +1163,19 @@ int main(void) {
         const char * name;
         void (*fn)(void);
     } groups[] = {
-        {"fp16", test_fp16},         {"exp", test_exp},
-        {"binary", test_binary},     {"scale/silu", test_scale_silu},
-        {"glu", test_glu},           {"rms_norm", test_rms_norm},
-        {"soft_max", test_softmax},  {"rope", test_rope},
-        {"mul_mat", test_mul_mat},   {"rows", test_rows},
+        {"fp16", test_fp16},
+        {"exp", test_exp},
+        {"binary", test_binary},
+        {"scale/silu", test_scale_silu},
+        {"glu", test_glu},
+        {"rms_norm", test_rms_norm},
+        {"soft_max", test_softmax},
+        {"rope", test_rope},
+        {"mul_mat", test_mul_mat},
+        {"rows", test_rows},
         {"refusals", test_refusals},
+        {"quant rows", test_quant_rows},
+        {"new checks", test_new_checks},
     };
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
         const int c = n_check, f = n_fail;

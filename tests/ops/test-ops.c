@@ -355,9 +355,24 @@ static void desc_cpy(const void * pv, char * s, size_t n) {
 }
 
 // Same type: a copy, exact. Across F32/F16: one rounding, 1e-6 as in ggml.
+// Into the KV-cache quant types, test-backend-ops' bound: about one quant
+// off by one in the whole tensor (values in [-150, 150]).
 static double max_err_cpy(const void * pv) {
     const struct p_cpy * p = pv;
-    return p->ts == p->td ? 0.0 : 1e-6;
+    if (p->ts == p->td) {
+        return 0.0;
+    }
+    const enum ggml_type td = p->td;
+    if (td == GGML_TYPE_Q4_0 || td == GGML_TYPE_Q4_1 || td == GGML_TYPE_IQ4_NL || td == GGML_TYPE_Q5_0 ||
+        td == GGML_TYPE_Q5_1 || td == GGML_TYPE_Q8_0) {
+        double e = 150.0 / 8.0;
+        e *= td == GGML_TYPE_IQ4_NL                         ? 2.0
+             : td == GGML_TYPE_Q5_0 || td == GGML_TYPE_Q5_1 ? 0.5
+             : td == GGML_TYPE_Q8_0                         ? 0.125
+                                                            : 1.0;
+        return e * e / (150.0 * 150.0 * 0.25 * (double)(p->ne[0] * p->ne[1] * p->ne[2] * p->ne[3]));
+    }
+    return 1e-6;
 }
 
 static const struct op_family fam_cpy = {build_cpy, desc_cpy, NULL, max_err_cpy, -150.0f, 150.0f};
@@ -1081,6 +1096,38 @@ static double max_err_exact(const void * p) {
 
 static const struct op_family fam_argsort = {build_argsort, desc_argsort, init_argsort, max_err_exact, -1.0f, 1.0f};
 
+// ---- TOP_K: the indices of each row's k largest ---------------------------------------------------
+
+struct p_top_k {
+    int64_t ne[4];
+    int64_t k;
+    int     v;  // 1: a is a view with padded rows, 2: also a gap between its matrices
+};
+
+static struct ggml_tensor * build_top_k(struct tb * b, const void * pv) {
+    const struct p_top_k * p  = pv;
+    const int64_t *        ne = p->ne;
+    struct ggml_tensor *   a;
+    if (p->v) {
+        a = tb_new(b, GGML_TYPE_F32, ne[0] + 16, ne[1] + (p->v == 2), ne[2], ne[3], "a");
+        a = tb_view(b, a, ne[0], ne[1], ne[2], ne[3], 0);
+    } else {
+        a = tb_new(b, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], "a");
+    }
+    return ggml_top_k(b->ctx, a, (int)p->k);
+}
+
+static void desc_top_k(const void * pv, char * s, size_t n) {
+    const struct p_top_k * p = pv;
+    cat(s, n, "type=f32,");
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat(s, n, ",k=%" PRId64 ",v=%d", p->k, p->v);
+}
+
+// Rows as ARGSORT's (shuffles, no ties: test-backend-ops' inputs), so the
+// order ggml-cpu leaves is the one right answer and the compare is exact.
+static const struct op_family fam_top_k = {build_top_k, desc_top_k, init_argsort, max_err_exact, -1.0f, 1.0f};
+
 // ---- CONCAT along each dim, optionally of views ---------------------------------------------------
 
 struct p_concat {
@@ -1439,7 +1486,7 @@ struct suite {
     int                        n_pass, n_fail, n_skip;
     struct skip_reason {
         char * why;
-        int          n;
+        int    n;
     } skips[16];
     int n_skip_reasons;
     struct op_count {
@@ -2907,13 +2954,14 @@ static void gen_get_rows_q(struct suite * s) {
     }
 }
 
-// Copies no CPY kernel does: dequantizing a quantized source, quantizing
-// into a type other than Q8_0 / Q4_0.
+// Copies at the edge of the claims: quantizing into a type outside the
+// KV-cache types (Q4_K, refused); dequantizing into F32 (refused once,
+// claimed now, so they must pass; gen_cpy_dequant has the rest).
 static void gen_cpy_outside(struct suite * s) {
     static const enum ggml_type pairs[][2] = {
-        {GGML_TYPE_Q8_0, GGML_TYPE_F32}, {GGML_TYPE_Q4_0, GGML_TYPE_F32}, {GGML_TYPE_F32, GGML_TYPE_Q5_1}};
+        {GGML_TYPE_Q8_0, GGML_TYPE_F32}, {GGML_TYPE_Q4_0, GGML_TYPE_F32}, {GGML_TYPE_F32, GGML_TYPE_Q4_K}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-        struct p_cpy p = {pairs[i][0], pairs[i][1], {64, 3, 2, 1}, {0}, {0}, {0}, 0, {0}};
+        struct p_cpy p = {pairs[i][0], pairs[i][1], {256, 3, 2, 1}, {0}, {0}, {0}, 0, {0}};
         run_case_outside(s, &fam_cpy, &p, OUTSIDE_TYPE);
     }
 }
@@ -2933,6 +2981,175 @@ static void gen_cpy_set_rows_q(struct suite * s) {
                 struct p_set_rows p = {dts[t], ti ? GGML_TYPE_I32 : GGML_TYPE_I64, {0}, {1, 1}, 3, 0};
                 memcpy(p.ne, sr[i], sizeof p.ne);
                 run_case(s, &fam_set_rows, &p);
+            }
+        }
+    }
+}
+
+// test-backend-ops' quantizing copies: each float source into each KV-cache
+// quant type, contiguous and by rows of a permuted source.
+static void gen_cpy_quant(struct suite * s) {
+    static const enum ggml_type tss[] = {GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_F32};
+    static const enum ggml_type tds[] = {GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,
+                                         GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL};
+    for (size_t a = 0; a < sizeof tss / sizeof tss[0]; a++) {
+        for (size_t b = 0; b < sizeof tds / sizeof tds[0]; b++) {
+            struct p_cpy c[] = {
+                {tss[a], tds[b], {256, 4, 4, 4}, {0}, {0}, {0}, 0, {0}},
+                {tss[a], tds[b], {256, 2, 3, 4}, {0}, {0, 2, 1, 3}, {0}, 0, {0}},
+            };
+            for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+                run_case(s, &fam_cpy, &c[i]);
+            }
+        }
+    }
+}
+
+// SET_ROWS into the KV-cache quant types (Q8_0 and Q4_0 have theirs in
+// gen_cpy_set_rows_q): a KV-cache-like scatter, broadcast indices, I64 and I32.
+static void gen_set_rows_quant(struct suite * s) {
+    static const enum ggml_type tds[] = {GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL};
+    for (size_t t = 0; t < sizeof tds / sizeof tds[0]; t++) {
+        for (int ti = 0; ti < 2; ti++) {
+            const enum ggml_type i   = ti ? GGML_TYPE_I32 : GGML_TYPE_I64;
+            struct p_set_rows    c[] = {
+                   {tds[t], i, {256, 5, 1, 3}, {1, 1}, 1, 0},
+                   {tds[t], i, {256, 11, 1, 7}, {2, 3}, 7, 0},
+                   {tds[t], i, {64, 16, 2, 3}, {1, 1}, 3, 1},
+                   {tds[t], i, {128, 64, 7, 1}, {1, 1}, 32, 0},
+            };
+            for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+                run_case(s, &fam_set_rows, &c[k]);
+            }
+        }
+    }
+}
+
+// test-backend-ops' dequantizing copies: each quant type into F32,
+// contiguous and by rows of a permuted source, and into a view. (ggml-cpu
+// has no quantized -> F16 copy.)
+static void gen_cpy_dequant(struct suite * s) {
+    static const enum ggml_type tss[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0,  GGML_TYPE_Q5_1,
+                                         GGML_TYPE_Q8_0,  GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4, GGML_TYPE_Q4_K,
+                                         GGML_TYPE_Q5_K,  GGML_TYPE_Q6_K,   GGML_TYPE_Q2_K,  GGML_TYPE_Q3_K,
+                                         GGML_TYPE_IQ4_XS};
+    for (size_t a = 0; a < sizeof tss / sizeof tss[0]; a++) {
+        struct p_cpy c[] = {
+            {tss[a], GGML_TYPE_F32, {256, 4, 4, 4}, {0}, {0}, {0}, 0, {0}},
+            {tss[a], GGML_TYPE_F32, {256, 2, 3, 4}, {0}, {0, 2, 1, 3}, {0}, 0, {0}},
+            {tss[a], GGML_TYPE_F32, {512, 3, 1, 2}, {0}, {0}, {0}, 0, {768, 3, 1, 2}},  // into a view
+        };
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+            run_case(s, &fam_cpy, &c[i]);
+        }
+    }
+}
+
+// GET_ROWS of Q5_0 / Q5_1 rows, in both buffers (the weight buffer may hold
+// them tiled where tiled.h has a format), as gen_get_rows_q.
+static void gen_get_rows_q5(struct suite * s) {
+    static const enum ggml_type types[] = {GGML_TYPE_Q5_0, GGML_TYPE_Q5_1};
+    static const int64_t        ns[]    = {32, 96, 256};
+    static const int64_t        ms[]    = {1, 5, 37};
+    static const int64_t        rs[]    = {1, 4, 9};
+    for (size_t t = 0; t < 2; t++) {
+        for (size_t a = 0; a < 3; a++) {
+            for (size_t b = 0; b < 3; b++) {
+                for (size_t c = 0; c < 3; c++) {
+                    struct p_get_rows p = {types[t], ns[a], ms[b], rs[c], c == 2 ? 2 : 1, c == 2 ? 3 : 1, 0};
+                    run_case_both(s, &fam_get_rows, &p);
+                }
+            }
+        }
+    }
+}
+
+static const struct op_family fam_cpy_wide = {build_cpy, desc_cpy, NULL, max_err_cpy, -3e9f, 3e9f};
+
+// CPY between F32 and I32 (ggml-cpu's only I32 conversions: toward zero
+// into I32, rounded into F32): test-backend-ops' cases, a 4D one, odd rows
+// and a permuted dst.
+static void gen_cpy_i32(struct suite * s) {
+    for (int dir = 0; dir < 2; dir++) {
+        const enum ggml_type ts = dir ? GGML_TYPE_I32 : GGML_TYPE_F32, td = dir ? GGML_TYPE_F32 : GGML_TYPE_I32;
+        struct p_cpy         c[] = {
+                    {ts, td, {256, 2, 3, 4}, {0}, {0}, {0}, 0, {0}},
+                    {ts, td, {256, 2, 3, 4}, {0}, {1, 0, 2, 3}, {0}, 0, {0}},
+                    {ts, td, {256, 4, 4, 4}, {0}, {0}, {0}, 0, {0}},
+                    {ts, td, {33, 5, 3, 1}, {0}, {0, 2, 1, 3}, {0}, 0, {0}},
+                    {ts, td, {7, 2, 3, 4}, {0}, {0}, {1, 0, 2, 3}, 0, {0}},
+                    {ts, td, {31, 5, 3, 1}, {31, 5, 3, 1}, {0}, {0}, 0, {40, 6, 4, 1}},
+        };
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+            run_case(s, &fam_cpy, &c[i]);
+        }
+        // beyond 2^24 (I32 -> F32 rounds) and beyond the int32 range (F32 -> I32: INT32_MIN)
+        run_case(s, &fam_cpy_wide, &c[0]);
+        run_case(s, &fam_cpy_wide, &c[1]);
+    }
+}
+
+// GET_ROWS of I32 rows (ggml_get_rows keeps I32): a copy, so wide values.
+static const struct op_family fam_get_rows_i32 = {build_get_rows, desc_get_rows, init_get_rows,
+                                                  NULL,           -100000.0f,    100000.0f};
+
+static void gen_get_rows_i32(struct suite * s) {
+    struct p_get_rows c[] = {
+        {GGML_TYPE_I32, 1, 1, 1, 1, 1, 0},  {GGML_TYPE_I32, 33, 5, 4, 1, 1, 0},   {GGML_TYPE_I32, 256, 64, 9, 2, 3, 0},
+        {GGML_TYPE_I32, 17, 8, 4, 7, 1, 1}, {GGML_TYPE_I32, 1024, 4, 3, 1, 2, 0},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        run_case(s, &fam_get_rows_i32, &c[i]);
+    }
+}
+
+// CONCAT of quantized tensors (whole blocks, as ggml-cpu copies them): along
+// each dim, dim 0 in whole blocks, with a or b a view.
+static void gen_concat_quant(struct suite * s) {
+    static const enum ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q5_1, GGML_TYPE_MXFP4,
+                                           GGML_TYPE_Q4_K};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        const int64_t bs = ggml_blck_size(types[t]);
+        for (int dim = 0; dim < 4; dim++) {
+            for (int v = 0; v < 4; v++) {
+                struct p_concat p = {types[t], {2 * bs, 3, 4, 2}, dim == 0 ? bs : 5, dim, v};
+                run_case(s, &fam_concat, &p);
+            }
+        }
+    }
+}
+
+// TOP_K as test-backend-ops has it (k from 1 to the whole row, rows of 2 to
+// 65000), views with padded rows; a view whose matrices are not evenly
+// spaced is outside (ggml-cpu reads its rows at i * nb1).
+static void gen_top_k(struct suite * s) {
+    static const struct p_top_k c[] = {
+        {{1, 1, 1, 1}, 1, 0},      {{2, 1, 1, 1}, 1, 0},       {{2, 3, 1, 1}, 2, 0},       {{16, 10, 10, 1}, 1, 0},
+        {{16, 10, 10, 1}, 3, 0},   {{16, 10, 10, 1}, 16, 0},   {{60, 10, 3, 2}, 7, 0},     {{1023, 2, 1, 3}, 1, 0},
+        {{1023, 2, 1, 3}, 40, 0},  {{1023, 2, 1, 3}, 400, 0},  {{1023, 2, 1, 3}, 1023, 0}, {{1024, 4, 1, 1}, 10, 0},
+        {{16384, 1, 1, 1}, 40, 0}, {{65000, 2, 1, 1}, 400, 0}, {{100, 7, 1, 1}, 9, 1},     {{100, 7, 2, 1}, 9, 1},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        run_case(s, &fam_top_k, &c[i]);
+    }
+    struct p_top_k gap = {{100, 7, 2, 2}, 9, 2};
+    run_case_outside(s, &fam_top_k, &gap, "rows not evenly spaced (ggml-cpu misreads them)");
+}
+
+// GET_ROWS of Q2_K, Q3_K and IQ4_XS rows (plain; K-quant rows of 256), in
+// both buffers, as gen_get_rows_kq.
+static void gen_get_rows_k256(struct suite * s) {
+    static const enum ggml_type types[] = {GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_IQ4_XS};
+    static const int64_t        ns[]    = {256, 768};
+    static const int64_t        ms[]    = {1, 5, 37};
+    static const int64_t        rs[]    = {1, 4, 9};
+    for (size_t t = 0; t < 3; t++) {
+        for (size_t a = 0; a < 2; a++) {
+            for (size_t b = 0; b < 3; b++) {
+                for (size_t c = 0; c < 3; c++) {
+                    struct p_get_rows p = {types[t], ns[a], ms[b], rs[c], c == 2 ? 2 : 1, c == 2 ? 3 : 1, 0};
+                    run_case_both(s, &fam_get_rows, &p);
+                }
             }
         }
     }
@@ -3070,6 +3287,15 @@ static const struct generator {
     // Last, so the cases above keep their numbers (and their seeded inputs).
     {"MUL_MAT", gen_mul_mat_outside},
     {"CPY", gen_cpy_outside},
+    {"CPY", gen_cpy_quant},
+    {"SET_ROWS", gen_set_rows_quant},
+    {"CPY", gen_cpy_dequant},
+    {"GET_ROWS", gen_get_rows_q5},
+    {"CPY", gen_cpy_i32},
+    {"GET_ROWS", gen_get_rows_i32},
+    {"CONCAT", gen_concat_quant},
+    {"TOP_K", gen_top_k},
+    {"GET_ROWS", gen_get_rows_k256},
 };
 
 // True when the comma-separated lists a and b share an op name.

@@ -15,7 +15,7 @@
 //   norm        norm-check.c         RMS_NORM NORM L2_NORM
 //   add_id      add-id-check.c       ADD_ID
 //   reduce      reduce-check.c       SUM_ROWS CUMSUM
-//   argsort     argsort-check.c      ARGSORT
+//   argsort     argsort-check.c      ARGSORT, TOP_K
 //   shape       shape-check.c        REPEAT CONCAT PAD DIAG TRI FILL
 //   softmax     softmax-check.c      SOFT_MAX
 //   rope        rope-check.c         ROPE
@@ -57,16 +57,20 @@ int htp_op_ssm_conv_check(const struct htp_op_call * call);
 int htp_op_gated_delta_net_check(const struct htp_op_call * call);
 int htp_op_solve_tri_check(const struct htp_op_call * call);
 int htp_op_im2col_check(const struct htp_op_call * call);
+int htp_op_top_k_check(const struct htp_op_call * call);
 
 // v is a fence operand: flag HTP_TENSOR_FENCE, type I8, ne[0] ==
 // HTP_FENCE_SLOT_SIZE, contiguous slots of HTP_FENCE_SLOT_SIZE bytes, 4-byte
 // aligned (futex words), at least min_slots slots.
 int htp_op_fence_operand_check(const struct htp_tensor_view * v, int64_t min_slots);
 
-// CPY converts src_type to dst_type elementwise (F32, F16, BF16 pairs).
+// CPY converts src_type to dst_type elementwise (F32, F16, BF16 pairs; F32 <-> I32).
 int htp_cpy_can_convert(uint32_t src_type, uint32_t dst_type);
 
-// The CPY quantizes a float source into Q8_0 / Q4_0 rows.
+// The CPY quantizes a float source into rows of a KV-cache quant type.
 int htp_cpy_quantizes(const struct htp_op_call * call);
+
+// The CPY dequantizes quantized rows into F32.
+int htp_cpy_dequantizes(const struct htp_op_call * call);
 
 #endif  // HTP_CONTRACT_OP_CHECKS_H

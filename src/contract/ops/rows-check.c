@@ -2,10 +2,11 @@
 // index). The indices are data: the kernels check each against the row count
 // as they read it.
 //
-//   GET_ROWS  src0 [ne0, n, ne2, ne3] float, Q4_0 family (plain or tiled) or K-quant;
-//             src1 I32 [m, ne2, ne3]; dst [ne0, m, ne2, ne3] F32/F16/BF16
+//   GET_ROWS  src0 [ne0, n, ne2, ne3] float, Q4_0 family (plain or tiled), K-quant or I32;
+//             src1 I32 [m, ne2, ne3]; dst [ne0, m, ne2, ne3] F32/F16/BF16 (I32 for I32)
 //   SET_ROWS  src0 values [ne0, m, ne2, ne3] F32/F16/BF16; src1 I64 or I32 [m, b2 | ne2, b3 | ne3]
-//             dst [ne0, n, ne2, ne3] float, or Q8_0 / Q4_0 plain rows (a quantized KV cache)
+//             dst [ne0, n, ne2, ne3] float, or plain rows of a KV-cache quant type
+//             (htp_quant_can_quantize)
 
 #include "contract/kquant-tiles.h"
 #include "contract/quant-types.h"
@@ -28,6 +29,11 @@ int htp_op_get_rows_check(const struct htp_op_call * call) {
             return rc;
         }
     }
+    if (src0->type == HTP_TYPE_I32) {  // I32 rows into I32 (ggml_get_rows keeps the type), a copy
+        return src1->type == HTP_TYPE_I32 && dst->type == HTP_TYPE_I32 && !(src0->flags & HTP_TENSOR_TILED)
+                   ? HTP_STATUS_OK
+                   : HTP_STATUS_NO_SUPPORT;
+    }
     if (src1->type != HTP_TYPE_I32 || !htp_type_is_float(dst->type)) {
         return HTP_STATUS_NO_SUPPORT;
     }
@@ -39,6 +45,13 @@ int htp_op_get_rows_check(const struct htp_op_call * call) {
             return htp_quant_tiled_view_ok(src0) ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
         }
         return src0->nb[0] == (int64_t)htp_type_traits(src0->type)->type_size ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
+    }
+    if (htp_quant_can_dequant_row(src0->type)) {  // 256-element types outside kquant-tiles: plain rows only
+        const struct htp_type_traits * tt = htp_type_traits(src0->type);
+        return !(src0->flags & HTP_TENSOR_TILED) && src0->nb[0] == (int64_t)tt->type_size &&
+                       src0->ne[0] % tt->blck_size == 0
+                   ? HTP_STATUS_OK
+                   : HTP_STATUS_NO_SUPPORT;
     }
     if (!htp_type_is_float(src0->type) || (src0->flags & HTP_TENSOR_TILED)) {
         return HTP_STATUS_NO_SUPPORT;

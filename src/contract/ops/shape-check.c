@@ -1,6 +1,7 @@
 // shape-check.c: the data-movement ops REPEAT, CONCAT, PAD, DIAG, TRI and FILL:
 // one plain element type for source and destination (FILL: float), shapes as
-// ggml defines them, any strides.
+// ggml defines them, any strides. CONCAT also joins block (quantized) types
+// in whole blocks, rows of packed blocks.
 
 #include "op-checks.h"
 #include "contract/op-params.h"
@@ -11,6 +12,21 @@ static int shape_check_types(const struct htp_tensor_view * src, const struct ht
     const struct htp_type_traits * tt = htp_type_traits(dst->type);
     if (tt == NULL || tt->blck_size != 1 || (src && src->type != dst->type)) {
         return HTP_STATUS_NO_SUPPORT;
+    }
+    return HTP_STATUS_OK;
+}
+
+// CONCAT of a block (quantized) type: whole blocks copied, as ggml-cpu does
+// them: rows of packed blocks (nb[0] the block size) in src0, src1 and dst,
+// each ne[0] whole blocks, one type, plain (not tiled) views.
+static int concat_blocks_check(const struct htp_op_call * call) {
+    const struct htp_tensor_view * v[3] = {call->src[0], call->src[1], call->dst[0]};
+    const struct htp_type_traits * tt   = htp_type_traits(v[2]->type);
+    for (int i = 0; i < 3; i++) {
+        if (v[i]->type != v[2]->type || v[i]->ne[0] % tt->blck_size != 0 || v[i]->nb[0] != (int64_t)tt->type_size ||
+            (v[i]->flags & HTP_TENSOR_TILED)) {
+            return HTP_STATUS_NO_SUPPORT;
+        }
     }
     return HTP_STATUS_OK;
 }
@@ -26,6 +42,10 @@ static int concat_check(const struct htp_op_call * call) {
         if (!ok) {
             return HTP_STATUS_INVAL_PARAMS;
         }
+    }
+    const struct htp_type_traits * tt = htp_type_traits(d->type);
+    if (tt && tt->blck_size > 1) {
+        return concat_blocks_check(call);
     }
     const int rc = shape_check_types(s0, d);
     return rc != HTP_STATUS_OK ? rc : shape_check_types(s1, d);

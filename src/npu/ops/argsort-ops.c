@@ -1,4 +1,5 @@
-// argsort-ops.c: ARGSORT, the permutation that sorts each row.
+// argsort-ops.c: ARGSORT, the permutation that sorts each row; TOP_K, the
+// first k of it in descending order (below).
 //
 //   src0 [ne0, ne1, ne2, ne3] F32, any strides
 //   dst  [ne0, ne1, ne2, ne3] I32, elements packed (nb[0] = 4), 4-byte aligned
@@ -122,5 +123,70 @@ int htp_op_argsort_run(struct htp_op_ctx * ctx) {
         return HTP_STATUS_OK;
     }
     ctx->run(ctx->pool, argsort_job, &a);
+    return HTP_STATUS_OK;
+}
+
+// ---------------------------------------------------------------------------
+// TOP_K
+//
+//   src0 [n, ne1, ne2, ne3] F32, elements packed
+//   dst  [k, ne1, ne2, ne3] I32, k <= n, elements packed, 4-byte aligned
+//
+// dst[:, i1, i2, i3] holds the indices of the k values of row (i1, i2, i3)
+// that sort first in ARGSORT's descending order (larger first, ties by the
+// smaller index, NaN last), in that order, and then, as ggml-cpu does (to
+// say the order is not part of the result), with elements 0 and 1 swapped.
+// For rows without ties that is ggml-cpu's output exactly (its partial sort
+// leaves ties in an order of its heap's making).
+//
+// The dst row is the working heap: its k slots keep the best k seen so far
+// as a heap whose root sorts last; each later element that sorts before the
+// root replaces it. O(n log k), no scratch. Then a heapsort of the k slots.
+// ---------------------------------------------------------------------------
+
+static void top_k_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct argsort_args *   a    = arg;
+    const struct htp_tensor_view *src0 = a->src0, *dst = a->dst;
+    const int64_t                 n = src0->ne[0], k = dst->ne[0];
+
+    int64_t r0, r1;
+    htp_split(htp_view_nrows(dst), ith, nth, &r0, &r1);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        htp_row_index(dst->ne, ir, &i1, &i2, &i3);
+        const struct argsort_row row = {htp_view_row(src0, i1, i2, i3), src0->nb[0], 1};
+        int32_t *                idx = (int32_t *)(void *)htp_view_row(dst, i1, i2, i3);
+        for (int64_t i = 0; i < k; i++) {
+            idx[i] = (int32_t)i;
+        }
+        for (int64_t i = k / 2 - 1; i >= 0; i--) {
+            argsort_sift(&row, idx, i, k);
+        }
+        for (int64_t i = k; i < n; i++) {
+            if (argsort_before(&row, (int32_t)i, idx[0])) {
+                idx[0] = (int32_t)i;
+                argsort_sift(&row, idx, 0, k);
+            }
+        }
+        for (int64_t end = k - 1; end > 0; end--) {
+            const int32_t t = idx[0];
+            idx[0]          = idx[end];
+            idx[end]        = t;
+            argsort_sift(&row, idx, 0, end);
+        }
+        if (k > 1) {
+            const int32_t t = idx[0];
+            idx[0]          = idx[1];
+            idx[1]          = t;
+        }
+    }
+}
+
+int htp_op_top_k_run(struct htp_op_ctx * ctx) {
+    struct argsort_args a = {ctx->op.src[0], ctx->op.dst[0], 1};
+    if (htp_view_nelements(a.dst) == 0) {
+        return HTP_STATUS_OK;
+    }
+    ctx->run(ctx->pool, top_k_job, &a);
     return HTP_STATUS_OK;
 }

@@ -3,14 +3,16 @@
 // same number of elements: element i of src in row-major logical order
 // (i0 fastest) goes to element i of dst.
 //
-// Types: F32, F16 and BF16 to each other (through f32), and any type to the
+// Types: F32, F16 and BF16 to each other (through f32), F32 <-> I32, and any type to the
 // same type (a byte copy of elements, or of whole blocks for quantized types,
 // which is why both ne[0] must then be whole blocks; validation checks that).
+// Quantizing into and dequantizing out of block types is quant-ops.c's.
 //
 // Work split: when both tensors are dense the copy is one flat range cut into
 // equal pieces per worker; otherwise workers take runs of src rows and walk
 // the matching dst elements with a carry counter.
 
+#include <stdint.h>
 #include <string.h>
 
 #include "contract/ops/op-checks.h"
@@ -175,6 +177,30 @@ static void cvt_bf16_f16(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds,
     }
 }
 
+// F32 -> I32 as C's conversion on x86 (ggml-cpu's): toward zero; NaN and
+// values outside the int32 range give INT32_MIN (what cvttss2si answers; in
+// C the cast would be undefined there).
+static void cvt_f32_i32(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        const float f = load_f32(s + i * ss);
+        int32_t     v = INT32_MIN;
+        if (f >= -2147483648.0f && f < 2147483648.0f) {
+            v = (int32_t)f;
+        }
+        memcpy(d + i * ds, &v, 4);
+    }
+}
+
+// I32 -> F32: rounded to nearest (even), as C's conversion.
+static void cvt_i32_f32(const uint8_t * s, int64_t ss, uint8_t * d, int64_t ds, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        int32_t v;
+        memcpy(&v, s + i * ss, 4);
+        const float f = (float)v;
+        memcpy(d + i * ds, &f, 4);
+    }
+}
+
 // Same type: unit-sized byte copies (unit = element, or block for block types).
 // memmove, not memcpy: nothing keeps a batch from naming two overlapping views
 // of one buffer as src and dst, and an overlapping memcpy is undefined (the
@@ -225,6 +251,10 @@ static cvt_fn pick_cvt(uint32_t st, uint32_t dt) {
         return cvt_f16_bf16;
     if (st == HTP_TYPE_BF16 && dt == HTP_TYPE_F16)
         return cvt_bf16_f16;
+    if (st == HTP_TYPE_F32 && dt == HTP_TYPE_I32)
+        return cvt_f32_i32;
+    if (st == HTP_TYPE_I32 && dt == HTP_TYPE_F32)
+        return cvt_i32_f32;
     return NULL;
 }
 
@@ -362,6 +392,9 @@ static void cpy_job(void * arg, uint32_t ith, uint32_t nth) {
 int htp_op_cpy_run(struct htp_op_ctx * ctx) {
     if (htp_cpy_quantizes(&ctx->op)) {
         return htp_op_cpy_q_run(ctx);
+    }
+    if (htp_cpy_dequantizes(&ctx->op)) {
+        return htp_op_cpy_dq_run(ctx);
     }
     struct cpy_plan p;
     plan_cpy(ctx, &p);

@@ -11,7 +11,7 @@
 //   add_id       add-id-ops.c    ADD_ID (bias row per selected expert)
 //   sum_rows     reduce-ops.c    SUM_ROWS
 //   cumsum       reduce-ops.c    CUMSUM (along dim 0)
-//   argsort      argsort-ops.c   ARGSORT (F32 -> I32, ascending or descending)
+//   argsort      argsort-ops.c   ARGSORT (F32 -> I32, ascending or descending), TOP_K
 //   shape        shape-ops.c     REPEAT CONCAT PAD DIAG TRI FILL
 //   softmax      softmax-ops.c   SOFT_MAX with mask, ALiBi, sinks
 //   rope         rope-ops.c      ROPE modes normal, neox, mrope, imrope, vision; YaRN, freq factors
@@ -49,5 +49,6 @@ int htp_op_ssm_conv_run(struct htp_op_ctx * ctx);
 int htp_op_gated_delta_net_run(struct htp_op_ctx * ctx);
 int htp_op_solve_tri_run(struct htp_op_ctx * ctx);
 int htp_op_im2col_run(struct htp_op_ctx * ctx);
+int htp_op_top_k_run(struct htp_op_ctx * ctx);
 
 #endif  // HTP_KERNELS_H

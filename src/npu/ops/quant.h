@@ -1,16 +1,19 @@
 // quant.h: the quantized block formats on the NPU side (the NPU does not
 // include ggml; the formats equal ggml's, see tiled.h for the repacked form):
-// dequantizing rows (plain or tiled) to F32, quantizing F32 rows to Q8_0 / Q4_0
-// with ggml's reference rounding (CPY and SET_ROWS into a quantized KV cache),
+// dequantizing rows (plain or tiled) to F32, quantizing F32 rows to the
+// KV-cache quant types with ggml-cpu's rounding (CPY and SET_ROWS),
 // and the hooks by which the MUL_MAT / GET_ROWS / SET_ROWS / CPY families
 // hand quantized cases to quant-ops.c and qmatmul-ops.c.
 //
 //   Q4_0    { fp16 d; u8 qs[16] }            x = d * (q - 8)
 //   Q4_1    { fp16 d; fp16 m; u8 qs[16] }    x = d * q + m
+//   Q5_0    { fp16 d; u8 qh[4]; u8 qs[16] }  x = d * (q - 16)
+//   Q5_1    { fp16 d; fp16 m; u8 qh[4]; u8 qs[16] }  x = d * q + m
 //   Q8_0    { fp16 d; i8 qs[32] }            x = d * q
 //   IQ4_NL  { fp16 d; u8 qs[16] }            x = d * iq4nl[q]
 //   MXFP4   { u8 e; u8 qs[16] }              x = 2^(e-128) * fp4x2[q]   (table values doubled)
-// Nibble order (all 4-bit types): qs[j] & 15 is element j, qs[j] >> 4 element j + 16.
+// Nibble order (all 4-bit types): qs[j] & 15 is element j, qs[j] >> 4 element j + 16;
+// Q5_0 / Q5_1: bit 4 of element j's q is bit j of qh (a little-endian u32).
 
 #ifndef HTP_QUANT_H
 #define HTP_QUANT_H
@@ -26,7 +29,9 @@ extern const int8_t htp_mxfp4_values[16];
 // ggml's e8m0 -> fp32 with the 0.5 factor of its doubled fp4 table.
 float htp_e8m0_to_fp32_half(uint8_t e);
 
-// n elements (a multiple of the block size) of a plain row at x -> y.
+// n elements (a multiple of the block size) of a plain row at x -> y, for
+// the types htp_quant_can_dequant_row names (the K-quants through
+// kquant-dot.c's decoder); bit-exact with ggml's dequantize_row_*.
 void htp_quant_dequant_row(uint32_t type, const uint8_t * x, float * y, int64_t n);
 
 // Elements [k0, k0 + n) (whole blocks) of row (i1, i2, i3) of a tiled view
@@ -34,8 +39,10 @@ void htp_quant_dequant_row(uint32_t type, const uint8_t * x, float * y, int64_t 
 void htp_quant_dequant_tiled_row(const struct htp_tensor_view * v, int64_t i1, int64_t i2, int64_t i3, int64_t k0,
                                  int64_t n, float * y);
 
-// n floats (a multiple of 32) -> blocks of type at y (Q8_0 or Q4_0),
-// bit-exact with ggml's quantize_row_*_ref.
+// n floats (a multiple of 32) -> blocks of type at y (Q8_0, Q4_0, Q4_1,
+// Q5_0, Q5_1, IQ4_NL), bit-exact with what ggml-cpu's CPY / SET_ROWS write:
+// Q8_0 as its x86 quantize_row_q8_0 (ties to even of x * 127 / amax; see
+// quant-ops.c), the others as ggml's quantize_row_*_ref.
 void htp_quant_quantize_row(uint32_t type, const float * x, uint8_t * y, int64_t n);
 
 // Activations of the Q4_0-family matmuls: nb blocks of 32 floats at x ->
@@ -66,7 +73,10 @@ void htp_kernels_set_portable(int portable);
 
 // --- hooks for the op families (return enum htp_status) ---
 
-// CPY from F32/F16/BF16 into Q8_0 / Q4_0 (cpy-ops.c hands these over).
+// CPY from F32/F16/BF16 into a quant type (cpy-ops.c hands these over).
 int htp_op_cpy_q_run(struct htp_op_ctx * ctx);
+
+// CPY from a quantized source into F32 (cpy-ops.c hands these over).
+int htp_op_cpy_dq_run(struct htp_op_ctx * ctx);
 
 #endif  // HTP_QUANT_H

@@ -4,7 +4,7 @@
 // answers HTP_STATUS_INVAL_PARAMS (rows with good indices may have been
 // written, as when a DSP kernel stops mid-op).
 //
-//   GET_ROWS  src0 [ne0, n, ne2, ne3] F32/F16/BF16; src1 I32 [m, ne2, ne3]
+//   GET_ROWS  src0 [ne0, n, ne2, ne3] F32/F16/BF16 (or I32, into I32); src1 I32 [m, ne2, ne3]
 //             dst [ne0, m, ne2, ne3]:  dst[:, i, j, k] = src0[:, src1[i, j, k], j, k]
 //   SET_ROWS  src0 values [ne0, m, ne2, ne3] F32/F16/BF16; src1 I64 or I32 [m, b2 | ne2, b3 | ne3]
 //             dst [ne0, n, ne2, ne3] (the tensor ggml_set_rows writes into, also src2):
@@ -29,9 +29,9 @@ struct rows_args {
     atomic_int bad_index;
 };
 
-// Quantized rows (quant.h): GET_ROWS may read Q4_0, Q4_1, Q8_0, IQ4_NL and
-// MXFP4 rows, plain or tiled (x is then unused: row (i1, i2, i3) is found in
-// the tiles); SET_ROWS may write Q8_0 / Q4_0 rows (plain: a KV cache).
+// Quantized rows (quant.h): GET_ROWS may read Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
+// IQ4_NL and MXFP4 rows, plain or tiled, and Q2_K, Q3_K, IQ4_XS plain rows (x is then unused: row (i1, i2, i3) is found
+// in the tiles); SET_ROWS may write the KV-cache quant types (plain rows).
 static void rows_copy_q(const struct htp_tensor_view * src, const struct htp_tensor_view * dst, uint8_t * y,
                         const uint8_t * x, int64_t n, int64_t i1, int64_t i2, int64_t i3) {
     float buf[HTP_CHUNK];
@@ -39,8 +39,8 @@ static void rows_copy_q(const struct htp_tensor_view * src, const struct htp_ten
         const int64_t k = htp_min64(HTP_CHUNK, n - c);
         if (src->flags & HTP_TENSOR_TILED) {
             htp_quant_dequant_tiled_row(src, i1, i2, i3, c, k, buf);
-        } else if (htp_quant_can_dequant(src->type)) {
-            htp_quant_dequant_row(src->type, x + c / 32 * src->nb[0], buf, k);
+        } else if (htp_quant_can_dequant_row(src->type)) {  // HTP_CHUNK: whole blocks of 32 or 256
+            htp_quant_dequant_row(src->type, x + c / htp_type_traits(src->type)->blck_size * src->nb[0], buf, k);
         } else {
             htp_row_load_f32(buf, x + c * src->nb[0], src->nb[0], src->type, k);
         }
@@ -54,12 +54,22 @@ static void rows_copy_q(const struct htp_tensor_view * src, const struct htp_ten
 
 // Rows of this type are blocks of 32 that quant.h reads or writes.
 static int rows_type_q(uint32_t type) {
-    return htp_quant_can_dequant(type) || htp_quant_can_quantize(type);
+    return htp_quant_can_dequant_row(type) || htp_quant_can_quantize(type);
 }
 
 // One row of n elements from (x, type/stride of src) to (y, type/stride of dst).
 static void rows_copy(const struct htp_tensor_view * src, const struct htp_tensor_view * dst, uint8_t * y,
                       const uint8_t * x, int64_t n) {
+    if (src->type == HTP_TYPE_I32) {  // I32 rows (GET_ROWS of I32 keeps the type): a copy
+        if (src->nb[0] == 4 && dst->nb[0] == 4) {
+            memmove(y, x, (size_t)n * 4);  // the two views may overlap
+            return;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            memmove(y + i * dst->nb[0], x + i * src->nb[0], 4);
+        }
+        return;
+    }
     if (src->type == dst->type && htp_view_rows_packed(src) && htp_view_rows_packed(dst)) {
         memmove(y, x, (size_t)(n * src->nb[0]));  // the two views may overlap
         return;

@@ -10,6 +10,9 @@
 //           LOWER_DIAG i0 <= i1, LOWER i0 < i1)
 //   FILL    dst = params[0] (a float) everywhere; src0, if given, is not read
 //
+// CONCAT of a block type copies whole blocks (rows of packed blocks, every
+// ne[0] whole blocks: shape-check.c).
+//
 // Any strides. The data-movement ops take any plain (non-block) type with the
 // same type for sources and dst and copy element bytes; zeros are all-zero
 // bytes (0 in every such type). FILL writes F32, F16 or BF16. Work is split
@@ -24,7 +27,8 @@ struct shape_args {
     const struct htp_tensor_view * src0;
     const struct htp_tensor_view * src1;
     const struct htp_tensor_view * dst;
-    int64_t                        es;  // element size in bytes
+    int64_t                        es;   // element size in bytes (CONCAT of a block type: block bytes)
+    int64_t                        blk;  // elements per such unit: 1, or the block size
     const struct htp_op_desc *     desc;
 };
 
@@ -84,17 +88,18 @@ static void concat_row(const struct shape_args * a, int64_t i1, int64_t i2, int6
     const struct htp_tensor_view *s0 = a->src0, *s1 = a->src1, *d = a->dst;
     const int                     dim = a->desc->params[0];
     uint8_t *                     y   = htp_view_row(d, i1, i2, i3);
+    const int64_t                 n0 = s0->ne[0] / a->blk, n1 = s1->ne[0] / a->blk, nd = d->ne[0] / a->blk;
     if (dim == 0) {
-        shape_copy(y, d->nb[0], htp_view_row(s0, i1, i2, i3), s0->nb[0], s0->ne[0], a->es);
-        shape_copy(y + s0->ne[0] * d->nb[0], d->nb[0], htp_view_row(s1, i1, i2, i3), s1->nb[0], s1->ne[0], a->es);
+        shape_copy(y, d->nb[0], htp_view_row(s0, i1, i2, i3), s0->nb[0], n0, a->es);
+        shape_copy(y + n0 * d->nb[0], d->nb[0], htp_view_row(s1, i1, i2, i3), s1->nb[0], n1, a->es);
         return;
     }
     int64_t i[4] = {0, i1, i2, i3};
     if (i[dim] < s0->ne[dim]) {
-        shape_copy(y, d->nb[0], htp_view_row(s0, i[1], i[2], i[3]), s0->nb[0], d->ne[0], a->es);
+        shape_copy(y, d->nb[0], htp_view_row(s0, i[1], i[2], i[3]), s0->nb[0], nd, a->es);
     } else {
         i[dim] -= s0->ne[dim];
-        shape_copy(y, d->nb[0], htp_view_row(s1, i[1], i[2], i[3]), s1->nb[0], d->ne[0], a->es);
+        shape_copy(y, d->nb[0], htp_view_row(s1, i[1], i[2], i[3]), s1->nb[0], nd, a->es);
     }
 }
 
@@ -225,12 +230,17 @@ static void shape_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_op_shape_run(struct htp_op_ctx * ctx) {
-    struct shape_job_args j = {{ctx->op.src[0], ctx->op.src[1], ctx->op.dst[0], 0, ctx->op.desc},
+    struct shape_job_args j = {{ctx->op.src[0], ctx->op.src[1], ctx->op.dst[0], 0, 1, ctx->op.desc},
                                shape_row_of(ctx->op.desc->opcode)};
     if (!j.row) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    j.a.es = shape_elem_size(j.a.dst->type);
+    j.a.es                            = shape_elem_size(j.a.dst->type);
+    const struct htp_type_traits * tt = htp_type_traits(j.a.dst->type);
+    if (ctx->op.desc->opcode == HTP_OP_CONCAT && tt && tt->blck_size > 1) {  // whole blocks (the check's)
+        j.a.es  = (int64_t)tt->type_size;
+        j.a.blk = tt->blck_size;
+    }
     if (htp_view_nelements(j.a.dst) == 0) {
         return HTP_STATUS_OK;
     }
