@@ -169,16 +169,24 @@ static const struct qtype q32_types[] = {
     {HTP_TYPE_IQ4_NL, "iq4_nl", 18, 32}, {HTP_TYPE_MXFP4, "mxfp4", 17, 32},
 };
 
+// Matmul only (their rows' dequantization is not part of quant-ops.c's HVX path).
+static const struct qtype q5_types[] = {
+    {HTP_TYPE_Q5_0, "q5_0", 22, 32},
+    {HTP_TYPE_Q5_1, "q5_1", 24, 32},
+};
+
 static const struct qtype kq_types[] = {
     {HTP_TYPE_Q4_K, "q4_K", 144, 256},
     {HTP_TYPE_Q5_K, "q5_K", 176, 256},
     {HTP_TYPE_Q6_K, "q6_K", 210, 256},
 };
 
-// Byte offset of a block's quants and the scale fields (fp16 unless MXFP4's e8m0).
+// Byte offset of a block's quants (for Q5_0 / Q5_1 their high bits qh, then
+// the nibbles) after the scale fields (fp16 unless MXFP4's e8m0).
 static int quant_offset(uint32_t type) {
     switch (type) {
         case HTP_TYPE_Q4_1:
+        case HTP_TYPE_Q5_1:
             return 4;
         case HTP_TYPE_MXFP4:
             return 1;
@@ -213,7 +221,7 @@ static void gen_block32(const struct qtype * t, uint8_t * b, int kind) {
         return;
     }
     put16(b, rnd_fp16(kind == 5));
-    if (t->type == HTP_TYPE_Q4_1) {
+    if (t->type == HTP_TYPE_Q4_1 || t->type == HTP_TYPE_Q5_1) {
         put16(b + 2, rnd_fp16(kind == 5));
     }
 }
@@ -624,6 +632,9 @@ int main(void) {
     test_q8k_quantize();
     for (size_t i = 0; i < sizeof q32_types / sizeof q32_types[0]; i++) {
         test_qmm_dot(&q32_types[i]);
+    }
+    for (size_t i = 0; i < sizeof q5_types / sizeof q5_types[0]; i++) {
+        test_qmm_dot(&q5_types[i]);
     }
     for (size_t i = 0; i < sizeof kq_types / sizeof kq_types[0]; i++) {
         test_kq_dot(&kq_types[i]);
