@@ -48,7 +48,10 @@
 //              vector g (k-group g: vector g's low nibbles for g < 4, vector
 //              g-4's high ones for g >= 4) has 16 added to byte 4r + j where
 //              mask g's bit 4r + j is set: one masked byte add a vector
-//              (AVX-512), the same masks as Q5_K's (kquant-tiles.h, hvx.h)
+//              (AVX-512), the same masks as Q5_K's (kquant-tiles.h, hvx.h).
+//              At least 64 bytes of the group follow any tile's masks (the
+//              next tile, or the scale parts and padding), so a 128-byte
+//              load at the masks stays inside the group (HVX).
 //           s: 32 bytes, 16 x fp16 d
 //   Q5_1    q: as Q5_0 (values 0..31, no offset: x = d*q + m)
 //           s: 64 bytes, 16 x fp16 d, then 16 x fp16 m

@@ -1,5 +1,6 @@
 // matmul-quant.c: MUL_MAT with quantized (Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4,
-// Q5_0, Q5_1) or BF16 weights, and MUL_MAT_ID (mixture of experts) for every weight type.
+// Q5_0, Q5_1) or BF16 weights, and MUL_MAT_ID (mixture of experts) for every
+// weight type.
 //
 //   MUL_MAT     src0 [K, M, ne02, ne03]  src1 [K, N, ne12, ne13] F32/F16/BF16  dst [M, N, ne12, ne13] F32
 //   MUL_MAT_ID  src0 [K, M, E]           src1 [K, ne11, T]   src2 ids I32 [U, T]   dst [M, U, T] F32
@@ -588,7 +589,10 @@ static inline __attribute__((always_inline)) void qmm_hvx_weights(const uint32_t
             w[2 * p + h + 4] = hi;
         }
     }
-    if (qmm_q5(type)) {  // A's and B's 8 masks, interleaved 8 bytes at a time (hvx.h)
+    // Q5: A's and B's 8 masks, interleaved 8 bytes at a time (hvx.h). Each
+    // load's upper 64 bytes (the next tile, or after the last one its scale
+    // parts and padding: at least 64 bytes, tiled.h) stay inside the group.
+    if (qmm_q5(type)) {
         const hvx_vv m = hvx_zip(hvx_ld(qa + HTP_Q5_MASKS), hvx_ld(qb + HTP_Q5_MASKS), 8);
         hvx_v        mw[8];
         hvx_mask_words(hvx_lo(m), mw);
