@@ -2842,6 +2842,12 @@ static void gen_mul_mat_q(struct suite * s) {
             memcpy(p.nr, nrs[1], sizeof p.nr);
             run_case_both(s, &fam_mul_mat, &p);
         }
+        // both operands permuted (non-contiguous: plain layout only), decode and prefill
+        for (int64_t n = 1; n <= 5; n += 4) {
+            struct p_mul_mat pp = {
+                .ta = q_types[ti], .m = 17, .n = n, .k = 96, .bs = {2, 3}, .nr = {2, 1}, .per = {0, 2, 1, 3}};
+            run_case(s, &fam_mul_mat, &pp);
+        }
         // a view with longer rows in memory (plain layout only), and larger shapes
         struct p_mul_mat pv = {
             .ta = q_types[ti], .m = 20, .n = 4, .k = 64, .bs = {1, 1}, .nr = {1, 1}, .per = {0, 1, 2, 3}, .k_v = 128};
