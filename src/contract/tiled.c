@@ -86,12 +86,74 @@ static void unpack_mxfp4(const uint8_t * q, const uint8_t * s, int r, uint8_t * 
     tile_unpack(q, s, r, block, 1, 1, 16, 0);
 }
 
+// Q5_0, Q5_1: nsc fp16 scale fields, the 32 high bits qh (little-endian:
+// bit e is bit 4 of element e), 16 bytes of nibbles. The quant part is the
+// nibbles as Q4_0's (256 bytes) and then 8 masks of 8 bytes: bit 4 r + t of
+// little-endian mask g is bit 4 g + t of row r's qh, so mask g covers tile
+// vector g of the unpacked weights (tiled.h).
+static void tile_pack_q5(const uint8_t * const blocks[HTP_TILE_ROWS], uint8_t * q, uint8_t * s, int nsc) {
+    const int hdr = 2 * nsc;
+    tile_pack(blocks, q, s, nsc, 2, 0, 0);  // the scale fields
+    uint8_t * masks = q + HTP_Q5_MASKS;
+    memset(masks, 0, 64);
+    for (int r = 0; r < HTP_TILE_ROWS; r++) {
+        const uint8_t * b = blocks[r];
+        for (int v = 0; v < 4; v++) {
+            for (int j = 0; j < 4; j++) {
+                q[64 * v + 4 * r + j] = b ? b[hdr + 4 + 4 * v + j] : 0;
+            }
+        }
+        if (!b) {
+            continue;
+        }
+        uint32_t qh;
+        memcpy(&qh, b + hdr, 4);
+        for (int g = 0; g < 8; g++) {
+            masks[8 * g + r / 2] |= (uint8_t)(((qh >> (4 * g)) & 15) << (4 * (r & 1)));
+        }
+    }
+}
+
+static void tile_unpack_q5(const uint8_t * q, const uint8_t * s, int r, uint8_t * block, int nsc) {
+    const int hdr = 2 * nsc;
+    tile_unpack(q, s, r, block, nsc, 2, 0, 0);
+    const uint8_t * masks = q + HTP_Q5_MASKS;
+    uint32_t        qh    = 0;
+    for (int g = 0; g < 8; g++) {
+        qh |= (uint32_t)((masks[8 * g + r / 2] >> (4 * (r & 1))) & 15) << (4 * g);
+    }
+    memcpy(block + hdr, &qh, 4);
+    for (int v = 0; v < 4; v++) {
+        for (int j = 0; j < 4; j++) {
+            block[hdr + 4 + 4 * v + j] = q[64 * v + 4 * r + j];
+        }
+    }
+}
+
+static void pack_q5_0(const uint8_t * const b[HTP_TILE_ROWS], uint8_t * q, uint8_t * s) {
+    tile_pack_q5(b, q, s, 1);
+}
+
+static void unpack_q5_0(const uint8_t * q, const uint8_t * s, int r, uint8_t * block) {
+    tile_unpack_q5(q, s, r, block, 1);
+}
+
+static void pack_q5_1(const uint8_t * const b[HTP_TILE_ROWS], uint8_t * q, uint8_t * s) {
+    tile_pack_q5(b, q, s, 2);
+}
+
+static void unpack_q5_1(const uint8_t * q, const uint8_t * s, int r, uint8_t * block) {
+    tile_unpack_q5(q, s, r, block, 2);
+}
+
 static const struct htp_tile_format tile_formats[] = {
     {HTP_TYPE_Q8_0, 32, 34, 512, 32, pack_q8_0, unpack_q8_0},
     {HTP_TYPE_Q4_0, 32, 18, 256, 32, pack_d_q4, unpack_d_q4},
     {HTP_TYPE_Q4_1, 32, 20, 256, 64, pack_q4_1, unpack_q4_1},
     {HTP_TYPE_IQ4_NL, 32, 18, 256, 32, pack_d_q4, unpack_d_q4},
     {HTP_TYPE_MXFP4, 32, 17, 256, 16, pack_mxfp4, unpack_mxfp4},
+    {HTP_TYPE_Q5_0, 32, 22, HTP_Q5_Q_BYTES, 32, pack_q5_0, unpack_q5_0},
+    {HTP_TYPE_Q5_1, 32, 24, HTP_Q5_Q_BYTES, 64, pack_q5_1, unpack_q5_1},
     // K-quants: tiles of one 256-element super-block per row, see kquant-tiles.h.
     {HTP_TYPE_Q4_K, 256, 144, 2048, 320, htp_kq_pack_q4_K, htp_kq_unpack_q4_K},
     {HTP_TYPE_Q5_K, 256, 176, 2560, 320, htp_kq_pack_q5_K, htp_kq_unpack_q5_K},

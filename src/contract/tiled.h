@@ -40,6 +40,21 @@
 //           s: 32 bytes, 16 x fp16 d
 //   MXFP4   q: as Q4_0 (nibbles index the e2m1 value table, doubled as in ggml)
 //           s: 16 bytes, 16 x e8m0 exponent
+//   Q5_0    q: 320 bytes: q[0 .. 255] as Q4_0 (the low 4 bits of each
+//              element, offset 16 once the fifth bit is in), then at
+//              q[HTP_Q5_MASKS] 8 masks of 8 bytes: bit 4r + j of the
+//              little-endian 64-bit mask g (g = 0..7) is bit 4 of element
+//              4g + j of row r (= bit 4g + j of the block's qh). Unpacked
+//              vector g (k-group g: vector g's low nibbles for g < 4, vector
+//              g-4's high ones for g >= 4) has 16 added to byte 4r + j where
+//              mask g's bit 4r + j is set: one masked byte add a vector
+//              (AVX-512), the same masks as Q5_K's (kquant-tiles.h, hvx.h).
+//              At least 64 bytes of the group follow any tile's masks (the
+//              next tile, or the scale parts and padding), so a 128-byte
+//              load at the masks stays inside the group (HVX).
+//           s: 32 bytes, 16 x fp16 d
+//   Q5_1    q: as Q5_0 (values 0..31, no offset: x = d*q + m)
+//           s: 64 bytes, 16 x fp16 d, then 16 x fp16 m
 //
 // Unpacking a tile row gives back the original block bytes exactly (get_tensor
 // must return what set_tensor received).
@@ -62,6 +77,9 @@
 
 #define HTP_TILE_ROWS  16   // rows per group (int32 lanes of a 512-bit vector)
 #define HTP_TILE_ALIGN 128  // group size granularity (one HVX vector)
+
+#define HTP_Q5_Q_BYTES 320  // Q5_0 / Q5_1 quant part: 256 bytes of nibbles, then the masks
+#define HTP_Q5_MASKS   256  // offset of the 8 x 8 bytes of high-bit masks in it
 
 struct htp_tile_format {
     uint32_t type;        // enum htp_type

@@ -2847,12 +2847,12 @@ static void gen_get_rows_kq(struct suite * s) {
     }
 }
 
-// ---- Quantized weights Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4 (and BF16): MUL_MAT,
+// ---- Quantized weights Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4, Q5_0, Q5_1 (and BF16): MUL_MAT,
 // MUL_MAT_ID, GET_ROWS, each in a plain buffer and in a weight buffer (tiled);
 // CPY and SET_ROWS from F32 into Q8_0 / Q4_0 (a quantized KV cache).
 
-static const enum ggml_type q_types[] = {GGML_TYPE_Q4_0,   GGML_TYPE_Q4_1,  GGML_TYPE_Q8_0,
-                                         GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4, GGML_TYPE_BF16};
+static const enum ggml_type q_types[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q4_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
+                                         GGML_TYPE_MXFP4, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_BF16};
 
 // Runs a case once in the default buffer and once in a weight buffer.
 static void run_case_both(struct suite * s, const struct op_family * f, const void * p) {
@@ -2889,6 +2889,12 @@ static void gen_mul_mat_q(struct suite * s) {
             memcpy(p.nr, nrs[1], sizeof p.nr);
             run_case_both(s, &fam_mul_mat, &p);
         }
+        // both operands permuted (non-contiguous: plain layout only), decode and prefill
+        for (int64_t n = 1; n <= 5; n += 4) {
+            struct p_mul_mat pp = {
+                .ta = q_types[ti], .m = 17, .n = n, .k = 96, .bs = {2, 3}, .nr = {2, 1}, .per = {0, 2, 1, 3}};
+            run_case(s, &fam_mul_mat, &pp);
+        }
         // a view with longer rows in memory (plain layout only), and larger shapes
         struct p_mul_mat pv = {
             .ta = q_types[ti], .m = 20, .n = 4, .k = 64, .bs = {1, 1}, .nr = {1, 1}, .per = {0, 1, 2, 3}, .k_v = 128};
@@ -2909,7 +2915,7 @@ static void gen_mul_mat_q(struct suite * s) {
 
 // Weight types no matmul kernel runs: refused by supports_op, or right.
 static void gen_mul_mat_outside(struct suite * s) {
-    static const enum ggml_type types[] = {GGML_TYPE_Q5_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_IQ4_XS};
+    static const enum ggml_type types[] = {GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_IQ4_XS};
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
         struct p_mul_mat p = {
             .ta = types[ti], .m = 16, .n = 3, .k = 256, .bs = {1, 1}, .nr = {1, 1}, .per = {0, 1, 2, 3}};
@@ -2921,7 +2927,8 @@ static void gen_mul_mat_outside(struct suite * s) {
 
 static void gen_mul_mat_id_q(struct suite * s) {
     static const enum ggml_type      types[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q4_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
-                                                GGML_TYPE_MXFP4, GGML_TYPE_BF16, GGML_TYPE_F32,  GGML_TYPE_F16};
+                                                GGML_TYPE_MXFP4, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_BF16,
+                                                GGML_TYPE_F32,   GGML_TYPE_F16};
     static const struct p_mul_mat_id cs[]    = {
            {0, 16, 64, 4, 2, 2, 1}, {0, 17, 32, 4, 2, 1, 5},    {0, 33, 128, 8, 4, 4, 7},
            {0, 5, 64, 3, 3, 1, 2},  {0, 64, 256, 16, 4, 4, 33}, {0, 40, 96, 32, 8, 1, 12},

@@ -7,8 +7,12 @@
 #include "contract/quant-types.h"
 #include "op-checks.h"
 
+// Weights of the QUANT engine's integer kernels (matmul-quant.c): the tiled
+// types of 32-element blocks (Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4, Q5_0, Q5_1);
+// the K-quants' 256-element tiles have their own engine.
 static int mm_quant_type(uint32_t type) {
-    return htp_tile_format(type) != NULL && htp_quant_can_dequant(type);
+    const struct htp_tile_format * f = htp_tile_format(type);
+    return f != NULL && f->blck_size == 32;
 }
 
 enum htp_mm_engine htp_mm_engine_of(uint32_t opcode, uint32_t weight_type) {

@@ -10,7 +10,7 @@
 //   FLOAT   F32/F16 weights under MUL_MAT: f32 dot products; activations that
 //           are not packed aligned F32 rows are staged into scratch, one
 //           column block per worker.
-//   QUANT   Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4 (tiled or plain) and BF16 under
+//   QUANT   Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4, Q5_0, Q5_1 (tiled or plain) and BF16 under
 //           MUL_MAT, and those plus F32/F16 under MUL_MAT_ID: activations are
 //           quantized into scratch (QUANT_ACT_BLOCK bytes per 32 values) and
 //           meet the weights in integer dot products.

@@ -1,5 +1,6 @@
-// matmul-quant.c: MUL_MAT with quantized (Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4) or
-// BF16 weights, and MUL_MAT_ID (mixture of experts) for every weight type.
+// matmul-quant.c: MUL_MAT with quantized (Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4,
+// Q5_0, Q5_1) or BF16 weights, and MUL_MAT_ID (mixture of experts) for every
+// weight type.
 //
 //   MUL_MAT     src0 [K, M, ne02, ne03]  src1 [K, N, ne12, ne13] F32/F16/BF16  dst [M, N, ne12, ne13] F32
 //   MUL_MAT_ID  src0 [K, M, E]           src1 [K, ne11, T]   src2 ids I32 [U, T]   dst [M, U, T] F32
@@ -13,8 +14,11 @@
 // a vector of weight bytes (u8, 16 rows x 4 k of a tile, tiled.h) by 4 activation bytes
 // broadcast to every lane. Each lane collects one row's block dot product; the
 // weights' offset (8 for Q4_0, 128 for the u8 form of Q8_0 and the table
-// types) is removed by starting the accumulator at -offset * sum(q). Per block
-// the int32 dot is scaled by d_w (16 lanes) * d_a and accumulated in f32.
+// types, 16 for Q5_0) is removed by starting the accumulator at
+// -offset * sum(q). Per block the int32 dot is scaled by d_w (16 lanes) * d_a
+// and accumulated in f32; Q4_1 and Q5_1 add m_w * d_a * sum(q), as ggml-cpu
+// does with its q8_1 activations. Q5_0 / Q5_1 weights are unpacked as the
+// 4-bit types and get their fifth bit from the tile's masks (tiled.h).
 //
 // Work: columns (one src1 row each; for MUL_MAT_ID one (slot, token) pair,
 // sorted by expert) are described in a list; tiles of one row group (16 rows)
@@ -194,6 +198,23 @@ void htp_qmm_quantize_blocks(const float * x, int64_t nb, uint8_t * out) {
 #endif
 }
 
+// Float weights: ggml-cpu converts the activations to its dot product's
+// type first (BF16 weights: to bf16; F16: to fp16; F32: kept), so the f32
+// activations are rounded the same way (then every product is exact in f32,
+// as on the CPU). Without it a dot that cancels, one output of m = n = 1,
+// differed from the CPU's by an NMSE up to 2e-2 (BF16).
+static void qmm_round_float_acts(uint32_t wtype, float * x, int64_t n) {
+    if (wtype == HTP_TYPE_BF16) {
+        for (int64_t i = 0; i < n; i++) {
+            x[i] = htp_bf16_to_fp32(htp_fp32_to_bf16(x[i]));
+        }
+    } else if (wtype == HTP_TYPE_F16) {
+        for (int64_t i = 0; i < n; i++) {
+            x[i] = htp_fp16_to_fp32(htp_fp32_to_fp16(x[i]));
+        }
+    }
+}
+
 static void qmm_act_job(void * arg, uint32_t ith, uint32_t nth) {
     const struct qmm_args *        a    = arg;
     const struct htp_tensor_view * src1 = a->src1;
@@ -207,6 +228,7 @@ static void qmm_act_job(void * arg, uint32_t ith, uint32_t nth) {
         uint8_t *       out = a->acts + (size_t)i * a->act_stride;
         if (!a->f) {
             htp_row_load_f32((float *)(void *)out, row, src1->nb[0], src1->type, a->K);
+            qmm_round_float_acts(a->src0->type, (float *)(void *)out, a->K);
             continue;
         }
         for (int64_t c = 0; c < a->K; c += HTP_CHUNK) {  // chunks of whole blocks
@@ -228,7 +250,36 @@ static void qmm_act_job(void * arg, uint32_t ith, uint32_t nth) {
 // ---------------------------------------------------------------------------
 
 static inline int qmm_offset(uint32_t type) {
-    return type == HTP_TYPE_Q4_0 ? 8 : type == HTP_TYPE_Q4_1 ? 0 : 128;
+    switch (type) {
+        case HTP_TYPE_Q4_0:
+            return 8;
+        case HTP_TYPE_Q5_0:
+            return 16;
+        case HTP_TYPE_Q4_1:
+        case HTP_TYPE_Q5_1:
+            return 0;
+        default:
+            return 128;  // Q8_0's u8 form, the table types
+    }
+}
+
+// Q5_0, Q5_1: 4-bit tiles plus a fifth bit from the masks.
+static inline int qmm_q5(uint32_t type) {
+    return type == HTP_TYPE_Q5_0 || type == HTP_TYPE_Q5_1;
+}
+
+// The types with a min (x = d*q + m): m_w * d_a * sum(q) per block.
+static inline int qmm_has_min(uint32_t type) {
+    return type == HTP_TYPE_Q4_1 || type == HTP_TYPE_Q5_1;
+}
+
+// Bytes of a tile's quant part and scale part (tiled.h).
+static inline uint32_t qmm_qbytes(uint32_t type) {
+    return type == HTP_TYPE_Q8_0 ? 512 : qmm_q5(type) ? HTP_Q5_Q_BYTES : 256;
+}
+
+static inline uint32_t qmm_sbytes(uint32_t type) {
+    return qmm_has_min(type) ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
 }
 
 #if defined(QMM_AVX512)
@@ -252,21 +303,16 @@ static inline __attribute__((always_inline)) void qmm_prefetch(const uint8_t * p
 // (and the first lines when a group starts), keeps it in flight.
 #define QMM_SCALE_AHEAD 16
 
-static inline uint32_t qmm_scale_bytes(uint32_t type) {
-    return type == HTP_TYPE_Q4_1 ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
-}
-
 static inline __attribute__((always_inline)) void qmm_prefetch_scales_start(uint32_t type, const uint8_t * sb,
                                                                             int64_t nblk) {
-    const int64_t bytes = htp_min64(nblk, QMM_SCALE_AHEAD) * qmm_scale_bytes(type);
+    const int64_t bytes = htp_min64(nblk, QMM_SCALE_AHEAD) * qmm_sbytes(type);
     for (int64_t o = 0; o < bytes; o += 64) {
         _mm_prefetch((const char *)(sb + o), _MM_HINT_T0);
     }
 }
 
-static inline __attribute__((always_inline)) void qmm_prefetch_scales(uint32_t type, const uint8_t * sb,
-                                                                      int64_t kb) {
-    _mm_prefetch((const char *)(sb + (kb + QMM_SCALE_AHEAD) * qmm_scale_bytes(type)), _MM_HINT_T0);
+static inline __attribute__((always_inline)) void qmm_prefetch_scales(uint32_t type, const uint8_t * sb, int64_t kb) {
+    _mm_prefetch((const char *)(sb + (kb + QMM_SCALE_AHEAD) * qmm_sbytes(type)), _MM_HINT_T0);
 }
 
 static inline __m512i qmm_lut(uint32_t type) {
@@ -285,6 +331,7 @@ static inline __m512i qmm_lut(uint32_t type) {
 // k-group g (elements 4g .. 4g+3) of the 16 rows. With hi16 set, the Q4_0 and
 // Q4_1 high nibbles are left in place (16 x their value): one instruction
 // fewer per vector, and the caller divides that half's dot product by 16.
+// Q5_0 / Q5_1 (never hi16) then add 16 where mask g has the row's bit.
 static inline __attribute__((always_inline)) void qmm_unpack(const uint32_t type, const uint8_t * q, __m512i lut,
                                                              int hi16, __m512i w[8]) {
     if (type == HTP_TYPE_Q8_0) {
@@ -306,14 +353,21 @@ static inline __attribute__((always_inline)) void qmm_unpack(const uint32_t type
             w[v + 4] = _mm512_and_si512(_mm512_srli_epi16(raw, 4), m4);
         }
     }
+    if (qmm_q5(type)) {
+        const __m512i b16 = _mm512_set1_epi8(16);
+        for (int g = 0; g < 8; g++) {
+            uint64_t m;
+            memcpy(&m, q + HTP_Q5_MASKS + 8 * g, 8);
+            w[g] = _mm512_mask_add_epi8(w[g], _cvtu64_mask64(m), w[g], b16);
+        }
+    }
 }
 
-// The 16 rows' scales of tile kb (*ms: Q4_1's mins, else zero).
+// The 16 rows' scales of tile kb (*ms: Q4_1's / Q5_1's mins, else zero).
 static inline __attribute__((always_inline)) __m512 qmm_scales(const uint32_t type, const uint8_t * sb, int64_t kb,
                                                                __m512 * ms) {
-    const uint32_t  sbytes = type == HTP_TYPE_Q4_1 ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
-    const uint8_t * s      = sb + kb * sbytes;
-    *ms                    = _mm512_setzero_ps();
+    const uint8_t * s = sb + kb * qmm_sbytes(type);
+    *ms               = _mm512_setzero_ps();
     if (type == HTP_TYPE_MXFP4) {
         const __m512i   e    = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)s));
         const __mmask16 lo   = _mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(2));
@@ -321,7 +375,7 @@ static inline __attribute__((always_inline)) __m512 qmm_scales(const uint32_t ty
         const __m512i   sub  = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), e);
         return _mm512_castsi512_ps(_mm512_mask_blend_epi32(lo, norm, sub));
     }
-    if (type == HTP_TYPE_Q4_1) {
+    if (qmm_has_min(type)) {
         *ms = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(s + 32)));
     }
     return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)s));
@@ -330,7 +384,7 @@ static inline __attribute__((always_inline)) __m512 qmm_scales(const uint32_t ty
 static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, const int nc, const uint8_t * group,
                                                            int64_t nblk, int64_t K, const struct qmm_col * cols,
                                                            float out[QMM_NC][HTP_TILE_ROWS]) {
-    const uint32_t qbytes = type == HTP_TYPE_Q8_0 ? 512 : 256;
+    const uint32_t qbytes = qmm_qbytes(type);
     const int      off    = qmm_offset(type);
     const uint8_t *qb = group, *sb = group + (size_t)nblk * qbytes;
     const __m512i  lut = qmm_lut(type);
@@ -359,7 +413,7 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
                 ia = _mm512_dpbusd_epi32(ia, w[g], _mm512_set1_epi32(a4));
             }
             acc[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(ia), _mm512_mul_ps(ds, _mm512_set1_ps(ad)), acc[c]);
-            if (type == HTP_TYPE_Q4_1) {
+            if (qmm_has_min(type)) {
                 acc[c] = _mm512_fmadd_ps(ms, _mm512_set1_ps(ad * (float)is), acc[c]);
             }
         }
@@ -377,7 +431,7 @@ static inline __attribute__((always_inline)) void qmm_tile_pair(const uint32_t t
                                                                 const uint8_t * g1, int64_t nblk,
                                                                 const struct qmm_col * col,
                                                                 float                  out[2][HTP_TILE_ROWS]) {
-    const uint32_t qbytes = type == HTP_TYPE_Q8_0 ? 512 : 256;
+    const uint32_t qbytes = qmm_qbytes(type);
     const int      off    = qmm_offset(type);
     const int      hi16   = type == HTP_TYPE_Q4_0 || type == HTP_TYPE_Q4_1;
     const uint8_t *sb0 = g0 + (size_t)nblk * qbytes, *sb1 = g1 + (size_t)nblk * qbytes;
@@ -420,7 +474,7 @@ static inline __attribute__((always_inline)) void qmm_tile_pair(const uint32_t t
         const __m512 vad = _mm512_set1_ps(ad);  // the activation block's scale
         acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(lo0, hi0)), _mm512_mul_ps(ds0, vad), acc0);
         acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(lo1, hi1)), _mm512_mul_ps(ds1, vad), acc1);
-        if (type == HTP_TYPE_Q4_1) {
+        if (qmm_has_min(type)) {
             const __m512 vm = _mm512_set1_ps(ad * (float)is);
             acc0            = _mm512_fmadd_ps(ms0, vm, acc0);
             acc1            = _mm512_fmadd_ps(ms1, vm, acc1);
@@ -445,8 +499,8 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
                                                            int64_t nblk, int64_t K, const struct qmm_col * cols,
                                                            float out[QMM_NC][HTP_TILE_ROWS]) {
     const int q8 = type == HTP_TYPE_Q8_0;
-    const uint32_t qbytes = q8 ? 512 : 256;
-    const uint32_t sbytes = type == HTP_TYPE_Q4_1 ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
+    const uint32_t qbytes = qmm_qbytes(type);
+    const uint32_t sbytes = qmm_sbytes(type);
     const int off = qmm_offset(type);
     const uint8_t *qb = group, *sb = group + (size_t)nblk * qbytes;
     (void)K;
@@ -461,11 +515,16 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
             for (int g = 0; g < 8; g++) {
                 for (int j = 0; j < 4; j++) {
                     uint8_t u;
+                    const uint8_t * tq = qb + kb * qbytes;
                     if (q8) {
-                        u = qb[kb * 512 + 64 * g + 4 * r + j];
+                        u = tq[64 * g + 4 * r + j];
                     } else {
-                        const uint8_t b = qb[kb * 256 + 64 * (g & 3) + 4 * r + j];
+                        const uint8_t b = tq[64 * (g & 3) + 4 * r + j];
                         u = g < 4 ? (b & 15) : (b >> 4);
+                        if (qmm_q5(type)) {  // bit 4r + j of mask g
+                            const uint8_t m = tq[HTP_Q5_MASKS + 8 * g + r / 2];
+                            u |= (uint8_t)(((m >> (4 * (r & 1) + j)) & 1) << 4);
+                        }
                         if (type == HTP_TYPE_IQ4_NL) {
                             u = (uint8_t)(htp_iq4nl_values[u] + 128);
                         } else if (type == HTP_TYPE_MXFP4) {
@@ -476,7 +535,7 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
                 }
             }
             const float ds = qmm_scale(type, sb + kb * sbytes, r);
-            const float ms = type == HTP_TYPE_Q4_1 ? qmm_scale(type, sb + kb * sbytes + 32, r) : 0.0f;
+            const float ms = qmm_has_min(type) ? qmm_scale(type, sb + kb * sbytes + 32, r) : 0.0f;
             for (int c = 0; c < nc; c++) {
                 const int8_t * aq = (const int8_t *)cols[c].act + kb * QMM_ABLK;
                 float ad;
@@ -488,7 +547,7 @@ static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, 
                     ia += (int32_t)w[k] * aq[k];
                 }
                 out[c][r] = __builtin_fmaf((float)ia, ds * ad, out[c][r]);
-                if (type == HTP_TYPE_Q4_1) {
+                if (qmm_has_min(type)) {
                     out[c][r] = __builtin_fmaf(ms, ad * (float)is, out[c][r]);
                 }
             }
@@ -523,10 +582,6 @@ static inline __attribute__((always_inline)) void qmm_tile_pair(const uint32_t t
 // half repeats the lower one (no activation vectors to build, and each
 // weight vector still serves every column of the call).
 
-static inline uint32_t qmm_sbytes(uint32_t type) {
-    return type == HTP_TYPE_Q4_1 ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
-}
-
 // The u8 weights of one tile of groups A and B (qa, qb: the tile's quant part in each).
 static inline __attribute__((always_inline)) void qmm_hvx_weights(const uint32_t type, const uint8_t * qa,
                                                                   const uint8_t * qb, hvx_v lut, hvx_v w[8]) {
@@ -552,11 +607,22 @@ static inline __attribute__((always_inline)) void qmm_hvx_weights(const uint32_t
             w[2 * p + h + 4] = hi;
         }
     }
+    // Q5: A's and B's 8 masks, interleaved 8 bytes at a time (hvx.h). Each
+    // load's upper 64 bytes (the next tile, or after the last one its scale
+    // parts and padding: at least 64 bytes, tiled.h) stay inside the group.
+    if (qmm_q5(type)) {
+        const hvx_vv m = hvx_zip(hvx_ld(qa + HTP_Q5_MASKS), hvx_ld(qb + HTP_Q5_MASKS), 8);
+        hvx_v        mw[8];
+        hvx_mask_words(hvx_lo(m), mw);
+        for (int g = 0; g < 8; g++) {
+            w[g] = hvx_mask_or(w[g], mw[g], 4);
+        }
+    }
 }
 
-// Floats per tile in qmm_hvx_scales' output: d of row r at r, Q4_1's m at 16 + r.
+// Floats per tile in qmm_hvx_scales' output: d of row r at r, Q4_1's / Q5_1's m at 16 + r.
 static inline int qmm_hvx_sstride(uint32_t type) {
-    return type == HTP_TYPE_Q4_1 ? 32 : 16;
+    return qmm_has_min(type) ? 32 : 16;
 }
 
 // The scales of tiles kb .. kb + n - 1 (n <= 4) of a group whose scale parts
@@ -575,7 +641,7 @@ static inline __attribute__((always_inline)) void qmm_hvx_scales(const uint32_t 
         hvx_st(sc + 32, hvx_e8m0_half_bits(hvx_hi(w)));
         return;
     }
-    // 4 tiles of 16 d, or Q4_1's tiles 0-1 (16 d, 16 m each) and then 2-3
+    // 4 tiles of 16 d, or Q4_1's / Q5_1's tiles 0-1 (16 d, 16 m each) and then 2-3
     hvx_fp16_to_fp32_64_v(bytes >= 128 ? hvx_ld(s) : hvx_ld_tail(s, bytes), sc);
     if (bytes > 128) {
         hvx_fp16_to_fp32_64_v(bytes == 256 ? hvx_ld(s + 128) : hvx_ld_tail(s + 128, bytes - 128), sc + 64);
@@ -589,7 +655,7 @@ static inline __attribute__((always_inline)) void qmm_hvx_rows(const uint32_t ty
                                                                float ad, int32_t is, float * out) {
     _Pragma("clang loop unroll(disable)") for (int r = 0; r < HTP_TILE_ROWS; r++) {
         out[r] = __builtin_fmaf(fa[r], ds[r] * ad, out[r]);
-        if (type == HTP_TYPE_Q4_1) {
+        if (qmm_has_min(type)) {
             out[r] = __builtin_fmaf(ds[16 + r], ad * (float)is, out[r]);
         }
     }
@@ -600,7 +666,7 @@ static inline __attribute__((always_inline)) void qmm_hvx(const uint32_t type, c
                                                           const uint8_t * gb, const int two, int64_t nblk,
                                                           const struct qmm_col * cols, float (*outa)[HTP_TILE_ROWS],
                                                           float (*outb)[HTP_TILE_ROWS]) {
-    const uint32_t  qbytes = type == HTP_TYPE_Q8_0 ? 512 : 256;
+    const uint32_t  qbytes = qmm_qbytes(type);
     const int       off    = qmm_offset(type);
     const int       ss     = qmm_hvx_sstride(type);
     const uint8_t * sba    = ga + (size_t)nblk * qbytes;
@@ -688,6 +754,8 @@ QMM_FNS(Q4_1)
 QMM_FNS(Q8_0)
 QMM_FNS(IQ4_NL)
 QMM_FNS(MXFP4)
+QMM_FNS(Q5_0)
+QMM_FNS(Q5_1)
 
 #if defined(__HVX__)
 #define QMM_HVX_FN(T, NC)                                                                                       \
@@ -719,6 +787,8 @@ QMM_HVX_FNS(Q4_1)
 QMM_HVX_FNS(Q8_0)
 QMM_HVX_FNS(IQ4_NL)
 QMM_HVX_FNS(MXFP4)
+QMM_HVX_FNS(Q5_0)
+QMM_HVX_FNS(Q5_1)
 #endif
 
 static const struct qmm_kernels * qmm_kernels(uint32_t type) {
@@ -735,6 +805,10 @@ static const struct qmm_kernels * qmm_kernels(uint32_t type) {
                 return &qmm_hvx_kernels_IQ4_NL;
             case HTP_TYPE_MXFP4:
                 return &qmm_hvx_kernels_MXFP4;
+            case HTP_TYPE_Q5_0:
+                return &qmm_hvx_kernels_Q5_0;
+            case HTP_TYPE_Q5_1:
+                return &qmm_hvx_kernels_Q5_1;
             default:
                 return NULL;
         }
@@ -751,6 +825,10 @@ static const struct qmm_kernels * qmm_kernels(uint32_t type) {
             return &qmm_kernels_IQ4_NL;
         case HTP_TYPE_MXFP4:
             return &qmm_kernels_MXFP4;
+        case HTP_TYPE_Q5_0:
+            return &qmm_kernels_Q5_0;
+        case HTP_TYPE_Q5_1:
+            return &qmm_kernels_Q5_1;
         default:
             return NULL;
     }

@@ -169,8 +169,8 @@ static const struct qtype q32_types[] = {
     {HTP_TYPE_IQ4_NL, "iq4_nl", 18, 32}, {HTP_TYPE_MXFP4, "mxfp4", 17, 32},
 };
 
-// 32-element types with an HVX dequantizer and (here) no tiled format yet:
-// plain rows only (test_dequant32 skips the tiled half for them).
+// The 32-element types with a fifth bit (Q5_0, Q5_1): their matmul kernels and
+// their row dequantization, plain and tiled.
 static const struct qtype q5_types[] = {
     {HTP_TYPE_Q5_0, "q5_0", 22, 32},
     {HTP_TYPE_Q5_1, "q5_1", 24, 32},
@@ -182,7 +182,8 @@ static const struct qtype kq_types[] = {
     {HTP_TYPE_Q6_K, "q6_K", 210, 256},
 };
 
-// Byte offset of a block's quants and the scale fields (fp16 unless MXFP4's e8m0).
+// Byte offset of a block's quants (for Q5_0 / Q5_1 their high bits qh, then
+// the nibbles) after the scale fields (fp16 unless MXFP4's e8m0).
 static int quant_offset(uint32_t type) {
     switch (type) {
         case HTP_TYPE_Q4_1:
@@ -532,7 +533,7 @@ static void test_dequant32(const struct qtype * qt) {
         const int64_t nblk  = 1 + it + (it > 8 ? 20 : 0);
         const int     nrows = 1 + rnd_n(40);
         uint8_t *     rows  = gen_rows(qt, nrows, nblk, 0);
-        const int     tiled = htp_tile_format(qt->type) != NULL;  // Q5_0 / Q5_1: not (yet)
+        const int     tiled = htp_tile_format(qt->type) != NULL;
         size_t        gb    = 0;
         uint8_t *     g     = tiled ? pack_groups(qt, rows, nrows, nblk, &gb) : NULL;
         const int64_t n     = nblk * 32;
@@ -642,6 +643,9 @@ int main(void) {
     test_q8k_quantize();
     for (size_t i = 0; i < sizeof q32_types / sizeof q32_types[0]; i++) {
         test_qmm_dot(&q32_types[i]);
+    }
+    for (size_t i = 0; i < sizeof q5_types / sizeof q5_types[0]; i++) {
+        test_qmm_dot(&q5_types[i]);
     }
     for (size_t i = 0; i < sizeof kq_types / sizeof kq_types[0]; i++) {
         test_kq_dot(&kq_types[i]);
