@@ -889,6 +889,7 @@ static inline __attribute__((always_inline)) void kq_dot_x_avx512(const uint32_t
         kq_dot_x_avx512(T, 4, 1, out, g0, gs, nsb, &a);                                              \
     }
 KQ_X_INST(HTP_TYPE_Q3_K, q3)
+KQ_X_INST(HTP_TYPE_Q2_K, q2)
 #undef KQ_X_INST
 
 // One instance per (type, group count): ng must be a constant in the loops.
@@ -914,8 +915,26 @@ void htp_kq_dot_multi(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * g0,
     typedef void (*fn)(float out[4][HTP_KQ_R], const uint8_t * g0, size_t gs, int64_t nsb,
                        const struct htp_q8k_block * a);
     static const fn q4[2] = {kq_multi_q4_2, kq_multi_q4_4}, q5[2] = {kq_multi_q5_2, kq_multi_q5_4},
-                    q6[2] = {kq_multi_q6_2, kq_multi_q6_4}, q3[2] = {kq_x_q3_m2, kq_x_q3_m4};
-    const fn * t = type == HTP_TYPE_Q6_K ? q6 : type == HTP_TYPE_Q5_K ? q5 : type == HTP_TYPE_Q3_K ? q3 : q4;
+                    q6[2] = {kq_multi_q6_2, kq_multi_q6_4}, q3[2] = {kq_x_q3_m2, kq_x_q3_m4},
+                    q2[2] = {kq_x_q2_m2, kq_x_q2_m4};
+    const fn * t;
+    switch (type) {
+        case HTP_TYPE_Q2_K:
+            t = q2;
+            break;
+        case HTP_TYPE_Q3_K:
+            t = q3;
+            break;
+        case HTP_TYPE_Q5_K:
+            t = q5;
+            break;
+        case HTP_TYPE_Q6_K:
+            t = q6;
+            break;
+        default:
+            t = q4;
+            break;
+    }
     t[ng == 4](out, g0, gstride, nsb, a);
 }
 
@@ -948,7 +967,25 @@ void htp_kq_dot_group(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * gro
     static const kq_dot_fn q5[4] = {kq_q5_1, kq_q5_2, kq_q5_3, kq_q5_4};
     static const kq_dot_fn q6[4] = {kq_q6_1, kq_q6_2, kq_q6_3, kq_q6_4};
     static const kq_dot_fn q3[4] = {kq_x_q3_g1, kq_x_q3_g2, kq_x_q3_g3, kq_x_q3_g4};
-    const kq_dot_fn * t = type == HTP_TYPE_Q6_K ? q6 : type == HTP_TYPE_Q5_K ? q5 : type == HTP_TYPE_Q3_K ? q3 : q4;
+    static const kq_dot_fn q2[4] = {kq_x_q2_g1, kq_x_q2_g2, kq_x_q2_g3, kq_x_q2_g4};
+    const kq_dot_fn *      t;
+    switch (type) {
+        case HTP_TYPE_Q2_K:
+            t = q2;
+            break;
+        case HTP_TYPE_Q3_K:
+            t = q3;
+            break;
+        case HTP_TYPE_Q5_K:
+            t = q5;
+            break;
+        case HTP_TYPE_Q6_K:
+            t = q6;
+            break;
+        default:
+            t = q4;
+            break;
+    }
     t[nc - 1](out, group, nsb, a);
 }
 
@@ -1312,6 +1349,7 @@ static inline __attribute__((always_inline)) void kq_hvx_x(const uint32_t type, 
         kq_hvx_x(T, 1, g0, g1, 1, nsb, &a, out, out + 1);                                                         \
     }
 KQ_HVX_X_TYPE(HTP_TYPE_Q3_K, q3)
+KQ_HVX_X_TYPE(HTP_TYPE_Q2_K, q2)
 #undef KQ_HVX_X_TYPE
 #undef KQ_HVX_X_INST
 
@@ -1330,10 +1368,25 @@ void htp_kq_dot_group(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * gro
         static const kq_hvx_group_fn q5[4] = {kq_hvx_q5_1, kq_hvx_q5_2, kq_hvx_q5_3, kq_hvx_q5_4};
         static const kq_hvx_group_fn q6[4] = {kq_hvx_q6_1, kq_hvx_q6_2, kq_hvx_q6_3, kq_hvx_q6_4};
         static const kq_hvx_group_fn q3[4] = {kq_hvx_q3_1, kq_hvx_q3_2, kq_hvx_q3_3, kq_hvx_q3_4};
-        const kq_hvx_group_fn * t = type == HTP_TYPE_Q6_K ? q6
-                                    : type == HTP_TYPE_Q5_K ? q5
-                                    : type == HTP_TYPE_Q3_K ? q3
-                                                            : q4;
+        static const kq_hvx_group_fn q2[4] = {kq_hvx_q2_1, kq_hvx_q2_2, kq_hvx_q2_3, kq_hvx_q2_4};
+        const kq_hvx_group_fn * t;
+        switch (type) {
+            case HTP_TYPE_Q2_K:
+                t = q2;
+                break;
+            case HTP_TYPE_Q3_K:
+                t = q3;
+                break;
+            case HTP_TYPE_Q5_K:
+                t = q5;
+                break;
+            case HTP_TYPE_Q6_K:
+                t = q6;
+                break;
+            default:
+                t = q4;
+                break;
+        }
         t[nc - 1](out, group, nsb, a);
         return;
     }
@@ -1345,10 +1398,24 @@ void htp_kq_dot_multi(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * g0,
                       const struct htp_q8k_block * a) {
 #if defined(__HVX__)
     if (!htp_kernels_portable()) {  // ng is 2 or 4: pairs of groups
-        const kq_hvx_pair_fn pair = type == HTP_TYPE_Q6_K ? kq_hvx_q6_pair
-                                    : type == HTP_TYPE_Q5_K ? kq_hvx_q5_pair
-                                    : type == HTP_TYPE_Q3_K ? kq_hvx_q3_pair
-                                                            : kq_hvx_q4_pair;
+        kq_hvx_pair_fn pair;
+        switch (type) {
+            case HTP_TYPE_Q2_K:
+                pair = kq_hvx_q2_pair;
+                break;
+            case HTP_TYPE_Q3_K:
+                pair = kq_hvx_q3_pair;
+                break;
+            case HTP_TYPE_Q5_K:
+                pair = kq_hvx_q5_pair;
+                break;
+            case HTP_TYPE_Q6_K:
+                pair = kq_hvx_q6_pair;
+                break;
+            default:
+                pair = kq_hvx_q4_pair;
+                break;
+        }
         for (int h = 0; h < ng; h += 2) {
             pair(out + h, g0 + (size_t)h * gstride, g0 + (size_t)(h + 1) * gstride, nsb, a);
         }
