@@ -488,7 +488,7 @@ KQ_PACK_FNS(iq4_xs, HTP_TYPE_IQ4_XS)
 
 int htp_kq_type_ok(uint32_t type) {
     return type == HTP_TYPE_Q4_K || type == HTP_TYPE_Q5_K || type == HTP_TYPE_Q6_K || type == HTP_TYPE_Q3_K ||
-           type == HTP_TYPE_Q2_K;
+           type == HTP_TYPE_Q2_K || type == HTP_TYPE_IQ4_XS;
 }
 
 size_t htp_kq_q_bytes(uint32_t type) {

@@ -2690,12 +2690,12 @@ static void gen_add_id(struct suite * s) {
     }
 }
 
-// ---- K-quant weights (Q2_K .. Q6_K): MUL_MAT, MUL_MAT_ID, GET_ROWS -------
+// ---- K-quant weights (Q2_K .. Q6_K, IQ4_XS): MUL_MAT, MUL_MAT_ID, GET_ROWS -------
 // Rows are whole super-blocks (k a multiple of 256); m and n odd and around
 // the kernels' 16-row groups and 4-column blocks.
 
-static const enum ggml_type kq_types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q3_K,
-                                          GGML_TYPE_Q2_K};
+static const enum ggml_type kq_types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+                                          GGML_TYPE_Q3_K, GGML_TYPE_Q2_K, GGML_TYPE_IQ4_XS};
 #define KQ_NTYPES ((int)(sizeof kq_types / sizeof kq_types[0]))
 
 struct p_mul_mat_id {
@@ -2864,7 +2864,7 @@ static void gen_mul_mat_q(struct suite * s) {
 
 // Weight types no matmul kernel runs: refused by supports_op, or right.
 static void gen_mul_mat_outside(struct suite * s) {
-    static const enum ggml_type types[] = {GGML_TYPE_Q5_0, GGML_TYPE_IQ4_XS};
+    static const enum ggml_type types[] = {GGML_TYPE_Q5_0};
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
         struct p_mul_mat p = {
             .ta = types[ti], .m = 16, .n = 3, .k = 256, .bs = {1, 1}, .nr = {1, 1}, .per = {0, 1, 2, 3}};

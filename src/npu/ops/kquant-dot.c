@@ -890,6 +890,7 @@ static inline __attribute__((always_inline)) void kq_dot_x_avx512(const uint32_t
     }
 KQ_X_INST(HTP_TYPE_Q3_K, q3)
 KQ_X_INST(HTP_TYPE_Q2_K, q2)
+KQ_X_INST(HTP_TYPE_IQ4_XS, iq4)
 #undef KQ_X_INST
 
 // One instance per (type, group count): ng must be a constant in the loops.
@@ -916,9 +917,12 @@ void htp_kq_dot_multi(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * g0,
                        const struct htp_q8k_block * a);
     static const fn q4[2] = {kq_multi_q4_2, kq_multi_q4_4}, q5[2] = {kq_multi_q5_2, kq_multi_q5_4},
                     q6[2] = {kq_multi_q6_2, kq_multi_q6_4}, q3[2] = {kq_x_q3_m2, kq_x_q3_m4},
-                    q2[2] = {kq_x_q2_m2, kq_x_q2_m4};
+                    q2[2] = {kq_x_q2_m2, kq_x_q2_m4}, iq4[2] = {kq_x_iq4_m2, kq_x_iq4_m4};
     const fn * t;
     switch (type) {
+        case HTP_TYPE_IQ4_XS:
+            t = iq4;
+            break;
         case HTP_TYPE_Q2_K:
             t = q2;
             break;
@@ -963,13 +967,17 @@ typedef void (*kq_dot_fn)(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb
 
 void htp_kq_dot_group(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * group, int64_t nsb,
                       const struct htp_q8k_block * const * a, int nc) {
-    static const kq_dot_fn q4[4] = {kq_q4_1, kq_q4_2, kq_q4_3, kq_q4_4};
-    static const kq_dot_fn q5[4] = {kq_q5_1, kq_q5_2, kq_q5_3, kq_q5_4};
-    static const kq_dot_fn q6[4] = {kq_q6_1, kq_q6_2, kq_q6_3, kq_q6_4};
-    static const kq_dot_fn q3[4] = {kq_x_q3_g1, kq_x_q3_g2, kq_x_q3_g3, kq_x_q3_g4};
-    static const kq_dot_fn q2[4] = {kq_x_q2_g1, kq_x_q2_g2, kq_x_q2_g3, kq_x_q2_g4};
+    static const kq_dot_fn q4[4]  = {kq_q4_1, kq_q4_2, kq_q4_3, kq_q4_4};
+    static const kq_dot_fn q5[4]  = {kq_q5_1, kq_q5_2, kq_q5_3, kq_q5_4};
+    static const kq_dot_fn q6[4]  = {kq_q6_1, kq_q6_2, kq_q6_3, kq_q6_4};
+    static const kq_dot_fn q3[4]  = {kq_x_q3_g1, kq_x_q3_g2, kq_x_q3_g3, kq_x_q3_g4};
+    static const kq_dot_fn q2[4]  = {kq_x_q2_g1, kq_x_q2_g2, kq_x_q2_g3, kq_x_q2_g4};
+    static const kq_dot_fn iq4[4] = {kq_x_iq4_g1, kq_x_iq4_g2, kq_x_iq4_g3, kq_x_iq4_g4};
     const kq_dot_fn *      t;
     switch (type) {
+        case HTP_TYPE_IQ4_XS:
+            t = iq4;
+            break;
         case HTP_TYPE_Q2_K:
             t = q2;
             break;
@@ -1350,6 +1358,7 @@ static inline __attribute__((always_inline)) void kq_hvx_x(const uint32_t type, 
     }
 KQ_HVX_X_TYPE(HTP_TYPE_Q3_K, q3)
 KQ_HVX_X_TYPE(HTP_TYPE_Q2_K, q2)
+KQ_HVX_X_TYPE(HTP_TYPE_IQ4_XS, iq4)
 #undef KQ_HVX_X_TYPE
 #undef KQ_HVX_X_INST
 
@@ -1369,8 +1378,12 @@ void htp_kq_dot_group(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * gro
         static const kq_hvx_group_fn q6[4] = {kq_hvx_q6_1, kq_hvx_q6_2, kq_hvx_q6_3, kq_hvx_q6_4};
         static const kq_hvx_group_fn q3[4] = {kq_hvx_q3_1, kq_hvx_q3_2, kq_hvx_q3_3, kq_hvx_q3_4};
         static const kq_hvx_group_fn q2[4] = {kq_hvx_q2_1, kq_hvx_q2_2, kq_hvx_q2_3, kq_hvx_q2_4};
+        static const kq_hvx_group_fn iq4[4] = {kq_hvx_iq4_1, kq_hvx_iq4_2, kq_hvx_iq4_3, kq_hvx_iq4_4};
         const kq_hvx_group_fn * t;
         switch (type) {
+            case HTP_TYPE_IQ4_XS:
+                t = iq4;
+                break;
             case HTP_TYPE_Q2_K:
                 t = q2;
                 break;
@@ -1400,6 +1413,9 @@ void htp_kq_dot_multi(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * g0,
     if (!htp_kernels_portable()) {  // ng is 2 or 4: pairs of groups
         kq_hvx_pair_fn pair;
         switch (type) {
+            case HTP_TYPE_IQ4_XS:
+                pair = kq_hvx_iq4_pair;
+                break;
             case HTP_TYPE_Q2_K:
                 pair = kq_hvx_q2_pair;
                 break;

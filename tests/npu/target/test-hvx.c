@@ -171,7 +171,7 @@ static const struct qtype q32_types[] = {
 
 static const struct qtype kq_types[] = {
     {HTP_TYPE_Q4_K, "q4_K", 144, 256}, {HTP_TYPE_Q5_K, "q5_K", 176, 256}, {HTP_TYPE_Q6_K, "q6_K", 210, 256},
-    {HTP_TYPE_Q3_K, "q3_K", 110, 256}, {HTP_TYPE_Q2_K, "q2_K", 84, 256},
+    {HTP_TYPE_Q3_K, "q3_K", 110, 256}, {HTP_TYPE_Q2_K, "q2_K", 84, 256},  {HTP_TYPE_IQ4_XS, "iq4_xs", 136, 256},
 };
 
 // Byte offset of a block's quants and the scale fields (fp16 unless MXFP4's e8m0).
@@ -236,6 +236,9 @@ static void gen_blockk(const struct qtype * t, uint8_t * b, int kind) {
         case HTP_TYPE_Q2_K:
             put16(b + 80, rnd_fp16(kind == 3));
             put16(b + 82, rnd_fp16(kind == 3));
+            break;
+        case HTP_TYPE_IQ4_XS:
+            put16(b, rnd_fp16(kind == 3));
             break;
         default:
             put16(b, rnd_fp16(kind == 3));
