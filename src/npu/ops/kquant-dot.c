@@ -1,19 +1,26 @@
-// kquant-dot.c: arithmetic on K-quant (Q4_K, Q5_K, Q6_K) tiles for the
-// MUL_MAT / MUL_MAT_ID / GET_ROWS kernels: dequantization (tiled and plain
-// rows), the Q8_K activation blocks, and the 16-row dot products. The tile
-// format itself is the contract's (contract/kquant-tiles.h).
+// kquant-dot.c: arithmetic on K-quant (Q2_K .. Q6_K) and IQ4_XS tiles for
+// the MUL_MAT / MUL_MAT_ID / GET_ROWS kernels: dequantization (tiled and
+// plain rows), the Q8_K activation blocks, and the 16-row dot products. The
+// tile format itself is the contract's (contract/kquant-tiles.h).
 //
 // The dot products compute exactly ggml's integer sums (weights times the
 // int8 activations of struct htp_q8k_block), then scale in fp32:
 //   Q4_K/Q5_K  d * da * sum_j sc_j * sum(q * a)  -  dmin * da * sum_j m_j * sum(a)
+//   Q2_K       the same over 16 sub-blocks of 16 (4-bit scales and mins)
 //   Q6_K       d * da * sum_s sc_s * (sum((q + 32) * a) - 32 * sum(a))      (q + 32 = the stored 0..63)
-// Bounds: |sum(q * a)| over a sub-block <= 32 * 31 * 127, times a 6-bit scale,
-// times 8 sub-blocks (or 16 * 63 * 127 * 128 * 16 for Q6_K) stays in int32.
+//   Q3_K       d * da * sum_s sc_s * (sum((q + 4) * a) - 4 * sum(a))        (q + 4 = the stored 0..7)
+//   IQ4_XS     d * da * sum_j sc_j * (sum((v + 128) * a) - 128 * sum(a))    (v = the iq4_nl value)
+// where the SIMD paths take the unsigned form (vpdpbusd / vrmpy want u8
+// weights). Bounds: |sum(q * a)| over a sub-block <= 32 * 31 * 127, times a
+// 6-bit scale, times 8 sub-blocks (16 * 63 * 127 * 128 * 16 for Q6_K; for
+// IQ4_XS (32 * 241 * 127 + 128 * 32 * 128) * 32 * 8 < 2^29) stays in int32.
 //
 // On Hexagon (HVX, v67) the dot products, the Q8_K quantizer's integer parts
-// and the bit expansion of plain-row dequantization have HVX paths (the
-// "HVX" sections below); float work stays scalar in the portable order, so
-// the bits are the same. GGML_HTP_SCALAR=1 picks the portable code (quant.h).
+// and the bit expansion of plain-row dequantization (Q4_K .. Q6_K; Q2_K,
+// Q3_K and IQ4_XS rows are decoded by the contract's scalar code) have HVX
+// paths (the "HVX" sections below); float work stays scalar in the portable
+// order, so the bits are the same. GGML_HTP_SCALAR=1 picks the portable code
+// (quant.h).
 
 #include "kquant-dot.h"
 
