@@ -1,4 +1,5 @@
-// kquant-tiles.h: the tiled layout of K-quant weights (Q4_K, Q5_K, Q6_K),
+// kquant-tiles.h: the tiled layout of K-quant weights (Q2_K, Q3_K, Q4_K,
+// Q5_K, Q6_K) and of IQ4_XS (a K-quant-shaped super-block of iq4_nl indices),
 // shared by the host (which repacks weights into it in set_tensor and back in
 // get_tensor) and the NPU's kernels (which read it).
 //
@@ -32,6 +33,16 @@
 //                the stored value; ggml subtracts 32)
 //                bit 4 + i of q is bit (4 r + u % 4) of mask qh[s][c][2 (u / 4) + i]
 //                sc[s][r] = scale
+//   Q3_K         sub-block s = e / 16 (16 elements, one 6-bit scale)
+//                k = (e % 16) / 4, t = e % 4:
+//                bits 2 k, 2 k + 1 of qs[s] byte (r, t) = bits 0-1 of q (q = 0..7,
+//                ggml's value + 4: ggml subtracts 4 where the hmask bit is clear)
+//                bit 2 of q is bit (4 r + t) of mask qh[s][k]
+//                sc[s][r] = ggml's 6-bit scale - 32 (int8; Q6_K's scale part)
+//   Q2_K         qs as Q3_K's (q = 0..3, no high bit)
+//                sm[s][r] = ggml's scale byte: scale in the low nibble, min in the high
+//   IQ4_XS       qs as Q4_K's (q = 0..15, an index into the iq4_nl value table)
+//                sc[j][r] = ggml's 6-bit sub-block scale - 32 (int8)
 //
 // d and dmin stay fp16 bit patterns, one per row; padding rows are all zero.
 // Fields are byte arrays: tiles are only as aligned as their offset in the
@@ -74,6 +85,28 @@ struct htp_q6k_s {  // scale part, Q6_K
     uint8_t d[16][2];  // fp16
 };
 
+struct htp_q3k_q {  // quant part, Q3_K (scale part: struct htp_q6k_s)
+    uint8_t qs[16][64];
+    uint8_t qh[16][4][8];
+};
+
+struct htp_q2k_q {  // quant part, Q2_K
+    uint8_t qs[16][64];
+};
+
+struct htp_q2k_s {  // scale part, Q2_K
+    uint8_t sm[16][16];
+    uint8_t d[16][2];     // fp16
+    uint8_t dmin[16][2];  // fp16
+};
+
+struct htp_iq4xs_s {  // scale part, IQ4_XS (quant part: struct htp_q4k_q)
+    int8_t  sc[8][16];
+    uint8_t d[16][2];  // fp16
+};
+
+_Static_assert(sizeof(struct htp_q3k_q) == 1536 && sizeof(struct htp_q2k_q) == 1024, "q3_K/q2_K q parts");
+_Static_assert(sizeof(struct htp_q2k_s) == 320 && sizeof(struct htp_iq4xs_s) == 160, "q2_K/iq4_xs scale parts");
 _Static_assert(sizeof(struct htp_q4k_q) == 2048 && sizeof(struct htp_q5k_q) == 2560, "k-quant q parts");
 _Static_assert(sizeof(struct htp_q6k_q) == 3072 && sizeof(struct htp_q6k_s) == 288, "q6_K parts");
 _Static_assert(sizeof(struct htp_kmin_s) == 320, "q4_K/q5_K scale part");
@@ -81,10 +114,12 @@ _Static_assert(sizeof(struct htp_kmin_s) == 320, "q4_K/q5_K scale part");
 // A super-block decoded from either form (ggml block or tile row): what pack,
 // unpack and the kernels' dequantization work through.
 struct htp_kq_superblock {
-    uint8_t  q[HTP_KQ_QK];  // Q4_K 0..15, Q5_K 0..31, Q6_K 0..63 (ggml subtracts 32)
-    uint8_t  sc[16];        // Q4_K/Q5_K: 8 six-bit scales; Q6_K: 16 int8 scales (bit pattern)
-    uint8_t  mn[8];         // Q4_K/Q5_K: 8 six-bit mins
-    uint16_t d, dmin;       // fp16 bits (dmin unused by Q6_K)
+    uint8_t q[HTP_KQ_QK];  // Q2_K 0..3, Q3_K 0..7 (ggml subtracts 4), Q4_K 0..15, Q5_K 0..31,
+                           // Q6_K 0..63 (ggml subtracts 32), IQ4_XS 0..15 (a table index)
+    uint8_t sc[16];        // Q4_K/Q5_K: 8 six-bit scales; Q2_K: 16 four-bit scales; Q6_K, Q3_K:
+                           // 16 int8 scales (bit pattern; Q3_K's 6-bit - 32); IQ4_XS: 8 (6-bit - 32)
+    uint8_t  mn[16];       // Q4_K/Q5_K: 8 six-bit mins; Q2_K: 16 four-bit mins
+    uint16_t d, dmin;      // fp16 bits (dmin used by Q2_K, Q4_K, Q5_K only)
 };
 
 // Is type (enum htp_type) one of the K-quants handled here?
@@ -108,5 +143,11 @@ void htp_kq_pack_q5_K(const uint8_t * const blocks[HTP_KQ_R], uint8_t * q, uint8
 void htp_kq_unpack_q5_K(const uint8_t * q, const uint8_t * s, int r, uint8_t * block);
 void htp_kq_pack_q6_K(const uint8_t * const blocks[HTP_KQ_R], uint8_t * q, uint8_t * s);
 void htp_kq_unpack_q6_K(const uint8_t * q, const uint8_t * s, int r, uint8_t * block);
+void htp_kq_pack_q3_K(const uint8_t * const blocks[HTP_KQ_R], uint8_t * q, uint8_t * s);
+void htp_kq_unpack_q3_K(const uint8_t * q, const uint8_t * s, int r, uint8_t * block);
+void htp_kq_pack_q2_K(const uint8_t * const blocks[HTP_KQ_R], uint8_t * q, uint8_t * s);
+void htp_kq_unpack_q2_K(const uint8_t * q, const uint8_t * s, int r, uint8_t * block);
+void htp_kq_pack_iq4_xs(const uint8_t * const blocks[HTP_KQ_R], uint8_t * q, uint8_t * s);
+void htp_kq_unpack_iq4_xs(const uint8_t * q, const uint8_t * s, int r, uint8_t * block);
 
 #endif  // HTP_CONTRACT_KQUANT_TILES_H

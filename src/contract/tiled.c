@@ -158,6 +158,9 @@ static const struct htp_tile_format tile_formats[] = {
     {HTP_TYPE_Q4_K, 256, 144, 2048, 320, htp_kq_pack_q4_K, htp_kq_unpack_q4_K},
     {HTP_TYPE_Q5_K, 256, 176, 2560, 320, htp_kq_pack_q5_K, htp_kq_unpack_q5_K},
     {HTP_TYPE_Q6_K, 256, 210, 3072, 288, htp_kq_pack_q6_K, htp_kq_unpack_q6_K},
+    {HTP_TYPE_Q3_K, 256, 110, 1536, 288, htp_kq_pack_q3_K, htp_kq_unpack_q3_K},
+    {HTP_TYPE_Q2_K, 256, 84, 1024, 320, htp_kq_pack_q2_K, htp_kq_unpack_q2_K},
+    {HTP_TYPE_IQ4_XS, 256, 136, 2048, 160, htp_kq_pack_iq4_xs, htp_kq_unpack_iq4_xs},
 };
 
 const struct htp_tile_format * htp_tile_format(uint32_t type) {

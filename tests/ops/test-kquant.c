@@ -1,5 +1,5 @@
 // test-kquant: the NPU's K-quant arithmetic (src/npu/ops/kquant.c) against
-// ggml for Q4_K, Q5_K and Q6_K: tile pack/unpack gives back ggml's block bytes
+// ggml for Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and IQ4_XS: tile pack/unpack gives back ggml's block bytes
 // exactly (padding rows included), dequantization of tiled and plain rows
 // equals ggml's to_float bit for bit, activation quantization (SIMD and
 // portable) equals ggml's Q8_K (quants, scale, sums), and the 16-row dot
@@ -24,7 +24,8 @@
 #include "test-check.h"
 
 _Static_assert((int)GGML_TYPE_Q4_K == (int)HTP_TYPE_Q4_K && (int)GGML_TYPE_Q5_K == (int)HTP_TYPE_Q5_K &&
-                   (int)GGML_TYPE_Q6_K == (int)HTP_TYPE_Q6_K,
+                   (int)GGML_TYPE_Q6_K == (int)HTP_TYPE_Q6_K && (int)GGML_TYPE_Q3_K == (int)HTP_TYPE_Q3_K &&
+                   (int)GGML_TYPE_Q2_K == (int)HTP_TYPE_Q2_K && (int)GGML_TYPE_IQ4_XS == (int)HTP_TYPE_IQ4_XS,
                "type codes");
 
 static uint64_t rng_state = 12345;
@@ -236,8 +237,9 @@ static void test_qmm_activations(void) {
 int main(void) {
     ggml_cpu_init();
     test_qmm_activations();
-    const enum ggml_type types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
-    for (int t = 0; t < 3; t++) {
+    const enum ggml_type types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+                                    GGML_TYPE_Q3_K, GGML_TYPE_Q2_K, GGML_TYPE_IQ4_XS};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         test_type(types[t], 256, 5);
         test_type(types[t], 1024, 37);
         test_type(types[t], 4096, 16);

@@ -2737,11 +2737,13 @@ static void gen_add_id(struct suite * s) {
     }
 }
 
-// ---- K-quant weights (Q4_K, Q5_K, Q6_K): MUL_MAT, MUL_MAT_ID, GET_ROWS -------
+// ---- K-quant weights (Q2_K .. Q6_K, IQ4_XS): MUL_MAT, MUL_MAT_ID, GET_ROWS -------
 // Rows are whole super-blocks (k a multiple of 256); m and n odd and around
 // the kernels' 16-row groups and 4-column blocks.
 
-static const enum ggml_type kq_types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
+static const enum ggml_type kq_types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+                                          GGML_TYPE_Q3_K, GGML_TYPE_Q2_K, GGML_TYPE_IQ4_XS};
+#define KQ_NTYPES ((int)(sizeof kq_types / sizeof kq_types[0]))
 
 struct p_mul_mat_id {
     enum ggml_type ta;
@@ -2785,7 +2787,7 @@ static void gen_mul_mat_kq(struct suite * s) {
     static const int64_t ks[]     = {256, 768};
     static const int64_t bss[][2] = {{1, 1}, {3, 2}};
     static const int64_t nrs[][2] = {{1, 1}, {2, 1}};
-    for (int ti = 0; ti < 3; ti++) {
+    for (int ti = 0; ti < KQ_NTYPES; ti++) {
         for (size_t a = 0; a < 4; a++) {
             for (size_t b = 0; b < 4; b++) {
                 for (size_t c = 0; c < 2; c++) {
@@ -2819,7 +2821,7 @@ static void gen_mul_mat_id_kq(struct suite * s) {
         {0, 16, 256, 4, 2, 2, 1}, {0, 17, 256, 4, 2, 1, 5},   {0, 33, 512, 8, 4, 4, 7},
         {0, 5, 256, 3, 3, 1, 2},  {0, 64, 256, 16, 4, 4, 33},
     };
-    for (int ti = 0; ti < 3; ti++) {
+    for (int ti = 0; ti < KQ_NTYPES; ti++) {
         for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
             struct p_mul_mat_id p = cs[i];
             p.ta                  = kq_types[ti];
@@ -2833,7 +2835,7 @@ static void gen_get_rows_kq(struct suite * s) {
     static const int64_t ms[]    = {1, 5, 37};
     static const int64_t rs[]    = {1, 4, 9};
     static const int64_t be[][2] = {{1, 1}, {2, 3}};
-    for (int t = 0; t < 3; t++) {
+    for (int t = 0; t < KQ_NTYPES; t++) {
         for (size_t a = 0; a < 2; a++) {
             for (size_t b = 0; b < 3; b++) {
                 for (size_t c = 0; c < 3; c++) {
@@ -2915,7 +2917,7 @@ static void gen_mul_mat_q(struct suite * s) {
 
 // Weight types no matmul kernel runs: refused by supports_op, or right.
 static void gen_mul_mat_outside(struct suite * s) {
-    static const enum ggml_type types[] = {GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_IQ4_XS};
+    static const enum ggml_type types[] = {GGML_TYPE_TQ2_0};
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
         struct p_mul_mat p = {
             .ta = types[ti], .m = 16, .n = 3, .k = 256, .bs = {1, 1}, .nr = {1, 1}, .per = {0, 1, 2, 3}};

@@ -1,19 +1,26 @@
-// kquant-dot.c: arithmetic on K-quant (Q4_K, Q5_K, Q6_K) tiles for the
-// MUL_MAT / MUL_MAT_ID / GET_ROWS kernels: dequantization (tiled and plain
-// rows), the Q8_K activation blocks, and the 16-row dot products. The tile
-// format itself is the contract's (contract/kquant-tiles.h).
+// kquant-dot.c: arithmetic on K-quant (Q2_K .. Q6_K) and IQ4_XS tiles for
+// the MUL_MAT / MUL_MAT_ID / GET_ROWS kernels: dequantization (tiled and
+// plain rows), the Q8_K activation blocks, and the 16-row dot products. The
+// tile format itself is the contract's (contract/kquant-tiles.h).
 //
 // The dot products compute exactly ggml's integer sums (weights times the
 // int8 activations of struct htp_q8k_block), then scale in fp32:
 //   Q4_K/Q5_K  d * da * sum_j sc_j * sum(q * a)  -  dmin * da * sum_j m_j * sum(a)
+//   Q2_K       the same over 16 sub-blocks of 16 (4-bit scales and mins)
 //   Q6_K       d * da * sum_s sc_s * (sum((q + 32) * a) - 32 * sum(a))      (q + 32 = the stored 0..63)
-// Bounds: |sum(q * a)| over a sub-block <= 32 * 31 * 127, times a 6-bit scale,
-// times 8 sub-blocks (or 16 * 63 * 127 * 128 * 16 for Q6_K) stays in int32.
+//   Q3_K       d * da * sum_s sc_s * (sum((q + 4) * a) - 4 * sum(a))        (q + 4 = the stored 0..7)
+//   IQ4_XS     d * da * sum_j sc_j * (sum((v + 128) * a) - 128 * sum(a))    (v = the iq4_nl value)
+// where the SIMD paths take the unsigned form (vpdpbusd / vrmpy want u8
+// weights). Bounds: |sum(q * a)| over a sub-block <= 32 * 31 * 127, times a
+// 6-bit scale, times 8 sub-blocks (16 * 63 * 127 * 128 * 16 for Q6_K; for
+// IQ4_XS (32 * 241 * 127 + 128 * 32 * 128) * 32 * 8 < 2^29) stays in int32.
 //
 // On Hexagon (HVX, v67) the dot products, the Q8_K quantizer's integer parts
-// and the bit expansion of plain-row dequantization have HVX paths (the
-// "HVX" sections below); float work stays scalar in the portable order, so
-// the bits are the same. GGML_HTP_SCALAR=1 picks the portable code (quant.h).
+// and the bit expansion of plain-row dequantization (Q4_K .. Q6_K; Q2_K,
+// Q3_K and IQ4_XS rows are decoded by the contract's scalar code) have HVX
+// paths (the "HVX" sections below); float work stays scalar in the portable
+// order, so the bits are the same. GGML_HTP_SCALAR=1 picks the portable code
+// (quant.h).
 
 #include "kquant-dot.h"
 
@@ -28,9 +35,10 @@
 #include <immintrin.h>
 #endif
 
+#include "quant.h"
+
 #if defined(__HVX__)
 #include "hvx.h"
-#include "quant.h"
 #endif
 
 // ---------------------------------------------------------------------------
@@ -39,17 +47,25 @@
 
 static void kq_dequant_sb(uint32_t type, float * y, const struct htp_kq_superblock * x) {
     const float d = htp_fp16_to_fp32(x->d);
-    if (type == HTP_TYPE_Q6_K) {
+    if (type == HTP_TYPE_Q6_K || type == HTP_TYPE_Q3_K) {
+        const int off = type == HTP_TYPE_Q6_K ? 32 : 4;
         for (int e = 0; e < HTP_KQ_QK; e++) {
-            y[e] = d * (float)(int8_t)x->sc[e / 16] * (float)((int)x->q[e] - 32);
+            y[e] = d * (float)(int8_t)x->sc[e / 16] * (float)((int)x->q[e] - off);
+        }
+        return;
+    }
+    if (type == HTP_TYPE_IQ4_XS) {
+        for (int e = 0; e < HTP_KQ_QK; e++) {
+            y[e] = d * (float)(int8_t)x->sc[e / 32] * (float)htp_iq4nl_values[x->q[e]];
         }
         return;
     }
     const float dmin = htp_fp16_to_fp32(x->dmin);
-    for (int j = 0; j < 8; j++) {
+    const int   sub  = type == HTP_TYPE_Q2_K ? 16 : 32;  // elements per sub-block
+    for (int j = 0; j < HTP_KQ_QK / sub; j++) {
         const float dj = d * (float)x->sc[j], mj = dmin * (float)x->mn[j];
-        for (int l = 0; l < 32; l++) {
-            y[32 * j + l] = dj * (float)x->q[32 * j + l] - mj;
+        for (int l = 0; l < sub; l++) {
+            y[sub * j + l] = dj * (float)x->q[sub * j + l] - mj;
         }
     }
 }
@@ -132,7 +148,9 @@ static void kq_hvx_block_decode(uint32_t type, const uint8_t * b, struct htp_kq_
 void htp_kq_dequant_row(uint32_t type, float * y, const uint8_t * row, int64_t nsb) {
     const size_t bs = htp_kq_block_bytes(type);
 #if defined(__HVX__)
-    const int hvx = !htp_kernels_portable();
+    // (kq_hvx_block_decode knows Q4_K, Q5_K and Q6_K.)
+    const int hvx =
+        !htp_kernels_portable() && (type == HTP_TYPE_Q4_K || type == HTP_TYPE_Q5_K || type == HTP_TYPE_Q6_K);
 #endif
     for (int64_t b = 0; b < nsb; b++) {
         struct htp_kq_superblock x;
@@ -216,7 +234,7 @@ static void kq_quantize_sb_scalar(struct htp_q8k_block * o, const float * x) {
 // the product is rounded to float first and then to the nearest integer,
 // ties to even, as the scalar code's fp32-mantissa trick does.
 static void kq_quantize_sb_avx512(struct htp_q8k_block * o, const float * x) {
-    __m512 v[16];
+    __m512    v[16];
     __m512    amax = _mm512_setzero_ps();
     __mmask16 nan  = 0;
     for (int i = 0; i < 16; i++) {
@@ -352,10 +370,62 @@ static inline void kq_accumulate(float * out, float d, float dmin, float yd, int
     *out += d * yd * (float)isum - dmin * yd * (float)msum;
 }
 
+// The integer sums of a decoded super-block with one column: isum (times d)
+// and msum (times dmin), as ggml's vec_dot forms them (the offsets of Q3_K
+// and Q6_K through the 16-element sums, which is the same integer).
+static void kq_sums(uint32_t type, const struct htp_kq_superblock * x, const struct htp_q8k_block * y, int32_t * isum,
+                    int32_t * msum) {
+    int32_t is = 0, ms = 0;
+    switch (type) {
+        case HTP_TYPE_Q6_K:
+        case HTP_TYPE_Q3_K: {
+            const int off = type == HTP_TYPE_Q6_K ? 32 : 4;
+            for (int g = 0; g < 16; g++) {
+                int32_t t = 0;
+                for (int i = 0; i < 16; i++) {
+                    t += x->q[16 * g + i] * y->qs[16 * g + i];
+                }
+                is += (int8_t)x->sc[g] * (t - off * y->bsum16[g]);
+            }
+            break;
+        }
+        case HTP_TYPE_Q2_K:
+            for (int g = 0; g < 16; g++) {
+                int32_t t = 0;
+                for (int i = 0; i < 16; i++) {
+                    t += x->q[16 * g + i] * y->qs[16 * g + i];
+                }
+                is += x->sc[g] * t;
+                ms += x->mn[g] * y->bsum16[g];
+            }
+            break;
+        case HTP_TYPE_IQ4_XS:
+            for (int j = 0; j < 8; j++) {
+                int32_t t = 0;
+                for (int i = 0; i < 32; i++) {
+                    t += htp_iq4nl_values[x->q[32 * j + i]] * y->qs[32 * j + i];
+                }
+                is += (int8_t)x->sc[j] * t;
+            }
+            break;
+        default:  // Q4_K, Q5_K
+            for (int j = 0; j < 8; j++) {
+                int32_t t = 0;
+                for (int i = 0; i < 32; i++) {
+                    t += x->q[32 * j + i] * y->qs[32 * j + i];
+                }
+                is += x->sc[j] * t;
+                ms += x->mn[j] * y->bsum32[j];
+            }
+            break;
+    }
+    *isum = is;
+    *msum = ms;
+}
+
 void htp_kq_dot_group_ref(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * group, int64_t nsb,
                           const struct htp_q8k_block * const * a, int nc) {
     const size_t qb = htp_kq_q_bytes(type), sb = htp_kq_s_bytes(type);
-    const int    q6 = type == HTP_TYPE_Q6_K;
     for (int c = 0; c < nc; c++) {
         for (int r = 0; r < HTP_KQ_R; r++) {
             out[c][r] = 0.0f;
@@ -369,27 +439,9 @@ void htp_kq_dot_group_ref(uint32_t type, float out[4][HTP_KQ_R], const uint8_t *
             htp_kq_tile_decode(type, q, s, r, &x);
             const float d = htp_fp16_to_fp32(x.d), dmin = htp_fp16_to_fp32(x.dmin);
             for (int c = 0; c < nc; c++) {
-                const struct htp_q8k_block * y    = &a[c][b];
-                int32_t                      isum = 0, msum = 0;
-                if (q6) {
-                    for (int g = 0; g < 16; g++) {
-                        int32_t t = 0;
-                        for (int i = 0; i < 16; i++) {
-                            t += x.q[16 * g + i] * y->qs[16 * g + i];
-                        }
-                        isum += (int8_t)x.sc[g] * (t - 32 * y->bsum16[g]);
-                    }
-                } else {
-                    for (int j = 0; j < 8; j++) {
-                        int32_t t = 0;
-                        for (int i = 0; i < 32; i++) {
-                            t += x.q[32 * j + i] * y->qs[32 * j + i];
-                        }
-                        isum += x.sc[j] * t;
-                        msum += x.mn[j] * y->bsum32[j];
-                    }
-                }
-                kq_accumulate(&out[c][r], d, dmin, y->d, isum, msum);
+                int32_t isum, msum;
+                kq_sums(type, &x, &a[c][b], &isum, &msum);
+                kq_accumulate(&out[c][r], d, dmin, a[c][b].d, isum, msum);
             }
         }
     }
@@ -412,6 +464,15 @@ static inline __mmask64 kq_mask(const uint8_t * p) {
     uint64_t v;
     memcpy(&v, p, 8);
     return _cvtu64_mask64(v);
+}
+
+// The iq4_nl values + 128 (vpdpbusd's u8 side) in each 128-bit lane.
+static inline __m512i kq_iq4_lut(void) {
+    uint8_t t8[16];
+    for (int i = 0; i < 16; i++) {
+        t8[i] = (uint8_t)(htp_iq4nl_values[i] + 128);
+    }
+    return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)t8));
 }
 
 static inline __attribute__((always_inline)) void kq_dot_kmin_avx512(int q5, int nc, float out[4][HTP_KQ_R],
@@ -697,6 +758,148 @@ static inline __attribute__((always_inline)) void kq_dot_q6_multi_avx512(int ng,
     }
 }
 
+// Q2_K, Q3_K and IQ4_XS: one kernel for the group (nc columns, ng = 1) and
+// the decode (one column, ng = 2 or 4 groups) forms; output o is group o
+// (decode) or column o. A sub-block (16 elements, or 32 for IQ4_XS) is nv
+// vectors of 4 elements x 16 rows: vector k holds elements 4 k .. 4 k + 3
+// of the sub-block as unsigned bytes (Q3_K: the stored 0..7, IQ4_XS: the
+// table value + 128), against activation bytes sub * s + 4 k. The offsets
+// (4, 128) come off through the column's sums, once per sub-block and row.
+static inline __attribute__((always_inline)) __m512i kq_x_vec(const uint32_t type, const uint8_t * q, int s, int k,
+                                                              __m512i lut) {
+    const __m512i m3 = _mm512_set1_epi8(3), m4 = _mm512_set1_epi8(15);
+    if (type == HTP_TYPE_IQ4_XS) {
+        const struct htp_q4k_q * x = (const struct htp_q4k_q *)(const void *)q;
+        const __m512i            v = _mm512_loadu_si512(x->qs[s][k / 2]);
+        return _mm512_shuffle_epi8(lut,
+                                   (k & 1) ? _mm512_and_si512(_mm512_srli_epi16(v, 4), m4) : _mm512_and_si512(v, m4));
+    }
+    const __m512i v = _mm512_loadu_si512(q + 64 * s);  // qs[s] of Q2_K and Q3_K
+    __m512i       u = _mm512_and_si512(_mm512_srli_epi16(v, 2 * k), m3);
+    if (type == HTP_TYPE_Q3_K) {
+        const struct htp_q3k_q * x = (const struct htp_q3k_q *)(const void *)q;
+        u                          = _mm512_mask_add_epi8(u, kq_mask(x->qh[s][k]), u, _mm512_set1_epi8(4));
+    }
+    return u;
+}
+
+// Quant-part lines of super-block b + 2, spread over the nsub sub-block steps.
+static inline __attribute__((always_inline)) void kq_x_prefetch(const uint8_t * q, size_t qb, int nsub, int s) {
+    const char * p = (const char *)q + 2 * qb;
+    for (int L = s; L < (int)(qb / 64); L += nsub) {
+        _mm_prefetch(p + 64 * L, _MM_HINT_T0);
+    }
+}
+
+static inline __attribute__((always_inline)) void kq_dot_x_avx512(const uint32_t type, const int ng, const int nc,
+                                                                  float out[4][HTP_KQ_R], const uint8_t * g0,
+                                                                  size_t gstride, int64_t nsb,
+                                                                  const struct htp_q8k_block * const * a) {
+    const int     iq4 = type == HTP_TYPE_IQ4_XS, q2 = type == HTP_TYPE_Q2_K;
+    const int     nsub = iq4 ? 8 : 16, sub = iq4 ? 32 : 16, nv = sub / 4;
+    const size_t  qb = htp_kq_q_bytes(type), sbytes = htp_kq_s_bytes(type);
+    const size_t  d_off = q2    ? offsetof(struct htp_q2k_s, d)
+                          : iq4 ? offsetof(struct htp_iq4xs_s, d)
+                                : offsetof(struct htp_q6k_s, d);
+    const int     no    = ng > nc ? ng : nc;
+    const __m512i lut   = iq4 ? kq_iq4_lut() : _mm512_setzero_si512();
+    __m512        acc[4];
+    for (int o = 0; o < 4; o++) {
+        acc[o] = _mm512_setzero_ps();
+    }
+    for (int64_t b = 0; b < nsb; b++) {
+        const uint8_t *q[4], *s[4];
+        for (int h = 0; h < ng; h++) {
+            const uint8_t * g = g0 + (size_t)h * gstride;
+            q[h]              = g + (size_t)b * qb;
+            s[h]              = g + (size_t)nsb * qb + (size_t)b * sbytes;
+        }
+        __m512i isum[4], msum[4];
+        for (int o = 0; o < 4; o++) {
+            isum[o] = msum[o] = _mm512_setzero_si512();
+        }
+        for (int j = 0; j < nsub; j++) {
+            __m512i dot[4];
+            for (int o = 0; o < 4; o++) {
+                dot[o] = _mm512_setzero_si512();
+            }
+            for (int h = 0; h < ng; h++) {
+                if (ng > 1) {
+                    kq_x_prefetch(q[h], qb, nsub, j);
+                    kq_prefetch_scales(s[h], sbytes, j);
+                }
+                for (int k = 0; k < nv; k++) {
+                    const __m512i u = kq_x_vec(type, q[h], j, k, lut);
+                    for (int i = 0; i < nc; i++) {
+                        dot[h + i] = _mm512_dpbusd_epi32(dot[h + i], u, kq_bcast4(a[i][b].qs + sub * j + 4 * k));
+                    }
+                }
+            }
+            for (int o = 0; o < no; o++) {
+                const int                    h = ng > 1 ? o : 0;
+                const struct htp_q8k_block * y = a[ng > 1 ? 0 : o] + b;
+                const __m128i sc8 = _mm_loadu_si128((const __m128i *)(const void *)(s[h] + 16 * j));  // sc[j] / sm[j]
+                if (q2) {
+                    const __m512i w = _mm512_cvtepu8_epi32(sc8);
+                    const __m512i m = _mm512_srli_epi32(w, 4);
+                    isum[o]         = _mm512_add_epi32(isum[o],
+                                                       _mm512_mullo_epi32(dot[o], _mm512_and_si512(w, _mm512_set1_epi32(15))));
+                    msum[o]         = _mm512_add_epi32(msum[o], _mm512_mullo_epi32(m, _mm512_set1_epi32(y->bsum16[j])));
+                } else {
+                    const __m512i off = _mm512_set1_epi32(iq4 ? 128 * y->bsum32[j] : 4 * y->bsum16[j]);
+                    isum[o]           = _mm512_add_epi32(
+                                  isum[o], _mm512_mullo_epi32(_mm512_sub_epi32(dot[o], off), _mm512_cvtepi8_epi32(sc8)));
+                }
+            }
+        }
+        for (int o = 0; o < no; o++) {
+            const int    h  = ng > 1 ? o : 0;
+            const __m512 da = _mm512_set1_ps(a[ng > 1 ? 0 : o][b].d);
+            const __m512 d  = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(s[h] + d_off)));
+            acc[o]          = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[o]), _mm512_mul_ps(d, da), acc[o]);
+            if (q2) {
+                const __m512 dmin =
+                    _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(s[h] + d_off + 32)));
+                acc[o] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(msum[o]), _mm512_mul_ps(dmin, da), acc[o]);
+            }
+        }
+    }
+    for (int o = 0; o < no; o++) {
+        _mm512_storeu_ps(out[o], acc[o]);
+    }
+}
+
+// One instance per (type, form).
+#define KQ_X_INST(T, name)                                                                           \
+    static void kq_x_##name##_g1(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb,             \
+                                 const struct htp_q8k_block * const * a) {                           \
+        kq_dot_x_avx512(T, 1, 1, out, g, 0, nsb, a);                                                 \
+    }                                                                                                \
+    static void kq_x_##name##_g2(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb,             \
+                                 const struct htp_q8k_block * const * a) {                           \
+        kq_dot_x_avx512(T, 1, 2, out, g, 0, nsb, a);                                                 \
+    }                                                                                                \
+    static void kq_x_##name##_g3(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb,             \
+                                 const struct htp_q8k_block * const * a) {                           \
+        kq_dot_x_avx512(T, 1, 3, out, g, 0, nsb, a);                                                 \
+    }                                                                                                \
+    static void kq_x_##name##_g4(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb,             \
+                                 const struct htp_q8k_block * const * a) {                           \
+        kq_dot_x_avx512(T, 1, 4, out, g, 0, nsb, a);                                                 \
+    }                                                                                                \
+    static void kq_x_##name##_m2(float out[4][HTP_KQ_R], const uint8_t * g0, size_t gs, int64_t nsb, \
+                                 const struct htp_q8k_block * a) {                                   \
+        kq_dot_x_avx512(T, 2, 1, out, g0, gs, nsb, &a);                                              \
+    }                                                                                                \
+    static void kq_x_##name##_m4(float out[4][HTP_KQ_R], const uint8_t * g0, size_t gs, int64_t nsb, \
+                                 const struct htp_q8k_block * a) {                                   \
+        kq_dot_x_avx512(T, 4, 1, out, g0, gs, nsb, &a);                                              \
+    }
+KQ_X_INST(HTP_TYPE_Q3_K, q3)
+KQ_X_INST(HTP_TYPE_Q2_K, q2)
+KQ_X_INST(HTP_TYPE_IQ4_XS, iq4)
+#undef KQ_X_INST
+
 // One instance per (type, group count): ng must be a constant in the loops.
 #define KQ_MULTI(ng)                                                                                 \
     static void kq_multi_q4_##ng(float out[4][HTP_KQ_R], const uint8_t * g0, size_t gs, int64_t nsb, \
@@ -720,8 +923,29 @@ void htp_kq_dot_multi(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * g0,
     typedef void (*fn)(float out[4][HTP_KQ_R], const uint8_t * g0, size_t gs, int64_t nsb,
                        const struct htp_q8k_block * a);
     static const fn q4[2] = {kq_multi_q4_2, kq_multi_q4_4}, q5[2] = {kq_multi_q5_2, kq_multi_q5_4},
-                    q6[2] = {kq_multi_q6_2, kq_multi_q6_4};
-    const fn * t          = type == HTP_TYPE_Q6_K ? q6 : type == HTP_TYPE_Q5_K ? q5 : q4;
+                    q6[2] = {kq_multi_q6_2, kq_multi_q6_4}, q3[2] = {kq_x_q3_m2, kq_x_q3_m4},
+                    q2[2] = {kq_x_q2_m2, kq_x_q2_m4}, iq4[2] = {kq_x_iq4_m2, kq_x_iq4_m4};
+    const fn * t;
+    switch (type) {
+        case HTP_TYPE_IQ4_XS:
+            t = iq4;
+            break;
+        case HTP_TYPE_Q2_K:
+            t = q2;
+            break;
+        case HTP_TYPE_Q3_K:
+            t = q3;
+            break;
+        case HTP_TYPE_Q5_K:
+            t = q5;
+            break;
+        case HTP_TYPE_Q6_K:
+            t = q6;
+            break;
+        default:
+            t = q4;
+            break;
+    }
     t[ng == 4](out, g0, gstride, nsb, a);
 }
 
@@ -750,10 +974,33 @@ typedef void (*kq_dot_fn)(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb
 
 void htp_kq_dot_group(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * group, int64_t nsb,
                       const struct htp_q8k_block * const * a, int nc) {
-    static const kq_dot_fn q4[4] = {kq_q4_1, kq_q4_2, kq_q4_3, kq_q4_4};
-    static const kq_dot_fn q5[4] = {kq_q5_1, kq_q5_2, kq_q5_3, kq_q5_4};
-    static const kq_dot_fn q6[4] = {kq_q6_1, kq_q6_2, kq_q6_3, kq_q6_4};
-    const kq_dot_fn *      t     = type == HTP_TYPE_Q6_K ? q6 : type == HTP_TYPE_Q5_K ? q5 : q4;
+    static const kq_dot_fn q4[4]  = {kq_q4_1, kq_q4_2, kq_q4_3, kq_q4_4};
+    static const kq_dot_fn q5[4]  = {kq_q5_1, kq_q5_2, kq_q5_3, kq_q5_4};
+    static const kq_dot_fn q6[4]  = {kq_q6_1, kq_q6_2, kq_q6_3, kq_q6_4};
+    static const kq_dot_fn q3[4]  = {kq_x_q3_g1, kq_x_q3_g2, kq_x_q3_g3, kq_x_q3_g4};
+    static const kq_dot_fn q2[4]  = {kq_x_q2_g1, kq_x_q2_g2, kq_x_q2_g3, kq_x_q2_g4};
+    static const kq_dot_fn iq4[4] = {kq_x_iq4_g1, kq_x_iq4_g2, kq_x_iq4_g3, kq_x_iq4_g4};
+    const kq_dot_fn *      t;
+    switch (type) {
+        case HTP_TYPE_IQ4_XS:
+            t = iq4;
+            break;
+        case HTP_TYPE_Q2_K:
+            t = q2;
+            break;
+        case HTP_TYPE_Q3_K:
+            t = q3;
+            break;
+        case HTP_TYPE_Q5_K:
+            t = q5;
+            break;
+        case HTP_TYPE_Q6_K:
+            t = q6;
+            break;
+        default:
+            t = q4;
+            break;
+    }
     t[nc - 1](out, group, nsb, a);
 }
 
@@ -997,6 +1244,131 @@ KQ_HVX_TYPE(q6, -1)
 #undef KQ_HVX_TYPE
 #undef KQ_HVX_INST
 
+// Q2_K, Q3_K, IQ4_XS: the same frame. A sub-block's quants become nv
+// vectors of unsigned bytes, vector k = its elements 4 k .. 4 k + 3 of A's
+// 16 rows (lanes 0-15) and B's (16-31): Q2_K/Q3_K the 2-bit fields k of
+// qs[s] (plus Q3_K's third bit from mask qh[s][k]), IQ4_XS the iq4_nl table
+// value + 128 of each nibble. The offsets (Q3_K 4, IQ4_XS 128) start the
+// sub-block's sum through the column's sums; the scales multiply it signed
+// (Q3_K, IQ4_XS) or unsigned (Q2_K, whose scale byte also holds the min).
+static inline __attribute__((always_inline)) void kq_hvx_x(const uint32_t type, const int nc, const uint8_t * ga,
+                                                           const uint8_t * gb, const int two, int64_t nsb,
+                                                           const struct htp_q8k_block * const * a,
+                                                           float (*outa)[HTP_KQ_R], float (*outb)[HTP_KQ_R]) {
+    const int iq4 = type == HTP_TYPE_IQ4_XS, q2 = type == HTP_TYPE_Q2_K, q3 = type == HTP_TYPE_Q3_K;
+    const int nsub = iq4 ? 8 : 16, sub = iq4 ? 32 : 16;
+    const size_t qbytes = htp_kq_q_bytes(type), sbytes = htp_kq_s_bytes(type);
+    const size_t qh_off = offsetof(struct htp_q3k_q, qh);
+    const hvx_v lut = iq4 ? hvx_table16(htp_iq4nl_values, 128) : hvx_zero();
+    for (int i = 0; i < nc; i++) {
+        memset(outa[i], 0, sizeof outa[i]);
+        if (two) {
+            memset(outb[i], 0, sizeof outb[i]);
+        }
+    }
+    for (int64_t b = 0; b < nsb; b++) {
+        const uint8_t *qa = ga + (size_t)b * qbytes, *qb = gb + (size_t)b * qbytes;
+        const uint8_t * sa = ga + (size_t)nsb * qbytes + (size_t)b * sbytes;
+        const uint8_t * sb = gb + (size_t)nsb * qbytes + (size_t)b * sbytes;
+        const hvx_vv sc[2] = {kq_hvx_scales(sa, sb), iq4 ? kq_hvx_scales(sa, sb) : kq_hvx_scales(sa + 128, sb + 128)};
+        hvx_v isum[4], msum[4];
+        for (int i = 0; i < nc; i++) {
+            isum[i] = msum[i] = hvx_zero();
+        }
+        for (int sq = 0; sq < nsub; sq += 4) {  // Q3_K: sub-blocks sq .. sq + 3 share a load of their masks
+            const hvx_vv qh =
+                q3 ? hvx_zip(hvx_ld(qa + qh_off + 32 * sq), hvx_ld(qb + qh_off + 32 * sq), 8) : (hvx_vv){0};
+            for (int hh = 0; hh < 2; hh++) {
+                hvx_v mw[8];  // masks of sub-blocks sq + 2 hh (0-3) and sq + 2 hh + 1 (4-7)
+                if (q3) {
+                    hvx_mask_words(hh ? hvx_hi(qh) : hvx_lo(qh), mw);
+                }
+                const int s0 = sq + 2 * hh;
+                const hvx_vv x2 = iq4 ? (hvx_vv){0} : hvx_join(hvx_ld(qa + 64 * s0), hvx_ld(qb + 64 * s0));
+                for (int w = 0; w < 2; w++) {
+                    const int s = s0 + w;
+                    if (s >= nsub) {
+                        break;
+                    }
+                    hvx_v u[8];
+                    int nv;
+                    if (iq4) {
+                        const hvx_vv x01 = hvx_join(hvx_ld(qa + 256 * s), hvx_ld(qb + 256 * s));
+                        const hvx_vv x23 = hvx_join(hvx_ld(qa + 256 * s + 128), hvx_ld(qb + 256 * s + 128));
+                        const hvx_v x[4] = {hvx_lo(x01), hvx_hi(x01), hvx_lo(x23), hvx_hi(x23)};
+                        for (int c = 0; c < 4; c++) {
+                            u[2 * c] = hvx_lut16(hvx_nib_lo(x[c]), lut);
+                            u[2 * c + 1] = hvx_lut16(hvx_nib_hi(x[c]), lut);
+                        }
+                        nv = 8;
+                    } else {
+                        const hvx_v x = w ? hvx_hi(x2) : hvx_lo(x2);
+                        for (int k = 0; k < 4; k++) {
+                            u[k] = (k ? hvx_lsr_b(x, 2 * k) : x) & hvx_b(3);
+                            if (q3) {
+                                u[k] = hvx_mask_or(u[k], mw[4 * w + k], 2);
+                            }
+                        }
+                        nv = 4;
+                    }
+                    const hvx_v scw = q2 ? kq_hvx_scale_u(sc[s / 8], s % 8) : kq_hvx_scale_s(sc[s / 8], s % 8);
+                    for (int i = 0; i < nc; i++) {
+                        const int8_t * y = a[i][b].qs + sub * s;
+                        hvx_v t = q3 ? hvx_w(-4 * a[i][b].bsum16[s])
+                                  : iq4 ? hvx_w(-128 * a[i][b].bsum32[s])
+                                        : hvx_zero();
+                        for (int k = 0; k < nv; k++) {
+                            t = hvx_rmpy_acc(t, u[k], hvx_word(y + 4 * k));
+                        }
+                        if (q2) {
+                            isum[i] = __builtin_HEXAGON_V6_vmpyiewuh_acc_128B(isum[i], t, scw & hvx_w(15));
+                            msum[i] = __builtin_HEXAGON_V6_vmpyiewh_acc_128B(msum[i], hvx_w(a[i][b].bsum16[s]),
+                                                                             __builtin_HEXAGON_V6_vlsrw_128B(scw, 4));
+                        } else {
+                            isum[i] = __builtin_HEXAGON_V6_vmpyiewh_acc_128B(isum[i], t, scw);
+                        }
+                    }
+                }
+            }
+        }
+        float fd[64] HVX_ALIGN;
+        kq_hvx_d(sa, sb, sbytes, fd);  // Q2_K: d, dmin; Q3_K, IQ4_XS: d in fd[16 ..], fd[48 ..]
+        const int dd = q2 ? 0 : 16;
+        for (int i = 0; i < nc; i++) {
+            int32_t is[32] HVX_ALIGN, ms[32] HVX_ALIGN;
+            hvx_st(is, isum[i]);
+            hvx_st(ms, msum[i]);
+            const float yd = a[i][b].d;
+            for (int r = 0; r < HTP_KQ_R; r++) {
+                kq_accumulate(&outa[i][r], fd[dd + r], q2 ? fd[16 + r] : 0.0f, yd, is[r], ms[r]);
+                if (two) {
+                    kq_accumulate(&outb[i][r], fd[32 + dd + r], q2 ? fd[48 + r] : 0.0f, yd, is[16 + r], ms[16 + r]);
+                }
+            }
+        }
+    }
+}
+
+#define KQ_HVX_X_INST(T, name, nc)                                                           \
+    static void kq_hvx_##name##_##nc(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb, \
+                                     const struct htp_q8k_block * const * a) {               \
+        kq_hvx_x(T, nc, g, g, 0, nsb, a, out, NULL);                                         \
+    }
+#define KQ_HVX_X_TYPE(T, name)                                                                                    \
+    KQ_HVX_X_INST(T, name, 1)                                                                                     \
+    KQ_HVX_X_INST(T, name, 2)                                                                                     \
+    KQ_HVX_X_INST(T, name, 3)                                                                                     \
+    KQ_HVX_X_INST(T, name, 4)                                                                                     \
+    static void kq_hvx_##name##_pair(float out[2][HTP_KQ_R], const uint8_t * g0, const uint8_t * g1, int64_t nsb, \
+                                     const struct htp_q8k_block * a) {                                            \
+        kq_hvx_x(T, 1, g0, g1, 1, nsb, &a, out, out + 1);                                                         \
+    }
+KQ_HVX_X_TYPE(HTP_TYPE_Q3_K, q3)
+KQ_HVX_X_TYPE(HTP_TYPE_Q2_K, q2)
+KQ_HVX_X_TYPE(HTP_TYPE_IQ4_XS, iq4)
+#undef KQ_HVX_X_TYPE
+#undef KQ_HVX_X_INST
+
 typedef void (*kq_hvx_group_fn)(float out[4][HTP_KQ_R], const uint8_t * g, int64_t nsb,
                                 const struct htp_q8k_block * const * a);
 typedef void (*kq_hvx_pair_fn)(float out[2][HTP_KQ_R], const uint8_t * g0, const uint8_t * g1, int64_t nsb,
@@ -1011,7 +1383,30 @@ void htp_kq_dot_group(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * gro
         static const kq_hvx_group_fn q4[4] = {kq_hvx_q4_1, kq_hvx_q4_2, kq_hvx_q4_3, kq_hvx_q4_4};
         static const kq_hvx_group_fn q5[4] = {kq_hvx_q5_1, kq_hvx_q5_2, kq_hvx_q5_3, kq_hvx_q5_4};
         static const kq_hvx_group_fn q6[4] = {kq_hvx_q6_1, kq_hvx_q6_2, kq_hvx_q6_3, kq_hvx_q6_4};
-        const kq_hvx_group_fn * t = type == HTP_TYPE_Q6_K ? q6 : type == HTP_TYPE_Q5_K ? q5 : q4;
+        static const kq_hvx_group_fn q3[4] = {kq_hvx_q3_1, kq_hvx_q3_2, kq_hvx_q3_3, kq_hvx_q3_4};
+        static const kq_hvx_group_fn q2[4] = {kq_hvx_q2_1, kq_hvx_q2_2, kq_hvx_q2_3, kq_hvx_q2_4};
+        static const kq_hvx_group_fn iq4[4] = {kq_hvx_iq4_1, kq_hvx_iq4_2, kq_hvx_iq4_3, kq_hvx_iq4_4};
+        const kq_hvx_group_fn * t;
+        switch (type) {
+            case HTP_TYPE_IQ4_XS:
+                t = iq4;
+                break;
+            case HTP_TYPE_Q2_K:
+                t = q2;
+                break;
+            case HTP_TYPE_Q3_K:
+                t = q3;
+                break;
+            case HTP_TYPE_Q5_K:
+                t = q5;
+                break;
+            case HTP_TYPE_Q6_K:
+                t = q6;
+                break;
+            default:
+                t = q4;
+                break;
+        }
         t[nc - 1](out, group, nsb, a);
         return;
     }
@@ -1023,9 +1418,27 @@ void htp_kq_dot_multi(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * g0,
                       const struct htp_q8k_block * a) {
 #if defined(__HVX__)
     if (!htp_kernels_portable()) {  // ng is 2 or 4: pairs of groups
-        const kq_hvx_pair_fn pair = type == HTP_TYPE_Q6_K ? kq_hvx_q6_pair
-                                    : type == HTP_TYPE_Q5_K ? kq_hvx_q5_pair
-                                                            : kq_hvx_q4_pair;
+        kq_hvx_pair_fn pair;
+        switch (type) {
+            case HTP_TYPE_IQ4_XS:
+                pair = kq_hvx_iq4_pair;
+                break;
+            case HTP_TYPE_Q2_K:
+                pair = kq_hvx_q2_pair;
+                break;
+            case HTP_TYPE_Q3_K:
+                pair = kq_hvx_q3_pair;
+                break;
+            case HTP_TYPE_Q5_K:
+                pair = kq_hvx_q5_pair;
+                break;
+            case HTP_TYPE_Q6_K:
+                pair = kq_hvx_q6_pair;
+                break;
+            default:
+                pair = kq_hvx_q4_pair;
+                break;
+        }
         for (int h = 0; h < ng; h += 2) {
             pair(out + h, g0 + (size_t)h * gstride, g0 + (size_t)(h + 1) * gstride, nsb, a);
         }

@@ -1,5 +1,5 @@
 // matmul-kquant.c: MUL_MAT, MUL_MAT_ID and GET_ROWS with K-quant weights
-// (Q4_K, Q5_K, Q6_K), in the tiled layout (contract/kquant-tiles.h) or plain ggml rows.
+// (Q2_K .. Q6_K, and IQ4_XS), in the tiled layout (contract/kquant-tiles.h) or plain ggml rows.
 //
 //   MUL_MAT     src0 [K, M, ne02, ne03] K-quant; src1 [K, N, ne12, ne13] F32/F16/BF16
 //               dst [M, N, ne12, ne13] F32 (weights broadcast over dims 2-3 as in ggml)

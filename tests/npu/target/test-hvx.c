@@ -177,9 +177,8 @@ static const struct qtype q5_types[] = {
 };
 
 static const struct qtype kq_types[] = {
-    {HTP_TYPE_Q4_K, "q4_K", 144, 256},
-    {HTP_TYPE_Q5_K, "q5_K", 176, 256},
-    {HTP_TYPE_Q6_K, "q6_K", 210, 256},
+    {HTP_TYPE_Q4_K, "q4_K", 144, 256}, {HTP_TYPE_Q5_K, "q5_K", 176, 256}, {HTP_TYPE_Q6_K, "q6_K", 210, 256},
+    {HTP_TYPE_Q3_K, "q3_K", 110, 256}, {HTP_TYPE_Q2_K, "q2_K", 84, 256},  {HTP_TYPE_IQ4_XS, "iq4_xs", 136, 256},
 };
 
 // Byte offset of a block's quants (for Q5_0 / Q5_1 their high bits qh, then
@@ -236,11 +235,24 @@ static void gen_blockk(const struct qtype * t, uint8_t * b, int kind) {
     if (kind == 1) {
         return;
     }
-    if (t->type == HTP_TYPE_Q6_K) {
-        put16(b + 208, rnd_fp16(kind == 3));
-    } else {
-        put16(b, rnd_fp16(kind == 3));
-        put16(b + 2, rnd_fp16(kind == 3));
+    switch (t->type) {
+        case HTP_TYPE_Q6_K:
+            put16(b + 208, rnd_fp16(kind == 3));
+            break;
+        case HTP_TYPE_Q3_K:
+            put16(b + 108, rnd_fp16(kind == 3));
+            break;
+        case HTP_TYPE_Q2_K:
+            put16(b + 80, rnd_fp16(kind == 3));
+            put16(b + 82, rnd_fp16(kind == 3));
+            break;
+        case HTP_TYPE_IQ4_XS:
+            put16(b, rnd_fp16(kind == 3));
+            break;
+        default:
+            put16(b, rnd_fp16(kind == 3));
+            put16(b + 2, rnd_fp16(kind == 3));
+            break;
     }
 }
 
