@@ -20,8 +20,7 @@
 // Q5_1, IQ4_NL and MXFP4 blocks into int8, four blocks a vector; the int ->
 // float and the scaling stay scalar (v67 HVX has no float), in the portable
 // order. Q8_0's quants are int8 already: nothing for HVX to expand, it stays
-// scalar, as do Q2_K, Q3_K and IQ4_XS (the K-quant code may take those over)
-// and the quantizers (float work: compares, divides, roundings).
+// scalar, as do the quantizers (float work: compares, divides, roundings).
 
 #include <float.h>
 #include <math.h>
@@ -147,80 +146,6 @@ static void dequant_block(uint32_t type, const uint8_t * b, float * y) {
     }
 }
 
-// The 256-element types without a decoder in kquant-dot.c, one ggml block
-// at b -> 256 floats, in the expressions of ggml's dequantize_row_*. Element
-// e = 128 n + 32 j + 16 h + l (n < 2, j < 4, h < 2, l < 16) of Q2_K / Q3_K
-// is bits 2 j, 2 j + 1 of qs[32 n + 16 h + l], with scale 8 n + 2 j + h:
-//   Q2_K    { u8 scales[16]; u8 qs[64]; fp16 d, dmin }   (84 bytes)
-//           x = d * (sc & 15) * q - dmin * (sc >> 4)
-//   Q3_K    { u8 hmask[32]; u8 qs[64]; u8 scales[12]; fp16 d }   (110 bytes)
-//           x = d * (sc - 32) * (q - (bit 4 n + j of hmask[16 h + l] ? 0 : 4)),
-//           sc 6 bits: low 4 from nibble s / 8 of byte s % 8, high 2 from bits
-//           2 (s / 4) of byte 8 + s % 4
-//   IQ4_XS  { fp16 d; u16 scales_h; u8 scales_l[4]; u8 qs[128] }   (136 bytes)
-//           sub-block ib of 32: ls = nibble ib % 2 of scales_l[ib / 2] | bits
-//           2 ib, 2 ib + 1 of scales_h << 4; x = d * (ls - 32) * iq4nl[q], the
-//           4-bit types' nibble order within each sub-block
-static int dequant_kblock_type(uint32_t type) {
-    return type == HTP_TYPE_Q2_K || type == HTP_TYPE_Q3_K || type == HTP_TYPE_IQ4_XS;
-}
-
-static void dequant_kblock(uint32_t type, const uint8_t * b, float * y) {
-    if (type == HTP_TYPE_IQ4_XS) {
-        const float    d  = htp_fp16_to_fp32(rd16(b));
-        const uint16_t sh = rd16(b + 2);
-        for (int ib = 0; ib < 8; ib++) {
-            const int       ls = ((b[4 + ib / 2] >> 4 * (ib % 2)) & 15) | ((sh >> 2 * ib) & 3) << 4;
-            const float     dl = d * (float)(ls - 32);
-            const uint8_t * qs = b + 8 + 16 * ib;
-            for (int j = 0; j < 16; j++) {
-                y[32 * ib + j]      = dl * (float)htp_iq4nl_values[qs[j] & 15];
-                y[32 * ib + 16 + j] = dl * (float)htp_iq4nl_values[qs[j] >> 4];
-            }
-        }
-        return;
-    }
-    const int q3 = type == HTP_TYPE_Q3_K;
-    int       sc[16];
-    float     d, dmin = 0.0f;
-    if (q3) {
-        const uint8_t * s = b + 96;
-        for (int k = 0; k < 16; k++) {
-            sc[k] = ((s[k % 8] >> 4 * (k / 8)) & 15) | ((s[8 + k % 4] >> 2 * (k / 4)) & 3) << 4;
-        }
-        d = htp_fp16_to_fp32(rd16(b + 108));
-    } else {
-        for (int k = 0; k < 16; k++) {
-            sc[k] = b[k];
-        }
-        d    = htp_fp16_to_fp32(rd16(b + 80));
-        dmin = htp_fp16_to_fp32(rd16(b + 82));
-    }
-    const uint8_t * qs = b + (q3 ? 32 : 16);
-    for (int n = 0; n < 2; n++) {
-        for (int j = 0; j < 4; j++) {
-            for (int h = 0; h < 2; h++) {
-                const int       s  = 8 * n + 2 * j + h;
-                const uint8_t * q  = qs + 32 * n + 16 * h;
-                float *         yo = y + 128 * n + 32 * j + 16 * h;
-                if (q3) {
-                    const float dl = d * (float)(sc[s] - 32);
-                    const int   m  = 1 << (4 * n + j);
-                    for (int l = 0; l < 16; l++) {
-                        const int v = ((q[l] >> 2 * j) & 3) - ((b[16 * h + l] & m) ? 0 : 4);
-                        yo[l]       = dl * (float)v;
-                    }
-                } else {
-                    const float dl = d * (float)(sc[s] & 15), ml = dmin * (float)(sc[s] >> 4);
-                    for (int l = 0; l < 16; l++) {
-                        yo[l] = dl * (float)((q[l] >> 2 * j) & 3) - ml;
-                    }
-                }
-            }
-        }
-    }
-}
-
 #if defined(__HVX__)
 // The 4-bit types a vector at a time: the 16 quant bytes of up to 4 blocks go
 // to bytes 16 i .. 16 i + 15 of a vector; zipping its low and high nibbles 16
@@ -293,12 +218,6 @@ void htp_quant_dequant_row(uint32_t type, const uint8_t * x, float * y, int64_t 
         return;
     }
     const struct htp_type_traits * tt = htp_type_traits(type);
-    if (dequant_kblock_type(type)) {
-        for (int64_t i = 0; i < n / 256; i++) {
-            dequant_kblock(type, x + i * tt->type_size, y + 256 * i);
-        }
-        return;
-    }
 #if defined(__HVX__)
     if (dequant_hvx_type(type) && !htp_kernels_portable()) {
         for (int64_t i = 0; i < n / 32; i += 4) {
