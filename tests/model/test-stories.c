@@ -33,7 +33,7 @@ struct limits {
     double ll_rel;    // relative difference of the story's mean log-likelihood
 };
 
-// Float weights: the whole text, ggml's F32 threshold, 0.1 %.
+// F32 and F16 weights: the whole text, ggml's F32 threshold, 0.1 %.
 static const struct limits float_limits = {0, 1.0, 1e-4, 1e-3};
 
 static const char * const prompt = "Once upon a time";
@@ -300,15 +300,13 @@ static int compare_sides(const char * path, const char * label, int n_gen, const
 // 172-wide ones fall back to F16 as llama.cpp's quantizer does. 256-element
 // K-quants fit no row of this model.
 //
-// Quantized weights get looser limits, because this model amplifies the last
-// bit: both sides quantize each activation row to 8 bits before the integer
-// dot, so a one-ulp difference upstream (summation order, F16 rounding in
-// attention) moves a value across a rounding step now and then, and one such
-// step can swap two near-tied tokens. ggml-cpu shows it against itself: with
-// its repacked Q4_0 weights and without (HTP_STORIES_FLOOR=1 prints this),
-// greedy text parts at token 150, logit NMSE 5.4e-4, log-likelihood 1.2e-3.
-// So for them: the first 8 greedy tokens, the most likely token at 97 % of the
-// teacher-forced positions, NMSE 1e-2 and log-likelihood 0.5 %. A wrong
+// Quantized and BF16 weights get looser limits, because this model amplifies
+// the last bit: both sides quantize each activation row to 8 bits before the
+// integer dot (BF16: round it to bf16's 8-bit mantissa), so a one-ulp difference upstream (summation order, F16
+// rounding in attention) moves a value across a rounding step now and then, and one such step can swap two near-tied
+// tokens. ggml-cpu shows it against itself: with its repacked Q4_0 weights and without (HTP_STORIES_FLOOR=1 prints
+// this), greedy text parts at token 150, logit NMSE 5.4e-4, log-likelihood 1.2e-3. So for them: the first 8 greedy
+// tokens, the most likely token at 97 % of the teacher-forced positions, NMSE 1e-2 and log-likelihood 0.5 %. A wrong
 // kernel misses these by orders of magnitude.
 static const struct limits quant_limits = {8, 0.97, 1e-2, 5e-3};
 
@@ -317,7 +315,7 @@ static const struct {
     enum ggml_type        type;
     const struct limits * lim;
 } requant_types[] = {
-    {"f16", GGML_TYPE_F16, &float_limits},     {"bf16", GGML_TYPE_BF16, &float_limits},
+    {"f16", GGML_TYPE_F16, &float_limits},     {"bf16", GGML_TYPE_BF16, &quant_limits},
     {"q8_0", GGML_TYPE_Q8_0, &quant_limits},   {"q4_0", GGML_TYPE_Q4_0, &quant_limits},
     {"q4_1", GGML_TYPE_Q4_1, &quant_limits},   {"q5_0", GGML_TYPE_Q5_0, &quant_limits},
     {"q5_1", GGML_TYPE_Q5_1, &quant_limits},   {"iq4_nl", GGML_TYPE_IQ4_NL, &quant_limits},
