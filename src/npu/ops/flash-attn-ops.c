@@ -70,10 +70,11 @@ enum fa_kdot {
 struct fa_args {
     struct htp_fa_shape s;  // operands, sizes and params (the contract's reading of the op)
     enum fa_kdot        kdot;
-    int64_t             nbk;           // 32-element blocks of a K row (block K)
-    int64_t             dkp, dvp;      // head sizes padded to whole vectors
-    int64_t             hsub, n_hsub;  // query heads per item; items per KV head
-    int64_t             tpb, n_tb;     // tokens per item; token blocks
+    int64_t             nbk;                       // 32-element blocks of a K row (block K)
+    int64_t             dkp, dvp;                  // head sizes padded to whole vectors
+    int64_t             k_row_bytes, v_row_bytes;  // bytes of a K / V row (prefetching)
+    int64_t             hsub, n_hsub;              // query heads per item; items per KV head
+    int64_t             tpb, n_tb;                 // tokens per item; token blocks
     int64_t             n_items;
     int64_t             n_chunks, chunk;  // KV chunks per item and their length
     uint8_t *           scratch;
@@ -111,6 +112,15 @@ static float fa_slope(const struct fa_args * a, int64_t h) {
                                  : powf(a->s.m1, (float)(2 * (hu - a->s.n_head_log2) + 1));
 }
 
+// Bytes the first d elements of a K or V row span: whole blocks of a block
+// type (nb[0] is the block's bytes then), d elements nb[0] apart otherwise.
+static inline int64_t fa_row_bytes(const struct htp_tensor_view * t, int64_t d) {
+    if (htp_type_is_float(t->type)) {
+        return d * t->nb[0];
+    }
+    return d / (int64_t)htp_type_traits(t->type)->blck_size * t->nb[0];
+}
+
 static size_t fa_partials_bytes(const struct fa_args * a) {
     return (size_t)a->n_items * a->n_chunks * FA_ROWS * (size_t)(a->dvp + 2) * sizeof(float);
 }
@@ -125,6 +135,8 @@ static int fa_plan(struct fa_args * a, uint32_t n_threads, size_t vtcm_size) {
                         : kt == HTP_TYPE_Q4_1 || kt == HTP_TYPE_Q5_1 ? FA_KDOT_Q8_1
                                                                      : FA_KDOT_Q8;
     a->nbk            = a->s.dk / 32;
+    a->k_row_bytes    = fa_row_bytes(a->s.k, a->s.dk);
+    a->v_row_bytes    = fa_row_bytes(a->s.v, a->s.dv);
     a->dkp            = htp_fa_pad(a->s.dk);
     a->dvp            = htp_fa_pad(a->s.dv);
     a->slice          = htp_fa_slice_bytes(a->dkp, a->dvp);
@@ -270,27 +282,18 @@ static void fa_finish_scores(const struct fa_args * a, float * s, const float * 
     }
 }
 
-// Bytes the first d elements of a K or V row span: whole blocks of a block
-// type (nb[0] is the block's bytes then), d elements nb[0] apart otherwise.
-static inline int64_t fa_row_bytes(const struct htp_tensor_view * t, int64_t d) {
-    if (htp_type_is_float(t->type)) {
-        return d * t->nb[0];
-    }
-    return d / (int64_t)htp_type_traits(t->type)->blck_size * t->nb[0];
-}
-
 // Rows ahead of the one being converted that fa_stage prefetches: a decode
 // step reads each head's K and V rows once, from memory, one short row per
 // KV-cache row (the heads are interleaved), which the hardware prefetcher
 // does not follow; the conversion loops were most of the op's time.
 #define FA_PREFETCH_ROWS 8
 
-// Prefetch rows [ic, ic + n) of a K or V view (d elements each). Always
+// Prefetch rows [ic, ic + n) of a K or V view (row_bytes each). Always
 // inlined: GCC deletes calls to an out-of-line function whose only effect
 // is prefetching (see kq_prefetch_sb in kquant.c).
 static inline __attribute__((always_inline)) void fa_prefetch_rows(const struct htp_tensor_view * t, int64_t ic,
-                                                                   int64_t i2, int64_t i3, int64_t n, int64_t d) {
-    const int64_t row_bytes = fa_row_bytes(t, d);
+                                                                   int64_t i2, int64_t i3, int64_t n,
+                                                                   int64_t row_bytes) {
     for (int64_t j = 0; j < n; j++) {
         const uint8_t * row = htp_view_row(t, ic + j, i2, i3);
         for (int64_t o = 0; o < row_bytes; o += 64) {
@@ -303,9 +306,10 @@ static inline __attribute__((always_inline)) void fa_prefetch_rows(const struct 
 // `pad` floats (the tail zeroed).
 static void fa_stage(float * dst, const struct htp_tensor_view * t, int64_t ic, int64_t i2, int64_t i3, int64_t n,
                      int64_t d, int64_t pad) {
+    const int64_t rb = fa_row_bytes(t, d);
     for (int64_t j = 0; j < n; j++) {
         if (j + FA_PREFETCH_ROWS < n) {
-            fa_prefetch_rows(t, ic + j + FA_PREFETCH_ROWS, i2, i3, 1, d);
+            fa_prefetch_rows(t, ic + j + FA_PREFETCH_ROWS, i2, i3, 1, rb);
         }
         float *         row = dst + j * pad;
         const uint8_t * src = htp_view_row(t, ic + j, i2, i3);
@@ -326,24 +330,35 @@ static void fa_stage(float * dst, const struct htp_tensor_view * t, int64_t ic, 
 //   int8  q[FA_ROWS][dkp]   each query row's quants, in element order
 //   float d[FA_ROWS][nbk]   their block scales, rounded through fp16 as ggml's q8_0 / q8_1 store them
 //   float m[FA_ROWS][nbk]   q8_1 only: fp16(unrounded d * sum of the block's quants)
+//   float dx[FA_ROWS][8 * nbk]  each d repeated 8 times (one per int32 lane of a block's dot)
 // and the K area (FA_KV_BLK * dkp floats) holds the block's K rows expanded:
 //   int8  q[FA_KV_BLK][dkp] quants as signed values (Q4_0 q - 8, Q5_0 q - 16,
 //                           IQ4_NL its table values; Q4_1 / Q5_1 q as is)
 //   float d[FA_KV_BLK][nbk] block scales
 //   float m[FA_KV_BLK][nbk] block mins (Q4_1, Q5_1)
-// 1.25 * dkp bytes a row, inside the 4 * dkp of the fp32 rows the plan sizes.
+//   float dx[FA_KV_BLK][8 * nbk]  as the query's
+// 2.25 * dkp bytes a row, inside the 4 * dkp of the fp32 rows the plan sizes.
 
 struct fa_qk {
     int8_t * q;
     float *  d;
     float *  m;
+    float *  dx;
+    // K only: where row j's quants are, block b at rows[j] + b * bstride: the
+    // expanded q (bstride 32) or, for Q8_0, whose quants are int8 already,
+    // the view's own row (bstride 34: only d and dx are staged).
+    const int8_t ** rows;
+    int64_t         bstride;
 };
 
 static struct fa_qk fa_qk_area(float * base, int64_t rows, int64_t dkp, int64_t nbk) {
     struct fa_qk a;
-    a.q = (int8_t *)(void *)base;
-    a.d = (float *)(void *)(a.q + rows * dkp);
-    a.m = a.d + rows * nbk;
+    a.q       = (int8_t *)(void *)base;
+    a.d       = (float *)(void *)(a.q + rows * dkp);
+    a.m       = a.d + rows * nbk;
+    a.dx      = a.m + rows * nbk;
+    a.rows    = NULL;
+    a.bstride = 32;
     return a;
 }
 
@@ -429,6 +444,12 @@ static void fa_expand_k_block(uint32_t type, const uint8_t * b, int8_t * q, floa
     }
 }
 
+static inline void fa_fill8(float * p, float v) {
+    for (int i = 0; i < 8; i++) {
+        p[i] = v;
+    }
+}
+
 // Query row r (DK elements of q) -> its quantized blocks in the query area.
 static void fa_load_q_blocks(const struct fa_args * a, struct fa_qk qa, const uint8_t * src, int64_t r) {
     const struct htp_tensor_view * q = a->s.q;
@@ -437,6 +458,7 @@ static void fa_load_q_blocks(const struct fa_args * a, struct fa_qk qa, const ui
         htp_row_load_f32(x, src + 32 * b * q->nb[0], q->nb[0], q->type, 32);
         fa_quantize_q_block(x, qa.q + r * a->dkp + 32 * b, qa.d + r * a->nbk + b,
                             a->kdot == FA_KDOT_Q8_1 ? qa.m + r * a->nbk + b : NULL);
+        fa_fill8(qa.dx + r * 8 * a->nbk + 8 * b, qa.d[r * a->nbk + b]);
     }
 }
 
@@ -445,23 +467,33 @@ static void fa_stage_kq(const struct fa_args * a, struct fa_qk kt, const struct 
                         int64_t i2, int64_t i3, int64_t n) {
     const int64_t bb = t->nb[0];
     for (int64_t j = 0; j < n; j++) {
-        if (j + FA_PREFETCH_ROWS < n) {
-            fa_prefetch_rows(t, ic + j + FA_PREFETCH_ROWS, i2, i3, 1, a->s.dk);
+        // Twice as far ahead as fa_stage: a block row is staged in less time than a float row.
+        if (j + 2 * FA_PREFETCH_ROWS < n) {
+            fa_prefetch_rows(t, ic + j + 2 * FA_PREFETCH_ROWS, i2, i3, 1, a->k_row_bytes);
         }
         const uint8_t * row = htp_view_row(t, ic + j, i2, i3);
+        if (t->type == HTP_TYPE_Q8_0) {  // { fp16 d; i8 q[32] }: the quants stay where they are
+            kt.rows[j] = (const int8_t *)(row + 2);
+            for (int64_t b = 0; b < a->nbk; b++) {
+                kt.d[j * a->nbk + b] = fa_rd16(row + b * bb);
+                fa_fill8(kt.dx + j * 8 * a->nbk + 8 * b, kt.d[j * a->nbk + b]);
+            }
+            continue;
+        }
+        kt.rows[j] = kt.q + j * a->dkp;
         for (int64_t b = 0; b < a->nbk; b++) {
             fa_expand_k_block(t->type, row + b * bb, kt.q + j * a->dkp + 32 * b, kt.d + j * a->nbk + b,
                               kt.m + j * a->nbk + b);
+            fa_fill8(kt.dx + j * 8 * a->nbk + 8 * b, kt.d[j * a->nbk + b]);
         }
     }
 }
 
 #if defined(__AVX2__)
-static inline float fa_hsum256(__m256 v) {
-    __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    x        = _mm_add_ps(x, _mm_movehl_ps(x, x));
-    x        = _mm_add_ss(x, _mm_movehdup_ps(x));
-    return _mm_cvtss_f32(x);
+// {sum of a0's lanes, a1's, a2's, a3's} at out: one reduction for four rows.
+static inline void fa_hsum4(__m256 a0, __m256 a1, __m256 a2, __m256 a3, float * out) {
+    const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
+    _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
 }
 
 // 8 partial sums of k . q over one block: |k| (unsigned) times q with k's sign.
@@ -476,27 +508,64 @@ static inline __m256 fa_i8dot_ps(__m256i kabs, __m256i k, const int8_t * q) {
 }
 #endif
 
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
+#define FA_QDOT_AVX512 1
+#endif
+
 // Scores of staged K row j against NQ query rows from row r: out[i] = q_{r+i} . k_j.
+// SIMD: per block, 8 int32 partial dots scaled by d_k d_q lane-wise (the dx
+// areas), accumulated in fp32 (two blocks a register with AVX-512), the four
+// rows reduced together at the end.
 static inline __attribute__((always_inline)) void fa_qdot_n(const struct fa_args * a, struct fa_qk kt, int64_t j,
                                                             struct fa_qk qa, int64_t r, const int NQ, float * out) {
-    const int64_t  nbk = a->nbk, dkp = a->dkp;
-    const int8_t * kq = kt.q + j * dkp;
-    const float *  kd = kt.d + j * nbk;
+    const int64_t  nbk = a->nbk, dkp = a->dkp, bs = kt.bstride;
+    const int8_t * kq = kt.rows[j];
 #if defined(__AVX2__)
-    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-    for (int64_t b = 0; b < nbk; b++) {
-        const __m256i kv = _mm256_loadu_si256((const __m256i *)(const void *)(kq + 32 * b));
+    const float * kdx    = kt.dx + j * 8 * nbk;
+    __m256        acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    int64_t       b      = 0;
+#ifdef FA_QDOT_AVX512
+    if (nbk >= 2) {
+        __m512 acc2[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+        for (; b + 2 <= nbk; b += 2) {
+            const __m512i kv = _mm512_inserti64x4(
+                _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)(kq + bs * b))),
+                _mm256_loadu_si256((const __m256i *)(const void *)(kq + bs * (b + 1))), 1);
+            const __m512i   ka  = _mm512_abs_epi8(kv);  // -128 gives 0x80: 128 read unsigned
+            const __mmask64 neg = _mm512_movepi8_mask(kv);
+            const __m512    ks  = _mm512_loadu_ps(kdx + 8 * b);
+            for (int i = 0; i < NQ; i++) {
+                const int64_t qr = r + i;
+                const __m512i qv = _mm512_loadu_si512((const void *)(qa.q + qr * dkp + 32 * b));
+                const __m512i sq = _mm512_mask_sub_epi8(qv, neg, _mm512_setzero_si512(), qv);
+                const __m512  dp = _mm512_cvtepi32_ps(_mm512_dpbusd_epi32(_mm512_setzero_si512(), ka, sq));
+                acc2[i] =
+                    _mm512_fmadd_ps(dp, _mm512_mul_ps(ks, _mm512_loadu_ps(qa.dx + qr * 8 * nbk + 8 * b)), acc2[i]);
+            }
+        }
+        for (int i = 0; i < NQ; i++) {
+            acc[i] = _mm256_add_ps(_mm512_castps512_ps256(acc2[i]),
+                                   _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc2[i]), 1)));
+        }
+    }
+#endif
+    for (; b < nbk; b++) {
+        const __m256i kv = _mm256_loadu_si256((const __m256i *)(const void *)(kq + bs * b));
         const __m256i ka = _mm256_abs_epi8(kv);  // -128 gives 0x80: 128 read unsigned
+        const __m256  ks = _mm256_loadu_ps(kdx + 8 * b);
         for (int i = 0; i < NQ; i++) {
             const int64_t qr = r + i;
             acc[i]           = _mm256_fmadd_ps(fa_i8dot_ps(ka, kv, qa.q + qr * dkp + 32 * b),
-                                               _mm256_set1_ps(kd[b] * qa.d[qr * nbk + b]), acc[i]);
+                                               _mm256_mul_ps(ks, _mm256_loadu_ps(qa.dx + qr * 8 * nbk + 8 * b)), acc[i]);
         }
     }
+    float sums[4];
+    fa_hsum4(acc[0], NQ > 1 ? acc[1] : acc[0], NQ > 2 ? acc[2] : acc[0], NQ > 3 ? acc[3] : acc[0], sums);
     for (int i = 0; i < NQ; i++) {
-        out[i] = fa_hsum256(acc[i]);
+        out[i] = sums[i];
     }
 #else
+    const float * kd = kt.d + j * nbk;
     for (int i = 0; i < NQ; i++) {
         const int8_t * qq  = qa.q + (r + i) * dkp;
         const float *  qd  = qa.d + (r + i) * nbk;
@@ -504,7 +573,7 @@ static inline __attribute__((always_inline)) void fa_qdot_n(const struct fa_args
         for (int64_t b = 0; b < nbk; b++) {
             int32_t isum = 0;
             for (int e = 0; e < 32; e++) {
-                isum += (int32_t)kq[32 * b + e] * (int32_t)qq[32 * b + e];
+                isum += (int32_t)kq[bs * b + e] * (int32_t)qq[32 * b + e];
             }
             sum += kd[b] * qd[b] * (float)isum;
         }
@@ -556,7 +625,11 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
     float                M[FA_ROWS], S[FA_ROWS], slope[FA_ROWS];
     int                  live[FA_ROWS];
     const int            qblk = a->kdot == FA_KDOT_Q8 || a->kdot == FA_KDOT_Q8_1;
-    const struct fa_qk   qa = fa_qk_area(qs, FA_ROWS, dkp, a->nbk), ka = fa_qk_area(kt, FA_KV_BLK, dkp, a->nbk);
+    const int8_t *       krows[FA_KV_BLK];
+    const struct fa_qk   qa = fa_qk_area(qs, FA_ROWS, dkp, a->nbk);
+    struct fa_qk         ka = fa_qk_area(kt, FA_KV_BLK, dkp, a->nbk);
+    ka.rows                 = krows;
+    ka.bstride              = a->s.k->type == HTP_TYPE_Q8_0 ? a->s.k->nb[0] : 32;
 
     for (int64_t r = 0; r < rows; r++) {
         const int64_t   h = it.h0 + r / it.nt, t = it.t0 + r % it.nt;
@@ -583,6 +656,9 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
     for (int64_t ic = c0; ic < c1; ic += FA_KV_BLK) {
         const int64_t nb  = htp_min64(FA_KV_BLK, c1 - ic);
         int           any = 0;
+        if (ic == c0) {  // later blocks' first K rows were asked for while the block before accumulated
+            fa_prefetch_rows(a->s.k, ic, it.ik2, it.ik3, htp_min64(nb, FA_PREFETCH_ROWS), a->k_row_bytes);
+        }
         for (int64_t r = 0; r < rows; r++) {
             float * b = bs + r * FA_KV_BLK;
             live[r]   = 1;
@@ -606,7 +682,7 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
         }
 
         // The first V rows of the block arrive while K is staged and scored.
-        fa_prefetch_rows(a->s.v, ic, it.ik2, it.ik3, htp_min64(nb, FA_PREFETCH_ROWS), a->s.dv);
+        fa_prefetch_rows(a->s.v, ic, it.ik2, it.ik3, htp_min64(nb, FA_PREFETCH_ROWS), a->v_row_bytes);
         if (qblk) {
             fa_stage_kq(a, ka, a->s.k, ic, it.ik2, it.ik3, nb);
         } else {
@@ -654,6 +730,10 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
             continue;
         }
         fa_stage(vt, a->s.v, ic, it.ik2, it.ik3, nb, a->s.dv, dvp);
+        if (ic + FA_KV_BLK < c1) {  // the next block's first K rows arrive while this one accumulates
+            fa_prefetch_rows(a->s.k, ic + FA_KV_BLK, it.ik2, it.ik3, htp_min64(c1 - ic - FA_KV_BLK, FA_PREFETCH_ROWS),
+                             a->k_row_bytes);
+        }
         for (int64_t r = 0; r < rows; r++) {
             if (live[r]) {
                 fa_accum_v(dvp, o + r * dvp, sc + r * FA_KV_BLK, vt, nb);
