@@ -54,6 +54,15 @@
 
 #if defined(__AVX2__)
 #include <immintrin.h>
+// Q8_0 K is dotted where it lies (its quants are int8 already); elsewhere
+// every block K is expanded, so that the HVX dot reads whole vectors.
+#define FA_K_INPLACE 1
+#else
+#define FA_K_INPLACE 0
+#endif
+
+#if defined(__HVX__)
+#include "hvx.h"
 #endif
 
 #define FA_ROWS   HTP_FA_ROWS
@@ -472,7 +481,7 @@ static void fa_stage_kq(const struct fa_args * a, struct fa_qk kt, const struct 
             fa_prefetch_rows(t, ic + j + 2 * FA_PREFETCH_ROWS, i2, i3, 1, a->k_row_bytes);
         }
         const uint8_t * row = htp_view_row(t, ic + j, i2, i3);
-        if (t->type == HTP_TYPE_Q8_0) {  // { fp16 d; i8 q[32] }: the quants stay where they are
+        if (FA_K_INPLACE && t->type == HTP_TYPE_Q8_0) {  // { fp16 d; i8 q[32] }: the quants stay where they are
             kt.rows[j] = (const int8_t *)(row + 2);
             for (int64_t b = 0; b < a->nbk; b++) {
                 kt.d[j * a->nbk + b] = fa_rd16(row + b * bb);
@@ -486,6 +495,50 @@ static void fa_stage_kq(const struct fa_args * a, struct fa_qk kt, const struct 
                               kt.m + j * a->nbk + b);
             fa_fill8(kt.dx + j * 8 * a->nbk + 8 * b, kt.d[j * a->nbk + b]);
         }
+    }
+}
+
+#if defined(__HVX__)
+// Four blocks a vector: vrmpy (signed bytes) leaves 32 words, each the sum of
+// 4 products; three rotate-adds sum each block's 8 words into its first lane
+// (lane 8 t for block t of the vector). A last partial vector is copied into a
+// zeroed one first: the rows end where their blocks do (no reading past).
+static void fa_block_isums_hvx(const int8_t * k, const int8_t * q, int64_t nbk, int32_t * isum) {
+    for (int64_t b = 0; b < nbk; b += 4) {
+        const int nb = (int)htp_min64(4, nbk - b);
+        hvx_v     kv, qv;
+        if (nb == 4) {
+            kv = hvx_ld(k + 32 * b), qv = hvx_ld(q + 32 * b);
+        } else {
+            int8_t kt[128] HVX_ALIGN = {0}, qt[128] HVX_ALIGN = {0};
+            memcpy(kt, k + 32 * b, 32 * (size_t)nb);
+            memcpy(qt, q + 32 * b, 32 * (size_t)nb);
+            kv = hvx_ld(kt), qv = hvx_ld(qt);
+        }
+        hvx_v p = __builtin_HEXAGON_V6_vrmpybv_128B(kv, qv);
+        p       = __builtin_HEXAGON_V6_vaddw_128B(p, __builtin_HEXAGON_V6_vror_128B(p, 4));
+        p       = __builtin_HEXAGON_V6_vaddw_128B(p, __builtin_HEXAGON_V6_vror_128B(p, 8));
+        p       = __builtin_HEXAGON_V6_vaddw_128B(p, __builtin_HEXAGON_V6_vror_128B(p, 16));
+        for (int t = 0; t < nb; t++) {
+            isum[b + t] = hvx_lane(p, 8 * t);
+        }
+    }
+}
+#endif
+
+void htp_fa_block_isums(const int8_t * k, const int8_t * q, int64_t nbk, int32_t * isum) {
+#if defined(__HVX__)
+    if (!htp_kernels_portable()) {
+        fa_block_isums_hvx(k, q, nbk, isum);
+        return;
+    }
+#endif
+    for (int64_t b = 0; b < nbk; b++) {
+        int32_t s = 0;
+        for (int e = 0; e < 32; e++) {
+            s += (int32_t)k[32 * b + e] * (int32_t)q[32 * b + e];
+        }
+        isum[b] = s;
     }
 }
 
@@ -565,17 +618,20 @@ static inline __attribute__((always_inline)) void fa_qdot_n(const struct fa_args
         out[i] = sums[i];
     }
 #else
+    // Expanded K (bs 32): the integer sums by HVX or portable C, the float
+    // part in one order, so both give the same bits.
     const float * kd = kt.d + j * nbk;
+    int32_t       isum[HTP_FA_MAX_BLOCKS];
+    (void)bs;
     for (int i = 0; i < NQ; i++) {
-        const int8_t * qq  = qa.q + (r + i) * dkp;
-        const float *  qd  = qa.d + (r + i) * nbk;
-        float          sum = 0.0f;
-        for (int64_t b = 0; b < nbk; b++) {
-            int32_t isum = 0;
-            for (int e = 0; e < 32; e++) {
-                isum += (int32_t)kq[bs * b + e] * (int32_t)qq[32 * b + e];
+        const float * qd  = qa.d + (r + i) * nbk;
+        float         sum = 0.0f;
+        for (int64_t b0 = 0; b0 < nbk; b0 += HTP_FA_MAX_BLOCKS) {
+            const int64_t nb = htp_min64(HTP_FA_MAX_BLOCKS, nbk - b0);
+            htp_fa_block_isums(kq + 32 * b0, qa.q + (r + i) * dkp + 32 * b0, nb, isum);
+            for (int64_t b = 0; b < nb; b++) {
+                sum += kd[b0 + b] * qd[b0 + b] * (float)isum[b];
             }
-            sum += kd[b] * qd[b] * (float)isum;
         }
         out[i] = sum;
     }
@@ -629,7 +685,7 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
     const struct fa_qk   qa = fa_qk_area(qs, FA_ROWS, dkp, a->nbk);
     struct fa_qk         ka = fa_qk_area(kt, FA_KV_BLK, dkp, a->nbk);
     ka.rows                 = krows;
-    ka.bstride              = a->s.k->type == HTP_TYPE_Q8_0 ? a->s.k->nb[0] : 32;
+    ka.bstride              = FA_K_INPLACE && a->s.k->type == HTP_TYPE_Q8_0 ? a->s.k->nb[0] : 32;
 
     for (int64_t r = 0; r < rows; r++) {
         const int64_t   h = it.h0 + r / it.nt, t = it.t0 + r % it.nt;
