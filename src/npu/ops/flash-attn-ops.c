@@ -41,6 +41,9 @@
 //     int8 quants and float scales when it is staged.
 //   - V of any type is converted (dequantized) to fp32 rows when staged and
 //     accumulated in fp32.
+// The block-K dot is AVX-512 VNNI / AVX2 on x86 (Q8_0 K read in place), and
+// on Hexagon HVX integer sums (vrmpy; htp_fa_block_isums, GGML_HTP_SCALAR=1
+// takes its portable C) with the float scaling scalar.
 
 #include <math.h>
 #include <stdatomic.h>
