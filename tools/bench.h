@@ -17,6 +17,7 @@ int64_t bench_median_i64(int64_t * v, int n);  // sorts v
 double  bench_median_f64(double * v, int n);   // sorts v
 
 int bench_mode_matmul(int argc, char ** argv);
+int bench_mode_fa(int argc, char ** argv);  // bench-fa.c: FLASH_ATTN_EXT by KV-cache type, HTP vs CPU
 int bench_mode_membw(int argc, char ** argv);
 int bench_mode_opcost(int argc, char ** argv);  // bench-opcost.c: the fixed cost of an op
 int bench_mode_model(int argc, char ** argv);  // bench-model.c: a whole model, HTP vs CPU

@@ -4,6 +4,7 @@
 //                                         empty batch and of a 2048-NOP batch,
 //                                         with futex wake-ups and with polling
 //   htp-bench matmul ...                  MUL_MAT, HTP vs ggml-cpu, hot and cold weights (bench-matmul.c)
+//   htp-bench fa ...                      FLASH_ATTN_EXT by KV-cache type, HTP vs ggml-cpu (bench-fa.c)
 //   htp-bench opcost ...                  the fixed cost of an op, HTP vs ggml-cpu (bench-opcost.c)
 //   htp-bench membw ...                   read bandwidth with all cores (bench-membw.c)
 //   htp-bench model ...                   a whole model, HTP vs ggml-cpu (bench-model.c)
@@ -186,6 +187,9 @@ static const struct bench_mode modes[] = {
     {"matmul", bench_mode_matmul,
      "matmul [-m M -k K | --model 1b] [-n 1,8,512] [--types f16,q8_0,q4_0,q4_K] [--cache hot|cold|both] [--reps N]\n"
      "        [-d HTP0] [--json]   MUL_MAT on the HTP device and on ggml-cpu (all cores), graphs of many matmuls"},
+    {"fa", bench_mode_fa,
+     "fa [--kv 512,1024,2048,4096] [--types f16,q8_0,q4_0] [-n 1] [--head 64] [--heads 32] [--kv-heads 8]\n"
+     "        [--layers 16] [--reps N] [-d HTP0] [--json]   FLASH_ATTN_EXT by KV-cache type, HTP and ggml-cpu"},
     {"opcost", bench_mode_opcost,
      "opcost [--ops add,mul_mat] [-N 256] [--type q4_0] [--reps N] [--gap-us 500] [-d HTP0] [--json]\n"
      "        the fixed cost of an op: graphs of N and of 1 tiny op, HTP and ggml-cpu"},

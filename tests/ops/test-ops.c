@@ -748,7 +748,13 @@ struct p_fa {
     float          max_bias, softcap;
     enum ggml_type tkv;
     int            permute;  // q, k, v laid out [d, heads, tokens] and permuted, as llama.cpp's caches
+    int            tv_own;   // v has its own type tv (a llama.cpp type_v != type_k); else tkv
+    enum ggml_type tv;
 };
+
+static enum ggml_type fa_tv(const struct p_fa * p) {
+    return p->tv_own ? p->tv : p->tkv;
+}
 
 static struct ggml_tensor * build_fa(struct tb * b, const void * pv) {
     const struct p_fa * p   = pv;
@@ -757,11 +763,11 @@ static struct ggml_tensor * build_fa(struct tb * b, const void * pv) {
     if (p->permute) {
         q = ggml_permute(b->ctx, tb_new(b, GGML_TYPE_F32, p->hsk, nhq, p->nb, p->nr3, "q"), 0, 2, 1, 3);
         k = ggml_permute(b->ctx, tb_new(b, p->tkv, p->hsk, p->nh, p->kv, p->nr3, "k"), 0, 2, 1, 3);
-        v = ggml_permute(b->ctx, tb_new(b, p->tkv, p->hsv, p->nh, p->kv, p->nr3, "v"), 0, 2, 1, 3);
+        v = ggml_permute(b->ctx, tb_new(b, fa_tv(p), p->hsv, p->nh, p->kv, p->nr3, "v"), 0, 2, 1, 3);
     } else {
         q = tb_new(b, GGML_TYPE_F32, p->hsk, p->nb, nhq, p->nr3, "q");
         k = tb_new(b, p->tkv, p->hsk, p->kv, p->nh, p->nr3, "k");
-        v = tb_new(b, p->tkv, p->hsv, p->kv, p->nh, p->nr3, "v");
+        v = tb_new(b, fa_tv(p), p->hsv, p->kv, p->nh, p->nr3, "v");
     }
     if (p->mask) {
         m = tb_new(b, GGML_TYPE_F16, p->kv, p->nb, p->mask == 2 ? nhq : 1, p->nr3, "m");
@@ -783,6 +789,9 @@ static void desc_fa(const void * pv, char * s, size_t n) {
         ",mask=%d,sinks=%d,max_bias=%g,softcap=%g,type_KV=%s,permute=%d",
         p->hsk, p->hsv, p->nh, p->nr2, p->nr3, p->kv, p->nb, p->mask, p->sinks, p->max_bias, p->softcap, tname(p->tkv),
         p->permute);
+    if (p->tv_own) {
+        cat(s, n, ",type_V=%s", tname(p->tv));
+    }
 }
 
 // Mask: causal (token i sees the first kv - nb + i + 1 entries), random values
@@ -2386,7 +2395,8 @@ static void gen_flash_attn_ext(struct suite * s) {
                 static const int64_t nbs[] = {1, 3, 35};
                 for (int i = 0; i < 3; i++) {
                     for (int64_t nr2 = 1; nr2 <= 4; nr2 *= 4) {
-                        struct p_fa p = {hs[h][0], hs[h][1], 2, nr2, 1, kv, nbs[i], 1, 0, 0.0f, 0.0f, tkv[t], 1};
+                        struct p_fa p = {hs[h][0], hs[h][1], 2,    nr2,    1, kv, nbs[i],       1,
+                                         0,        0.0f,     0.0f, tkv[t], 1, 0,  GGML_TYPE_F32};
                         run_case(s, &fam_fa, &p);
                     }
                 }
@@ -2402,8 +2412,8 @@ static void gen_flash_attn_ext(struct suite * s) {
                         for (int64_t nb = 1; nb <= 32; nb *= 32) {
                             for (int t = 0; t < 2; t++) {
                                 struct p_fa p = {
-                                    h ? 128 : 64,     h ? 128 : 64,      4,      1, 1, 200, nb, mask, sinks,
-                                    ab ? 8.0f : 0.0f, sc ? 10.0f : 0.0f, tkv[t], 1};
+                                    h ? 128 : 64,     h ? 128 : 64,      4,      1, 1, 200,          nb, mask, sinks,
+                                    ab ? 8.0f : 0.0f, sc ? 10.0f : 0.0f, tkv[t], 1, 0, GGML_TYPE_F32};
                                 run_case(s, &fam_fa, &p);
                             }
                         }
@@ -2417,7 +2427,8 @@ static void gen_flash_attn_ext(struct suite * s) {
         for (int64_t nr3 = 1; nr3 <= 3; nr3 += 2) {
             for (int64_t nb = 1; nb <= 7; nb += 6) {
                 for (int perm = 0; perm <= 1; perm++) {
-                    struct p_fa p = {128, 128, 2, nr2, nr3, 97, nb, 1, nr2 == 2, 0.0f, 0.0f, GGML_TYPE_F16, perm};
+                    struct p_fa p = {128,      128,  2,    nr2,           nr3,  97, nb,           1,
+                                     nr2 == 2, 0.0f, 0.0f, GGML_TYPE_F16, perm, 0,  GGML_TYPE_F32};
                     run_case(s, &fam_fa, &p);
                 }
             }
@@ -2428,7 +2439,8 @@ static void gen_flash_attn_ext(struct suite * s) {
     for (int i = 0; i < 2; i++) {
         for (int64_t nr2 = 1; nr2 <= 8; nr2 *= 8) {
             for (int sinks = 0; sinks <= 1; sinks++) {
-                struct p_fa p = {128, 128, 2, nr2, 1, kvs[i], 1, 1, sinks, 0.0f, 0.0f, GGML_TYPE_F16, 1};
+                struct p_fa p = {128,           128, 2, nr2,          1, kvs[i], 1, 1, sinks, 0.0f, 0.0f,
+                                 GGML_TYPE_F16, 1,   0, GGML_TYPE_F32};
                 run_case(s, &fam_fa, &p);
             }
         }
@@ -2437,13 +2449,130 @@ static void gen_flash_attn_ext(struct suite * s) {
     for (int64_t nr2 = 1; nr2 <= 4; nr2 *= 4) {
         for (int sinks = 0; sinks <= 1; sinks++) {
             for (int64_t kv = 300; kv <= 1024; kv = kv == 300 ? 1024 : 2048) {
-                struct p_fa p = {128, 128, 1, nr2, 1, kv, 1, 1, sinks, 0.0f, sinks ? 10.0f : 0.0f, GGML_TYPE_F16, 1};
+                struct p_fa p = {128,           128, 1, nr2,          1, kv, 1, 1, sinks, 0.0f, sinks ? 10.0f : 0.0f,
+                                 GGML_TYPE_F16, 1,   0, GGML_TYPE_F32};
                 run_case(s, &fam_fa, &p);
             }
         }
     }
-    struct p_fa pre = {64, 64, 1, 1, 1, 512, 512, 1, 0, 0.0f, 0.0f, GGML_TYPE_F16, 1};
+    struct p_fa pre = {64, 64, 1, 1, 1, 512, 512, 1, 0, 0.0f, 0.0f, GGML_TYPE_F16, 1, 0, GGML_TYPE_F32};
     run_case(s, &fam_fa, &pre);
+}
+
+// FLASH_ATTN_EXT over a quantized or BF16 KV cache (llama.cpp's type_k /
+// type_v with flash attention), as test-backend-ops' type_KV sweep: block
+// types need head sizes of whole blocks, BF16 takes the odd ones too. Q5_0 /
+// Q5_1 are claimed only once the NPU's row dequantizer reads them
+// (htp_fa_kv_block_type), so their cases may be refused until then.
+#define OUTSIDE_FA_Q5 "Q5_0/Q5_1 K/V: claimed once the row dequantizer reads them"
+
+static void run_fa_q(struct suite * s, const struct p_fa * p) {
+    const enum ggml_type tv = fa_tv(p);
+    if (p->tkv == GGML_TYPE_Q5_0 || p->tkv == GGML_TYPE_Q5_1 || tv == GGML_TYPE_Q5_0 || tv == GGML_TYPE_Q5_1) {
+        run_case_outside(s, &fam_fa, p, OUTSIDE_FA_Q5);
+    } else {
+        run_case(s, &fam_fa, p);
+    }
+}
+
+static void gen_flash_attn_ext_q(struct suite * s) {
+    static const enum ggml_type types[] = {GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,  GGML_TYPE_Q4_1,
+                                           GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL};
+    const int                   nt      = (int)(sizeof types / sizeof types[0]);
+    for (int t = 0; t < nt; t++) {
+        // the main head sizes x KV lengths x tokens x GQA
+        for (int64_t hs = 64; hs <= 128; hs *= 2) {
+            for (int64_t kv = 113; kv <= 512; kv = kv == 113 ? 512 : 1024) {
+                for (int64_t nb = 1; nb <= 35; nb = nb == 1 ? 35 : 36) {
+                    for (int64_t nr2 = 1; nr2 <= 4; nr2 *= 4) {
+                        struct p_fa p = {hs, hs, 2, nr2, 1, kv, nb, 1, 0, 0.0f, 0.0f, types[t], 1, 0, GGML_TYPE_F32};
+                        run_fa_q(s, &p);
+                    }
+                }
+            }
+        }
+        // other head sizes (K and V sizes differing as DeepSeek's), BF16's odd ones
+        static const int64_t hs[][2] = {{96, 96}, {192, 128}, {256, 256}, {576, 512},
+                                        {40, 40}, {72, 72},   {80, 80},   {112, 112}};
+        for (int h = 0; h < (types[t] == GGML_TYPE_BF16 ? 8 : 4); h++) {
+            for (int64_t nb = 1; nb <= 3; nb += 2) {
+                struct p_fa p = {hs[h][0], hs[h][1], 2, 4, 1, 113, nb, 1, 0, 0.0f, 0.0f, types[t], 1, 0, GGML_TYPE_F32};
+                run_fa_q(s, &p);
+            }
+        }
+        // every option at once, once per type
+        struct p_fa all = {64, 64, 2, 4, 1, 200, 3, 2, 1, 8.0f, 10.0f, types[t], 1, 0, GGML_TYPE_F32};
+        run_fa_q(s, &all);
+    }
+    // K and V of different types
+    static const enum ggml_type kvs[][2] = {
+        {GGML_TYPE_Q8_0, GGML_TYPE_F16},  {GGML_TYPE_F16, GGML_TYPE_Q8_0},  {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0},
+        {GGML_TYPE_Q8_0, GGML_TYPE_Q4_1}, {GGML_TYPE_Q5_1, GGML_TYPE_Q5_0}, {GGML_TYPE_IQ4_NL, GGML_TYPE_F32},
+        {GGML_TYPE_BF16, GGML_TYPE_Q4_0}, {GGML_TYPE_Q4_1, GGML_TYPE_BF16}, {GGML_TYPE_F32, GGML_TYPE_IQ4_NL}};
+    for (size_t i = 0; i < sizeof kvs / sizeof kvs[0]; i++) {
+        for (int64_t nb = 1; nb <= 32; nb *= 32) {
+            struct p_fa p = {128, 128, 2, 4, 1, 200, nb, 1, 0, 0.0f, 0.0f, kvs[i][0], 1, 1, kvs[i][1]};
+            run_fa_q(s, &p);
+        }
+    }
+    // mask, sinks, ALiBi, softcap: Q8_0 (q8_0 dot) and Q4_1 (q8_1 dot, the min term)
+    static const enum ggml_type opt_types[] = {GGML_TYPE_Q8_0, GGML_TYPE_Q4_1};
+    for (int t = 0; t < 2; t++) {
+        for (int mask = 0; mask <= 2; mask++) {
+            for (int sinks = 0; sinks <= 1; sinks++) {
+                for (int ab = 0; ab <= (mask ? 1 : 0); ab++) {
+                    for (int sc = 0; sc <= 1; sc++) {
+                        for (int64_t nb = 1; nb <= 32; nb *= 32) {
+                            struct p_fa p = {64,
+                                             64,
+                                             4,
+                                             1,
+                                             1,
+                                             200,
+                                             nb,
+                                             mask,
+                                             sinks,
+                                             ab ? 8.0f : 0.0f,
+                                             sc ? 10.0f : 0.0f,
+                                             opt_types[t],
+                                             1,
+                                             0,
+                                             GGML_TYPE_F32};
+                            run_fa_q(s, &p);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // GQA ratios, dim-3 batches, unpermuted layout
+    for (int t = 0; t < 2; t++) {
+        for (int64_t nr2 = 1; nr2 <= 8; nr2 *= 2) {
+            for (int64_t nr3 = 1; nr3 <= 3; nr3 += 2) {
+                for (int perm = 0; perm <= 1; perm++) {
+                    struct p_fa p = {128,  128,  2,
+                                     nr2,  nr3,  97,
+                                     7,    1,    nr2 == 2,
+                                     0.0f, 0.0f, t ? GGML_TYPE_Q5_1 : GGML_TYPE_Q8_0,
+                                     perm, 0,    GGML_TYPE_F32};
+                    run_fa_q(s, &p);
+                }
+            }
+        }
+    }
+    // decode against long KV (the KV split and merge), one KV head as well
+    static const enum ggml_type long_types[] = {GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_Q5_0};
+    for (int t = 0; t < 3; t++) {
+        for (int64_t kv = 1024; kv <= 4096; kv *= 4) {
+            for (int64_t nr2 = 1; nr2 <= 8; nr2 *= 8) {
+                struct p_fa p = {128,           128, 2, nr2,          1, kv, 1, 1, nr2 == 8, 0.0f, 0.0f,
+                                 long_types[t], 1,   0, GGML_TYPE_F32};
+                run_fa_q(s, &p);
+            }
+        }
+        struct p_fa one = {64, 64, 1, 4, 1, 1024, 1, 1, 1, 0.0f, 0.0f, long_types[t], 1, 0, GGML_TYPE_F32};
+        run_fa_q(s, &one);
+    }
 }
 
 static void gen_rope_multi(struct suite * s) {
@@ -3305,6 +3434,7 @@ static const struct generator {
     {"CONCAT", gen_concat_quant},
     {"TOP_K", gen_top_k},
     {"GET_ROWS", gen_get_rows_k256},
+    {"FLASH_ATTN_EXT", gen_flash_attn_ext_q},
 };
 
 // True when the comma-separated lists a and b share an op name.

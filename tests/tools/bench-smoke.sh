@@ -48,6 +48,12 @@ out=$("$bin/htp-bench" opcost -N 16 --reps 2 --json) || fail "htp-bench opcost"
 has "$out" htp_us_per_op cpu_us_per_op htp_graph1_us npu_first_op_us npu_other_op_us
 printf '%s' "$out" | grep -q '"op": "mul_mat 64x64 q4_0"' || fail "opcost: no mul_mat row: $out"
 
+out=$("$bin/htp-bench" fa --kv 128 --layers 2 --types f16,q8_0 --reps 2 --json) || fail "htp-bench fa"
+for t in f16 q8_0; do
+    printf '%s' "$out" | grep -q "\"type\": \"$t\", \"kv\": 128, \"htp_us\": [0-9][^}]*\"ratio\": [0-9]" ||
+        fail "fa $t missing: $out"
+done
+
 out=$("$bin/htp-bench" membw --mib 16 --reps 1 --json) || fail "htp-bench membw"
 has "$out" read_gbps
 
@@ -63,6 +69,9 @@ if "$bin/htp-bench" matmul -n 0 >/dev/null 2>&1; then
 fi
 if "$bin/htp-bench" matmul --model nosuch >/dev/null 2>&1; then
     fail "htp-bench matmul accepted an unknown --model"
+fi
+if "$bin/htp-bench" fa --heads 3 --kv-heads 2 >/dev/null 2>&1; then
+    fail "htp-bench fa accepted 3 heads over 2 KV heads"
 fi
 if "$bin/htp-bench" opcost -N 1 >/dev/null 2>&1; then
     fail "htp-bench opcost accepted -N 1"

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "contract/quant-types.h"
+#include "contract/type-traits.h"
 #include "op-checks.h"
 
 int64_t htp_fa_pad(int64_t n) {
@@ -16,6 +18,35 @@ size_t htp_fa_slice_bytes(int64_t dkp, int64_t dvp) {
     const size_t floats = (size_t)HTP_FA_ROWS * dkp + (size_t)HTP_FA_KV_BLK * dkp + (size_t)HTP_FA_KV_BLK * dvp +
                           2 * (size_t)HTP_FA_ROWS * HTP_FA_KV_BLK + (size_t)HTP_FA_ROWS * dvp;
     return htp_scratch_round(floats * sizeof(float));
+}
+
+int htp_fa_kv_block_type(uint32_t type) {
+    switch (type) {
+        case HTP_TYPE_Q8_0:
+        case HTP_TYPE_Q4_0:
+        case HTP_TYPE_Q4_1:
+        case HTP_TYPE_IQ4_NL:
+            return 1;
+        case HTP_TYPE_Q5_0:
+        case HTP_TYPE_Q5_1:
+            // The kernel's K dot expands these itself, but V goes through the
+            // shared row dequantizer: claimed once that one reads them.
+            return htp_quant_can_dequant(type);
+        default:
+            return 0;
+    }
+}
+
+// K or V: a float type, or plain rows of whole blocks of a KV-cache block type.
+static int fa_kv_type_ok(const struct htp_tensor_view * t) {
+    if (htp_type_is_float(t->type)) {
+        return !(t->flags & HTP_TENSOR_TILED);
+    }
+    if (!htp_fa_kv_block_type(t->type) || (t->flags & HTP_TENSOR_TILED)) {
+        return 0;
+    }
+    const struct htp_type_traits * tt = htp_type_traits(t->type);
+    return tt && t->ne[0] % tt->blck_size == 0 && t->nb[0] == (int64_t)tt->type_size;
 }
 
 int htp_fa_read(const struct htp_op_call * call, struct htp_fa_shape * a) {
@@ -62,8 +93,8 @@ int htp_fa_read(const struct htp_op_call * call, struct htp_fa_shape * a) {
     if (!isfinite(a->scale) || !(a->max_bias >= 0.0f) || !isfinite(a->max_bias) || !isfinite(a->softcap)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    if ((q->type != HTP_TYPE_F32 && q->type != HTP_TYPE_F16) || (k->type != HTP_TYPE_F32 && k->type != HTP_TYPE_F16) ||
-        (v->type != HTP_TYPE_F32 && v->type != HTP_TYPE_F16) || dst->type != HTP_TYPE_F32 || dst->nb[0] != 4) {
+    if ((q->type != HTP_TYPE_F32 && q->type != HTP_TYPE_F16) || !fa_kv_type_ok(k) || !fa_kv_type_ok(v) ||
+        dst->type != HTP_TYPE_F32 || dst->nb[0] != 4) {
         return HTP_STATUS_NO_SUPPORT;
     }
     if (a->softcap != 0.0f) {

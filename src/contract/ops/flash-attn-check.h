@@ -2,8 +2,10 @@
 // plans it: attention with an online softmax over blocks of the KV sequence.
 //
 //   src0 q     [DK, n_q, n_head, ne3]            F32/F16, any strides
-//   src1 k     [DK, n_kv, n_head_kv, ne3k]       F32/F16, any strides
-//   src2 v     [DV, n_kv, n_head_kv, ne3k]       F32/F16, any strides
+//   src1 k     [DK, n_kv, n_head_kv, ne3k]       F32/F16/BF16, any strides; or a KV-cache
+//                                                block type (htp_fa_kv_block_type): rows of
+//                                                whole blocks, nb[0] = block bytes, not tiled
+//   src2 v     [DV, n_kv, n_head_kv, ne3k]       as k (its type may differ from k's)
 //   src3 mask  [>= n_kv, >= n_q, nm2 | n_head, nm3 | ne3]  F16/F32, optional
 //   src4 sinks [>= n_head]                       F32, optional
 //   dst        [DV, n_head, n_q, ne3]            F32, nb[0] = 4 (ggml's permute(0, 2, 1, 3))
@@ -13,7 +15,9 @@
 // Scratch plan: each worker stages FA_ROWS query rows and one block of
 // FA_KV_BLK K and V rows, converted to fp32 and padded to whole 128-byte
 // vectors, plus its scores and output accumulators; the op needs one such
-// slice at least and uses as many workers as slices fit.
+// slice at least and uses as many workers as slices fit. With a block-type K
+// the query and K areas hold int8 blocks and their scales instead (smaller:
+// see flash-attn-ops.c), so the plan is the same for every type.
 
 #ifndef HTP_CONTRACT_FLASH_ATTN_CHECK_H
 #define HTP_CONTRACT_FLASH_ATTN_CHECK_H
@@ -36,6 +40,11 @@ struct htp_fa_shape {
     int64_t                       n_q, n_kv, n_head, n_head_kv, ne3;
     int64_t                       rk2, rk3;  // query heads per KV head; q ne3 per k ne3
 };
+
+// K/V block types FLASH_ATTN_EXT reads (a llama.cpp quantized KV cache):
+// Q8_0, Q4_0, Q4_1, IQ4_NL, and Q5_0 / Q5_1 where htp_quant_can_dequant
+// says their rows can be dequantized.
+int htp_fa_kv_block_type(uint32_t type);
 
 // Read and check call's operands and params into *a. Returns enum htp_status.
 int htp_fa_read(const struct htp_op_call * call, struct htp_fa_shape * a);

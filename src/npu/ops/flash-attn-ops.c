@@ -2,8 +2,8 @@
 // blocks of the KV sequence, never materialising the n_q x n_kv score matrix.
 //
 //   src0 q     [DK, n_q, n_head, ne3]            F32/F16, any strides
-//   src1 k     [DK, n_kv, n_head_kv, ne3k]       F32/F16, any strides
-//   src2 v     [DV, n_kv, n_head_kv, ne3k]       F32/F16, any strides
+//   src1 k     [DK, n_kv, n_head_kv, ne3k]       F32/F16/BF16 or a block type, any row strides
+//   src2 v     [DV, n_kv, n_head_kv, ne3k]       as k, its own type
 //   src3 mask  [>= n_kv, >= n_q, nm2 | n_head, nm3 | ne3]  F16/F32, optional
 //   src4 sinks [>= n_head]                       F32, optional
 //   dst        [DV, n_head, n_q, ne3]            F32, nb[0] = 4 (ggml's permute(0, 2, 1, 3))
@@ -29,23 +29,64 @@
 // GGML_HEXAGON_FA_SPLIT behaviour); each (item, chunk) leaves its partial
 // (max, sum, unnormalised output) in a shared part of the scratch area and a
 // second pass merges the chunks of each row.
+//
+// K and V types (a llama.cpp KV cache; k and v may differ), as ggml-cpu
+// computes them:
+//   - F32 / F16 K: q . k in fp32.
+//   - BF16 K: q rounded to bf16 first (ggml-cpu's bf16 dot sees q so), then fp32.
+//   - block K (Q8_0, Q4_0, Q5_0, IQ4_NL; Q4_1, Q5_1): each q row quantized to
+//     int8 blocks of 32 as ggml-cpu's q8_0 (q8_1 for the types with a min:
+//     with the block's fp16 d * sum of quants) and an integer dot per block:
+//     q . k = sum_b d_k d_q isum_b (+ m_k s_q). The K block is expanded to
+//     int8 quants and float scales when it is staged.
+//   - V of any type is converted (dequantized) to fp32 rows when staged and
+//     accumulated in fp32.
+// The block-K dot is AVX-512 VNNI / AVX2 on x86 (Q8_0 K read in place), and
+// on Hexagon HVX integer sums (vrmpy; htp_fa_block_isums, GGML_HTP_SCALAR=1
+// takes its portable C) with the float scaling scalar.
 
 #include <math.h>
 #include <stdatomic.h>
 
 #include "contract/ops/flash-attn-check.h"
+#include "contract/type-traits.h"
 #include "kernels.h"
 #include "kernel-util.h"
+#include "quant.h"
 #include "vec.h"
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+// Q8_0 K is dotted where it lies (its quants are int8 already); elsewhere
+// every block K is expanded, so that the HVX dot reads whole vectors.
+#define FA_K_INPLACE 1
+#else
+#define FA_K_INPLACE 0
+#endif
+
+#if defined(__HVX__)
+#include "hvx.h"
+#endif
 
 #define FA_ROWS   HTP_FA_ROWS
 #define FA_KV_BLK HTP_FA_KV_BLK
 
+// How q . k is taken (the K type's family).
+enum fa_kdot {
+    FA_KDOT_F32,   // F32 / F16 K: fp32 rows
+    FA_KDOT_BF16,  // BF16 K: fp32 rows, q rounded through bf16
+    FA_KDOT_Q8,    // block K without a min: q as q8_0 blocks
+    FA_KDOT_Q8_1,  // block K with a min (Q4_1, Q5_1): q as q8_1 blocks
+};
+
 struct fa_args {
-    struct htp_fa_shape s;             // operands, sizes and params (the contract's reading of the op)
-    int64_t             dkp, dvp;      // head sizes padded to whole vectors
-    int64_t             hsub, n_hsub;  // query heads per item; items per KV head
-    int64_t             tpb, n_tb;     // tokens per item; token blocks
+    struct htp_fa_shape s;  // operands, sizes and params (the contract's reading of the op)
+    enum fa_kdot        kdot;
+    int64_t             nbk;                       // 32-element blocks of a K row (block K)
+    int64_t             dkp, dvp;                  // head sizes padded to whole vectors
+    int64_t             k_row_bytes, v_row_bytes;  // bytes of a K / V row (prefetching)
+    int64_t             hsub, n_hsub;              // query heads per item; items per KV head
+    int64_t             tpb, n_tb;                 // tokens per item; token blocks
     int64_t             n_items;
     int64_t             n_chunks, chunk;  // KV chunks per item and their length
     uint8_t *           scratch;
@@ -83,6 +124,15 @@ static float fa_slope(const struct fa_args * a, int64_t h) {
                                  : powf(a->s.m1, (float)(2 * (hu - a->s.n_head_log2) + 1));
 }
 
+// Bytes the first d elements of a K or V row span: whole blocks of a block
+// type (nb[0] is the block's bytes then), d elements nb[0] apart otherwise.
+static inline int64_t fa_row_bytes(const struct htp_tensor_view * t, int64_t d) {
+    if (htp_type_is_float(t->type)) {
+        return d * t->nb[0];
+    }
+    return d / (int64_t)htp_type_traits(t->type)->blck_size * t->nb[0];
+}
+
 static size_t fa_partials_bytes(const struct fa_args * a) {
     return (size_t)a->n_items * a->n_chunks * FA_ROWS * (size_t)(a->dvp + 2) * sizeof(float);
 }
@@ -91,9 +141,17 @@ static size_t fa_partials_bytes(const struct fa_args * a) {
 // bytes of scratch. Returns enum htp_status (VTCM_TOO_SMALL if one worker's
 // slice does not fit).
 static int fa_plan(struct fa_args * a, uint32_t n_threads, size_t vtcm_size) {
-    a->dkp   = htp_fa_pad(a->s.dk);
-    a->dvp   = htp_fa_pad(a->s.dv);
-    a->slice = htp_fa_slice_bytes(a->dkp, a->dvp);
+    const uint32_t kt = a->s.k->type;
+    a->kdot           = kt == HTP_TYPE_F32 || kt == HTP_TYPE_F16     ? FA_KDOT_F32
+                        : kt == HTP_TYPE_BF16                        ? FA_KDOT_BF16
+                        : kt == HTP_TYPE_Q4_1 || kt == HTP_TYPE_Q5_1 ? FA_KDOT_Q8_1
+                                                                     : FA_KDOT_Q8;
+    a->nbk            = a->s.dk / 32;
+    a->k_row_bytes    = fa_row_bytes(a->s.k, a->s.dk);
+    a->v_row_bytes    = fa_row_bytes(a->s.v, a->s.dv);
+    a->dkp            = htp_fa_pad(a->s.dk);
+    a->dvp            = htp_fa_pad(a->s.dv);
+    a->slice          = htp_fa_slice_bytes(a->dkp, a->dvp);
     if (a->slice > vtcm_size) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
@@ -242,12 +300,12 @@ static void fa_finish_scores(const struct fa_args * a, float * s, const float * 
 // does not follow; the conversion loops were most of the op's time.
 #define FA_PREFETCH_ROWS 8
 
-// Prefetch rows [ic, ic + n) of a K or V view (d elements each). Always
+// Prefetch rows [ic, ic + n) of a K or V view (row_bytes each). Always
 // inlined: GCC deletes calls to an out-of-line function whose only effect
 // is prefetching (see kq_prefetch_sb in kquant.c).
 static inline __attribute__((always_inline)) void fa_prefetch_rows(const struct htp_tensor_view * t, int64_t ic,
-                                                                   int64_t i2, int64_t i3, int64_t n, int64_t d) {
-    const int64_t row_bytes = d * t->nb[0];
+                                                                   int64_t i2, int64_t i3, int64_t n,
+                                                                   int64_t row_bytes) {
     for (int64_t j = 0; j < n; j++) {
         const uint8_t * row = htp_view_row(t, ic + j, i2, i3);
         for (int64_t o = 0; o < row_bytes; o += 64) {
@@ -260,13 +318,355 @@ static inline __attribute__((always_inline)) void fa_prefetch_rows(const struct 
 // `pad` floats (the tail zeroed).
 static void fa_stage(float * dst, const struct htp_tensor_view * t, int64_t ic, int64_t i2, int64_t i3, int64_t n,
                      int64_t d, int64_t pad) {
+    const int64_t rb = fa_row_bytes(t, d);
     for (int64_t j = 0; j < n; j++) {
         if (j + FA_PREFETCH_ROWS < n) {
-            fa_prefetch_rows(t, ic + j + FA_PREFETCH_ROWS, i2, i3, 1, d);
+            fa_prefetch_rows(t, ic + j + FA_PREFETCH_ROWS, i2, i3, 1, rb);
         }
-        float * row = dst + j * pad;
-        htp_row_load_f32(row, htp_view_row(t, ic + j, i2, i3), t->nb[0], t->type, d);
+        float *         row = dst + j * pad;
+        const uint8_t * src = htp_view_row(t, ic + j, i2, i3);
+        if (htp_type_is_float(t->type)) {
+            htp_row_load_f32(row, src, t->nb[0], t->type, d);
+        } else {
+            htp_quant_dequant_row(t->type, src, row, d);  // V of a block type (K goes to fa_stage_kq)
+        }
         memset(row + d, 0, (size_t)(pad - d) * sizeof(float));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Block K: the staged layout and the integer dot
+//
+// With a block-type K (dkp = DK then, a multiple of 32; nbk = DK / 32 blocks)
+// the slice's query area (FA_ROWS * dkp floats) holds, instead of fp32 rows:
+//   int8  q[FA_ROWS][dkp]   each query row's quants, in element order
+//   float d[FA_ROWS][nbk]   their block scales, rounded through fp16 as ggml's q8_0 / q8_1 store them
+//   float m[FA_ROWS][nbk]   q8_1 only: fp16(unrounded d * sum of the block's quants)
+//   float dx[FA_ROWS][8 * nbk]  each d repeated 8 times (one per int32 lane of a block's dot)
+// and the K area (FA_KV_BLK * dkp floats) holds the block's K rows expanded:
+//   int8  q[FA_KV_BLK][dkp] quants as signed values (Q4_0 q - 8, Q5_0 q - 16,
+//                           IQ4_NL its table values; Q4_1 / Q5_1 q as is)
+//   float d[FA_KV_BLK][nbk] block scales
+//   float m[FA_KV_BLK][nbk] block mins (Q4_1, Q5_1)
+//   float dx[FA_KV_BLK][8 * nbk]  as the query's
+// 2.25 * dkp bytes a row, inside the 4 * dkp of the fp32 rows the plan sizes.
+
+struct fa_qk {
+    int8_t * q;
+    float *  d;
+    float *  m;
+    float *  dx;
+    // K only: where row j's quants are, block b at rows[j] + b * bstride: the
+    // expanded q (bstride 32) or, for Q8_0, whose quants are int8 already,
+    // the view's own row (bstride 34: only d and dx are staged).
+    const int8_t ** rows;
+    int64_t         bstride;
+};
+
+static struct fa_qk fa_qk_area(float * base, int64_t rows, int64_t dkp, int64_t nbk) {
+    struct fa_qk a;
+    a.q       = (int8_t *)(void *)base;
+    a.d       = (float *)(void *)(a.q + rows * dkp);
+    a.m       = a.d + rows * nbk;
+    a.dx      = a.m + rows * nbk;
+    a.rows    = NULL;
+    a.bstride = 32;
+    return a;
+}
+
+// One block of 32 query floats -> q8_0 quants and scale (and q8_1's scaled
+// sum when m is not NULL), as ggml-cpu's x86 quantize_row_q8_0 / _q8_1:
+// x * (127 / max |x|) rounded to nearest, ties to even. NaN and inf saturate
+// (kernel-util.h) instead of converting out of range.
+static void fa_quantize_q_block(const float * x, int8_t * q, float * d, float * m) {
+    float amax = 0.0f;
+    for (int j = 0; j < 32; j++) {
+        const float v = x[j] < 0.0f ? -x[j] : x[j];
+        amax          = amax > v ? amax : v;
+    }
+    const float dq  = amax / 127.0f;
+    const float id  = amax != 0.0f ? 127.0f / amax : 0.0f;
+    int32_t     sum = 0;
+    for (int j = 0; j < 32; j++) {
+        const int32_t v = htp_f2i_sat(__builtin_nearbyintf(x[j] * id), -128, 127);
+        q[j]            = (int8_t)v;
+        sum += v;
+    }
+    *d = htp_fp16_to_fp32(htp_fp32_to_fp16(dq));
+    if (m) {
+        *m = htp_fp16_to_fp32(htp_fp32_to_fp16(dq * (float)sum));
+    }
+}
+
+static inline float fa_rd16(const uint8_t * p) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return htp_fp16_to_fp32(h);
+}
+
+// One K block of type at b -> 32 signed quants at q, its scale (and min).
+static void fa_expand_k_block(uint32_t type, const uint8_t * b, int8_t * q, float * d, float * m) {
+    uint32_t qh;
+    switch (type) {
+        case HTP_TYPE_Q8_0:
+            *d = fa_rd16(b);
+            memcpy(q, b + 2, 32);
+            break;
+        case HTP_TYPE_Q4_0:
+            *d = fa_rd16(b);
+            for (int j = 0; j < 16; j++) {
+                q[j]      = (int8_t)((b[2 + j] & 15) - 8);
+                q[j + 16] = (int8_t)((b[2 + j] >> 4) - 8);
+            }
+            break;
+        case HTP_TYPE_IQ4_NL:
+            *d = fa_rd16(b);
+            for (int j = 0; j < 16; j++) {
+                q[j]      = htp_iq4nl_values[b[2 + j] & 15];
+                q[j + 16] = htp_iq4nl_values[b[2 + j] >> 4];
+            }
+            break;
+        case HTP_TYPE_Q4_1:
+            *d = fa_rd16(b), *m = fa_rd16(b + 2);
+            for (int j = 0; j < 16; j++) {
+                q[j]      = (int8_t)(b[4 + j] & 15);
+                q[j + 16] = (int8_t)(b[4 + j] >> 4);
+            }
+            break;
+        case HTP_TYPE_Q5_0:  // { fp16 d; u32 qh; u8 qs[16] }: bit j of qh is bit 4 of element j
+            *d = fa_rd16(b);
+            memcpy(&qh, b + 2, 4);
+            for (int j = 0; j < 16; j++) {
+                q[j]      = (int8_t)(((b[6 + j] & 15) | (((qh >> j) & 1) << 4)) - 16);
+                q[j + 16] = (int8_t)(((b[6 + j] >> 4) | (((qh >> (j + 16)) & 1) << 4)) - 16);
+            }
+            break;
+        case HTP_TYPE_Q5_1:  // { fp16 d; fp16 m; u32 qh; u8 qs[16] }
+            *d = fa_rd16(b), *m = fa_rd16(b + 2);
+            memcpy(&qh, b + 4, 4);
+            for (int j = 0; j < 16; j++) {
+                q[j]      = (int8_t)((b[8 + j] & 15) | (((qh >> j) & 1) << 4));
+                q[j + 16] = (int8_t)((b[8 + j] >> 4) | (((qh >> (j + 16)) & 1) << 4));
+            }
+            break;
+        default:  // unreachable: the check refuses other types
+            *d = 0.0f, *m = 0.0f;
+            memset(q, 0, 32);
+            break;
+    }
+}
+
+static inline void fa_fill8(float * p, float v) {
+    for (int i = 0; i < 8; i++) {
+        p[i] = v;
+    }
+}
+
+// Query row r (DK elements of q) -> its quantized blocks in the query area.
+static void fa_load_q_blocks(const struct fa_args * a, struct fa_qk qa, const uint8_t * src, int64_t r) {
+    const struct htp_tensor_view * q = a->s.q;
+    float                          x[32];
+    for (int64_t b = 0; b < a->nbk; b++) {
+        htp_row_load_f32(x, src + 32 * b * q->nb[0], q->nb[0], q->type, 32);
+        fa_quantize_q_block(x, qa.q + r * a->dkp + 32 * b, qa.d + r * a->nbk + b,
+                            a->kdot == FA_KDOT_Q8_1 ? qa.m + r * a->nbk + b : NULL);
+        fa_fill8(qa.dx + r * 8 * a->nbk + 8 * b, qa.d[r * a->nbk + b]);
+    }
+}
+
+// n K rows starting at KV row ic -> the K area, expanded.
+static void fa_stage_kq(const struct fa_args * a, struct fa_qk kt, const struct htp_tensor_view * t, int64_t ic,
+                        int64_t i2, int64_t i3, int64_t n) {
+    const int64_t bb = t->nb[0];
+    for (int64_t j = 0; j < n; j++) {
+        // Twice as far ahead as fa_stage: a block row is staged in less time than a float row.
+        if (j + 2 * FA_PREFETCH_ROWS < n) {
+            fa_prefetch_rows(t, ic + j + 2 * FA_PREFETCH_ROWS, i2, i3, 1, a->k_row_bytes);
+        }
+        const uint8_t * row = htp_view_row(t, ic + j, i2, i3);
+        if (FA_K_INPLACE && t->type == HTP_TYPE_Q8_0) {  // { fp16 d; i8 q[32] }: the quants stay where they are
+            kt.rows[j] = (const int8_t *)(row + 2);
+            for (int64_t b = 0; b < a->nbk; b++) {
+                kt.d[j * a->nbk + b] = fa_rd16(row + b * bb);
+                fa_fill8(kt.dx + j * 8 * a->nbk + 8 * b, kt.d[j * a->nbk + b]);
+            }
+            continue;
+        }
+        kt.rows[j] = kt.q + j * a->dkp;
+        for (int64_t b = 0; b < a->nbk; b++) {
+            fa_expand_k_block(t->type, row + b * bb, kt.q + j * a->dkp + 32 * b, kt.d + j * a->nbk + b,
+                              kt.m + j * a->nbk + b);
+            fa_fill8(kt.dx + j * 8 * a->nbk + 8 * b, kt.d[j * a->nbk + b]);
+        }
+    }
+}
+
+#if defined(__HVX__)
+// Four blocks a vector: vrmpy (signed bytes) leaves 32 words, each the sum of
+// 4 products; three rotate-adds sum each block's 8 words into its first lane
+// (lane 8 t for block t of the vector). A last partial vector is copied into a
+// zeroed one first: the rows end where their blocks do (no reading past).
+static void fa_block_isums_hvx(const int8_t * k, const int8_t * q, int64_t nbk, int32_t * isum) {
+    for (int64_t b = 0; b < nbk; b += 4) {
+        const int nb = (int)htp_min64(4, nbk - b);
+        hvx_v     kv, qv;
+        if (nb == 4) {
+            kv = hvx_ld(k + 32 * b), qv = hvx_ld(q + 32 * b);
+        } else {
+            int8_t kt[128] HVX_ALIGN = {0}, qt[128] HVX_ALIGN = {0};
+            memcpy(kt, k + 32 * b, 32 * (size_t)nb);
+            memcpy(qt, q + 32 * b, 32 * (size_t)nb);
+            kv = hvx_ld(kt), qv = hvx_ld(qt);
+        }
+        hvx_v p = __builtin_HEXAGON_V6_vrmpybv_128B(kv, qv);
+        p       = __builtin_HEXAGON_V6_vaddw_128B(p, __builtin_HEXAGON_V6_vror_128B(p, 4));
+        p       = __builtin_HEXAGON_V6_vaddw_128B(p, __builtin_HEXAGON_V6_vror_128B(p, 8));
+        p       = __builtin_HEXAGON_V6_vaddw_128B(p, __builtin_HEXAGON_V6_vror_128B(p, 16));
+        for (int t = 0; t < nb; t++) {
+            isum[b + t] = hvx_lane(p, 8 * t);
+        }
+    }
+}
+#endif
+
+void htp_fa_block_isums(const int8_t * k, const int8_t * q, int64_t nbk, int32_t * isum) {
+#if defined(__HVX__)
+    if (!htp_kernels_portable()) {
+        fa_block_isums_hvx(k, q, nbk, isum);
+        return;
+    }
+#endif
+    for (int64_t b = 0; b < nbk; b++) {
+        int32_t s = 0;
+        for (int e = 0; e < 32; e++) {
+            s += (int32_t)k[32 * b + e] * (int32_t)q[32 * b + e];
+        }
+        isum[b] = s;
+    }
+}
+
+#if defined(__AVX2__)
+// {sum of a0's lanes, a1's, a2's, a3's} at out: one reduction for four rows.
+static inline void fa_hsum4(__m256 a0, __m256 a1, __m256 a2, __m256 a3, float * out) {
+    const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
+    _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+}
+
+// 8 partial sums of k . q over one block: |k| (unsigned) times q with k's sign.
+static inline __m256 fa_i8dot_ps(__m256i kabs, __m256i k, const int8_t * q) {
+    const __m256i sq = _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *)(const void *)q), k);
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+    return _mm256_cvtepi32_ps(_mm256_dpbusd_epi32(_mm256_setzero_si256(), kabs, sq));
+#else
+    // pairs of |k| q are at most 128 * 127 * 2: no saturation
+    return _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_maddubs_epi16(kabs, sq), _mm256_set1_epi16(1)));
+#endif
+}
+#endif
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
+#define FA_QDOT_AVX512 1
+#endif
+
+// Scores of staged K row j against NQ query rows from row r: out[i] = q_{r+i} . k_j.
+// SIMD: per block, 8 int32 partial dots scaled by d_k d_q lane-wise (the dx
+// areas), accumulated in fp32 (two blocks a register with AVX-512), the four
+// rows reduced together at the end.
+static inline __attribute__((always_inline)) void fa_qdot_n(const struct fa_args * a, struct fa_qk kt, int64_t j,
+                                                            struct fa_qk qa, int64_t r, const int NQ, float * out) {
+    const int64_t  nbk = a->nbk, dkp = a->dkp, bs = kt.bstride;
+    const int8_t * kq = kt.rows[j];
+#if defined(__AVX2__)
+    const float * kdx    = kt.dx + j * 8 * nbk;
+    __m256        acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    int64_t       b      = 0;
+#ifdef FA_QDOT_AVX512
+    if (nbk >= 2) {
+        __m512 acc2[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+        for (; b + 2 <= nbk; b += 2) {
+            const __m512i kv = _mm512_inserti64x4(
+                _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)(kq + bs * b))),
+                _mm256_loadu_si256((const __m256i *)(const void *)(kq + bs * (b + 1))), 1);
+            const __m512i   ka  = _mm512_abs_epi8(kv);  // -128 gives 0x80: 128 read unsigned
+            const __mmask64 neg = _mm512_movepi8_mask(kv);
+            const __m512    ks  = _mm512_loadu_ps(kdx + 8 * b);
+            for (int i = 0; i < NQ; i++) {
+                const int64_t qr = r + i;
+                const __m512i qv = _mm512_loadu_si512((const void *)(qa.q + qr * dkp + 32 * b));
+                const __m512i sq = _mm512_mask_sub_epi8(qv, neg, _mm512_setzero_si512(), qv);
+                const __m512  dp = _mm512_cvtepi32_ps(_mm512_dpbusd_epi32(_mm512_setzero_si512(), ka, sq));
+                acc2[i] =
+                    _mm512_fmadd_ps(dp, _mm512_mul_ps(ks, _mm512_loadu_ps(qa.dx + qr * 8 * nbk + 8 * b)), acc2[i]);
+            }
+        }
+        for (int i = 0; i < NQ; i++) {
+            acc[i] = _mm256_add_ps(_mm512_castps512_ps256(acc2[i]),
+                                   _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc2[i]), 1)));
+        }
+    }
+#endif
+    for (; b < nbk; b++) {
+        const __m256i kv = _mm256_loadu_si256((const __m256i *)(const void *)(kq + bs * b));
+        const __m256i ka = _mm256_abs_epi8(kv);  // -128 gives 0x80: 128 read unsigned
+        const __m256  ks = _mm256_loadu_ps(kdx + 8 * b);
+        for (int i = 0; i < NQ; i++) {
+            const int64_t qr = r + i;
+            acc[i]           = _mm256_fmadd_ps(fa_i8dot_ps(ka, kv, qa.q + qr * dkp + 32 * b),
+                                               _mm256_mul_ps(ks, _mm256_loadu_ps(qa.dx + qr * 8 * nbk + 8 * b)), acc[i]);
+        }
+    }
+    float sums[4];
+    fa_hsum4(acc[0], NQ > 1 ? acc[1] : acc[0], NQ > 2 ? acc[2] : acc[0], NQ > 3 ? acc[3] : acc[0], sums);
+    for (int i = 0; i < NQ; i++) {
+        out[i] = sums[i];
+    }
+#else
+    // Expanded K (bs 32): the integer sums by HVX or portable C, the float
+    // part in one order, so both give the same bits.
+    const float * kd = kt.d + j * nbk;
+    int32_t       isum[HTP_FA_MAX_BLOCKS];
+    (void)bs;
+    for (int i = 0; i < NQ; i++) {
+        const float * qd  = qa.d + (r + i) * nbk;
+        float         sum = 0.0f;
+        for (int64_t b0 = 0; b0 < nbk; b0 += HTP_FA_MAX_BLOCKS) {
+            const int64_t nb = htp_min64(HTP_FA_MAX_BLOCKS, nbk - b0);
+            htp_fa_block_isums(kq + 32 * b0, qa.q + (r + i) * dkp + 32 * b0, nb, isum);
+            for (int64_t b = 0; b < nb; b++) {
+                sum += kd[b0 + b] * qd[b0 + b] * (float)isum[b];
+            }
+        }
+        out[i] = sum;
+    }
+#endif
+    if (a->kdot == FA_KDOT_Q8_1) {  // + m_k * (d_q * sum q) per block
+        const float * km = kt.m + j * nbk;
+        for (int i = 0; i < NQ; i++) {
+            const float * qm  = qa.m + (r + i) * nbk;
+            float         add = 0.0f;
+            for (int64_t b = 0; b < nbk; b++) {
+                add += km[b] * qm[b];
+            }
+            out[i] += add;
+        }
+    }
+}
+
+static void fa_qdot_rows(const struct fa_args * a, struct fa_qk kt, int64_t j, struct fa_qk qa, int64_t r, int nq,
+                         float * out) {
+    switch (nq) {
+        case 4:
+            fa_qdot_n(a, kt, j, qa, r, 4, out);
+            break;
+        case 3:
+            fa_qdot_n(a, kt, j, qa, r, 3, out);
+            break;
+        case 2:
+            fa_qdot_n(a, kt, j, qa, r, 2, out);
+            break;
+        default:
+            fa_qdot_n(a, kt, j, qa, r, 1, out);
+            break;
     }
 }
 
@@ -283,12 +683,28 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
     float *              o  = bs + FA_ROWS * FA_KV_BLK;  // [FA_ROWS][dvp]
     float                M[FA_ROWS], S[FA_ROWS], slope[FA_ROWS];
     int                  live[FA_ROWS];
+    const int            qblk = a->kdot == FA_KDOT_Q8 || a->kdot == FA_KDOT_Q8_1;
+    const int8_t *       krows[FA_KV_BLK];
+    const struct fa_qk   qa = fa_qk_area(qs, FA_ROWS, dkp, a->nbk);
+    struct fa_qk         ka = fa_qk_area(kt, FA_KV_BLK, dkp, a->nbk);
+    ka.rows                 = krows;
+    ka.bstride              = FA_K_INPLACE && a->s.k->type == HTP_TYPE_Q8_0 ? a->s.k->nb[0] : 32;
 
     for (int64_t r = 0; r < rows; r++) {
-        const int64_t h = it.h0 + r / it.nt, t = it.t0 + r % it.nt;
-        float *       qr = qs + r * dkp;
-        htp_row_load_f32(qr, htp_view_row(a->s.q, t, h, it.i3), a->s.q->nb[0], a->s.q->type, a->s.dk);
-        memset(qr + a->s.dk, 0, (size_t)(dkp - a->s.dk) * sizeof(float));
+        const int64_t   h = it.h0 + r / it.nt, t = it.t0 + r % it.nt;
+        const uint8_t * src = htp_view_row(a->s.q, t, h, it.i3);
+        if (qblk) {
+            fa_load_q_blocks(a, qa, src, r);
+        } else {
+            float * qr = qs + r * dkp;
+            htp_row_load_f32(qr, src, a->s.q->nb[0], a->s.q->type, a->s.dk);
+            if (a->kdot == FA_KDOT_BF16) {
+                for (int64_t d = 0; d < a->s.dk; d++) {
+                    qr[d] = htp_bf16_to_fp32(htp_fp32_to_bf16(qr[d]));
+                }
+            }
+            memset(qr + a->s.dk, 0, (size_t)(dkp - a->s.dk) * sizeof(float));
+        }
         memset(o + r * dvp, 0, (size_t)dvp * sizeof(float));
         M[r]     = -INFINITY;
         S[r]     = 0.0f;
@@ -299,6 +715,9 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
     for (int64_t ic = c0; ic < c1; ic += FA_KV_BLK) {
         const int64_t nb  = htp_min64(FA_KV_BLK, c1 - ic);
         int           any = 0;
+        if (ic == c0) {  // later blocks' first K rows were asked for while the block before accumulated
+            fa_prefetch_rows(a->s.k, ic, it.ik2, it.ik3, htp_min64(nb, FA_PREFETCH_ROWS), a->k_row_bytes);
+        }
         for (int64_t r = 0; r < rows; r++) {
             float * b = bs + r * FA_KV_BLK;
             live[r]   = 1;
@@ -322,14 +741,22 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
         }
 
         // The first V rows of the block arrive while K is staged and scored.
-        fa_prefetch_rows(a->s.v, ic, it.ik2, it.ik3, htp_min64(nb, FA_PREFETCH_ROWS), a->s.dv);
-        fa_stage(kt, a->s.k, ic, it.ik2, it.ik3, nb, a->s.dk, dkp);
+        fa_prefetch_rows(a->s.v, ic, it.ik2, it.ik3, htp_min64(nb, FA_PREFETCH_ROWS), a->v_row_bytes);
+        if (qblk) {
+            fa_stage_kq(a, ka, a->s.k, ic, it.ik2, it.ik3, nb);
+        } else {
+            fa_stage(kt, a->s.k, ic, it.ik2, it.ik3, nb, a->s.dk, dkp);
+        }
         for (int64_t j = 0; j < nb; j++) {
             float   dots[4];
             int64_t r = 0;
             while (r < rows) {
                 const int nq = (int)htp_min64(4, rows - r);
-                fa_dot_rows(dkp, kt + j * dkp, qs + r * dkp, dkp, nq, dots);
+                if (qblk) {
+                    fa_qdot_rows(a, ka, j, qa, r, nq, dots);
+                } else {
+                    fa_dot_rows(dkp, kt + j * dkp, qs + r * dkp, dkp, nq, dots);
+                }
                 for (int i = 0; i < nq; i++) {
                     sc[(r + i) * FA_KV_BLK + j] = dots[i];
                 }
@@ -362,6 +789,10 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
             continue;
         }
         fa_stage(vt, a->s.v, ic, it.ik2, it.ik3, nb, a->s.dv, dvp);
+        if (ic + FA_KV_BLK < c1) {  // the next block's first K rows arrive while this one accumulates
+            fa_prefetch_rows(a->s.k, ic + FA_KV_BLK, it.ik2, it.ik3, htp_min64(c1 - ic - FA_KV_BLK, FA_PREFETCH_ROWS),
+                             a->k_row_bytes);
+        }
         for (int64_t r = 0; r < rows; r++) {
             if (live[r]) {
                 fa_accum_v(dvp, o + r * dvp, sc + r * FA_KV_BLK, vt, nb);

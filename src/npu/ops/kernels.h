@@ -18,7 +18,7 @@
 //   mul_mat      matmul-ops.c    MUL_MAT, MUL_MAT_ID: the front of the float, quant and K-quant kernels (matmul.h)
 //   get_rows     rows-ops.c      GET_ROWS
 //   set_rows     rows-ops.c      SET_ROWS (dst[0] is the tensor written into)
-//   flash_attn   flash-attn-ops.c FLASH_ATTN_EXT (F32/F16 K/V, mask, sinks, softcap, ALiBi, GQA)
+//   flash_attn   flash-attn-ops.c FLASH_ATTN_EXT (F32/F16/BF16/block-type K/V, mask, sinks, softcap, ALiBi, GQA)
 //   ssm          ssm-ops.c       SSM_CONV, GATED_DELTA_NET (scalar and KDA gates, snapshots), SOLVE_TRI
 //   im2col       im2col-ops.c    IM2COL 1D/2D, F32 or F16 output
 
@@ -50,5 +50,12 @@ int htp_op_gated_delta_net_run(struct htp_op_ctx * ctx);
 int htp_op_solve_tri_run(struct htp_op_ctx * ctx);
 int htp_op_im2col_run(struct htp_op_ctx * ctx);
 int htp_op_top_k_run(struct htp_op_ctx * ctx);
+
+// FLASH_ATTN_EXT's block-K integer dot (and test-hvx's hook): isum[b] = the sum
+// over e < 32 of k[32 b + e] * q[32 b + e], b < nbk; HVX or portable C as
+// htp_kernels_portable() says (the same sums).
+#define HTP_FA_MAX_BLOCKS 32  // blocks per call the kernel passes at most
+
+void htp_fa_block_isums(const int8_t * k, const int8_t * q, int64_t nbk, int32_t * isum);
 
 #endif  // HTP_KERNELS_H

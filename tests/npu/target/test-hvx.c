@@ -24,6 +24,7 @@
 #include "fp16.h"
 #include "hexagon/syscall.h"
 #include "hvx.h"
+#include "kernels.h"
 #include "kquant-dot.h"
 #include "platform/platform.h"
 #include "proto/htp-proto.h"
@@ -648,6 +649,41 @@ static void test_dequantk(const struct qtype * qt) {
     tally_report(&tt);
 }
 
+// ---------------------------------------------------------------------------
+// FLASH_ATTN_EXT's block-K integer dot (flash-attn-ops.c)
+// ---------------------------------------------------------------------------
+
+// Rows that end at a guard page (the HVX path must not read past a partial
+// last vector), quants random or at the int8 extremes (-128 is a K quant
+// ggml's q8_0 never writes, but a cache may hold it).
+static void test_fa_isums(void) {
+    static const int64_t nbks[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 18, 32};
+    struct tally         t      = {.name = "fa_block_isums"};
+    for (size_t si = 0; si < sizeof nbks / sizeof nbks[0]; si++) {
+        for (int rep = 0; rep < 4; rep++) {
+            const int64_t nbk = nbks[si];
+            const size_t  n   = 32 * (size_t)nbk;
+            int8_t *      k   = guarded(n);
+            int8_t *      q   = guarded(n);
+            for (size_t i = 0; i < n; i++) {
+                k[i] = rep == 0 ? (int8_t)(rnd_n(2) ? -128 : 127) : (int8_t)(rnd() & 0xff);
+                q[i] = rep == 0 ? (int8_t)(rnd_n(2) ? -127 : 127) : (int8_t)(rnd() & 0xff);
+            }
+            int32_t s1[32], s2[32];
+            memset(s1, 0xa5, sizeof s1);
+            memset(s2, 0x5a, sizeof s2);
+            htp_kernels_set_portable(0);
+            htp_fa_block_isums(k, q, nbk, s1);
+            htp_kernels_set_portable(1);
+            htp_fa_block_isums(k, q, nbk, s2);
+            tally_case(&t, memcmp(s1, s2, sizeof(int32_t) * (size_t)nbk) == 0, "nbk %lld rep %d", (long long)nbk, rep);
+            guarded_free(k, n);
+            guarded_free(q, n);
+        }
+    }
+    tally_report(&t);
+}
+
 int main(void) {
     htp_plat_on_fault(on_fault);
     test_fp16();
@@ -673,6 +709,7 @@ int main(void) {
     for (size_t i = 0; i < sizeof kq_types / sizeof kq_types[0]; i++) {
         test_dequantk(&kq_types[i]);
     }
+    test_fa_isums();
     say("%s", n_fail ? "test-hvx: FAILED" : "test-hvx: all HVX paths equal their portable C");
     return n_fail ? 1 : 0;
 }
