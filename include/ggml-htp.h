@@ -26,9 +26,11 @@ struct ggml_backend_htp_stats {
     uint64_t graphs;      // graph_compute calls
     uint64_t cache_hits;  // ... whose node translation came from the cache (same graph uid)
     uint64_t ops;         // ops enqueued to the NPU
-    uint64_t host_usecs;  // time spent in graph_compute on the host (translation, batching, pushing), less its waits for the NPU
+    uint64_t host_usecs;  // time spent in graph_compute on the host (translation, batching, pushing), less its waits
+                          // for the NPU
     uint64_t copies;      // async copies from another HTP device done on the NPUs
     uint64_t events;      // events recorded on this device's streams
+    uint64_t fused;       // graph nodes absorbed into fused ops (GGML_HEXAGON_OPFUSION), not enqueued themselves
 };
 
 // Also reachable as get_proc_address("ggml_backend_htp_get_stats") when the

@@ -48,6 +48,7 @@ static const op_check_fn op_checks[HTP_OP_COUNT] = {
     [HTP_OP_SOLVE_TRI]       = htp_op_solve_tri_check,
     [HTP_OP_IM2COL]          = htp_op_im2col_check,
     [HTP_OP_TOP_K]           = htp_op_top_k_check,
+    [HTP_OP_RMS_NORM_MUL]    = htp_op_rms_norm_mul_check,
 };
 
 int htp_op_check(const struct htp_op_call * call) {

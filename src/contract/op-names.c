@@ -48,6 +48,7 @@ static const char * const op_names[HTP_OP_COUNT] = {
     [HTP_OP_PAD]             = "PAD",
     [HTP_OP_IM2COL]          = "IM2COL",
     [HTP_OP_TOP_K]           = "TOP_K",
+    [HTP_OP_RMS_NORM_MUL]    = "RMS_NORM_MUL",
 };
 
 const char * htp_op_name(uint32_t opcode) {

@@ -92,7 +92,7 @@ static enum ggml_status graph_compute(struct htp_device * d, struct ggml_cgraph 
         return GGML_STATUS_FAILED;
     }
     uint64_t hits = d->cache.hits;
-    if (htp_graph_translate(&d->cache, graph) != 0) {
+    if (htp_graph_translate(&d->cache, graph, htp_session_n_threads(sess), htp_session_hw_info(sess)->vtcm_size) != 0) {
         return GGML_STATUS_FAILED;
     }
     d->stats.cache_hits += d->cache.hits - hits;
@@ -108,6 +108,7 @@ static enum ggml_status graph_compute(struct htp_device * d, struct ggml_cgraph 
         }
     }
     d->stats.ops += (uint64_t)d->cache.n_nodes;
+    d->stats.fused += (uint64_t)d->cache.n_fused;
     // Run it and wait: see the header comment.
     if (failed(d, "graph_compute", htp_device_flush_sync(d))) {
         return GGML_STATUS_FAILED;

@@ -205,14 +205,17 @@ bool htp_graph_supports(const struct ggml_tensor * node, uint32_t n_threads, uin
     return htp_op_check(&call) == HTP_STATUS_OK;
 }
 
-// Translate one node into n; its op's operand pointers point into n itself.
-static int translate_node(const struct ggml_tensor * node, struct htp_graph_node * n) {
+// Translate an op into n: opcode and flags, the params of params_node, the
+// sources src[0 .. n_src) (NULL entries unused) and dst; its operand pointers
+// point into n itself. node names the op in logs.
+static int translate_op(const struct ggml_tensor * node, uint32_t opcode, uint32_t flags,
+                        const struct ggml_tensor * params_node, const struct ggml_tensor * const * src, int n_src,
+                        const struct ggml_tensor * dst, struct htp_graph_node * n) {
     memset(&n->op, 0, sizeof n->op);
-    n->op.opcode = htp_graph_opcode(node);
-    memcpy(n->op.params, node->op_params, sizeof n->op.params);
+    n->op.opcode = opcode;
+    n->op.flags  = flags;
+    memcpy(n->op.params, params_node->op_params, sizeof n->op.params);
 
-    const struct ggml_tensor * src[HTP_OP_MAX_INPUTS] = {0};
-    int                        n_src                  = node_sources(node, src);
     if (htp_backend_config->rt_repack &&
         (n->op.opcode == HTP_OP_MUL_MAT || n->op.opcode == HTP_OP_MUL_MAT_ID || n->op.opcode == HTP_OP_GET_ROWS) &&
         src[0] && htp_repack_runtime((struct ggml_tensor *)src[0]) && htp_log_verbose) {
@@ -230,15 +233,167 @@ static int translate_node(const struct ggml_tensor * node, struct htp_graph_node
         }
         n->op.src[i] = &n->operands[i];
     }
-    if (!htp_tensor_describe(node, &n->operands[HTP_OP_MAX_INPUTS])) {
-        HTP_LOG_ERROR("ggml-htp: %s (%s) is not in an HTP buffer\n", node->name, ggml_op_desc(node));
+    if (!htp_tensor_describe(dst, &n->operands[HTP_OP_MAX_INPUTS])) {
+        HTP_LOG_ERROR("ggml-htp: %s (%s) is not in an HTP buffer\n", dst->name, ggml_op_desc(dst));
         return -1;
     }
     n->op.dst[0] = &n->operands[HTP_OP_MAX_INPUTS];
     return 0;
 }
 
-int htp_graph_translate(struct htp_graph_cache * cache, const struct ggml_cgraph * graph) {
+static int translate_node(const struct ggml_tensor * node, struct htp_graph_node * n) {
+    const struct ggml_tensor * src[HTP_OP_MAX_INPUTS] = {0};
+    int                        n_src                  = node_sources(node, src);
+    return translate_op(node, htp_graph_opcode(node), 0, node, src, n_src, node, n);
+}
+
+// --- fusion ---
+
+// The next node after i that needs NPU work, or -1.
+static int next_compute_node(const struct ggml_cgraph * graph, int i) {
+    for (int j = i + 1; j < graph->n_nodes; j++) {
+        if (!htp_graph_node_is_free(graph->nodes[j])) {
+            return j;
+        }
+    }
+    return -1;
+}
+
+// Whether node i's result is read by reader alone: reader names it once among
+// its sources, no other node of the graph reads or views it, it is no graph
+// output, and ggml's own use count (which also counts readers in other splits
+// of a scheduled graph: their views share the whole graph's counts) agrees.
+// Then the result need not exist once a fused op consumes it.
+static bool read_only_by(const struct ggml_cgraph * graph, int i, const struct ggml_tensor * reader) {
+    const struct ggml_tensor * t = graph->nodes[i];
+    if (t->flags & GGML_TENSOR_FLAG_OUTPUT) {
+        return false;
+    }
+    int uses = 0;
+    for (int j = 0; j < graph->n_nodes; j++) {
+        const struct ggml_tensor * u = graph->nodes[j];
+        if (u->view_src == t) {
+            return false;
+        }
+        for (int k = 0; k < GGML_MAX_SRC; k++) {
+            if (u->src[k] == t) {
+                if (u != reader) {
+                    return false;
+                }
+                uses++;
+            }
+        }
+    }
+    if (uses != 1) {
+        return false;
+    }
+    if (graph->use_counts && graph->visited_hash_set.size > 0) {
+        const size_t h = ggml_hash_find(&graph->visited_hash_set, t);
+        if (h != GGML_HASHSET_FULL && ggml_bitset_get(graph->visited_hash_set.used, h) && graph->use_counts[h] > 1) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Whether the NPU would accept translated op n (the contract's check on its
+// wire descriptors, as the NPU runs it on the batch).
+static bool translated_op_ok(const struct htp_graph_node * n, uint32_t n_threads, uint64_t vtcm_size) {
+    struct htp_op_desc     desc = {.opcode = n->op.opcode, .flags = n->op.flags};
+    struct htp_tensor_view views[HTP_OP_MAX_INPUTS + HTP_OP_MAX_OUTPUTS];
+    struct htp_op_call     call = {.desc = &desc, .n_threads = n_threads, .vtcm_size = vtcm_size};
+    memcpy(desc.params, n->op.params, sizeof desc.params);
+    for (int i = 0; i < HTP_OP_MAX_INPUTS + HTP_OP_MAX_OUTPUTS; i++) {
+        const struct htp_op_tensor * t = i < HTP_OP_MAX_INPUTS ? n->op.src[i] : n->op.dst[i - HTP_OP_MAX_INPUTS];
+        if (!t) {
+            continue;
+        }
+        struct htp_tensor wire = {.data = t->offset, .size = t->size, .type = t->type, .flags = t->flags};
+        memcpy(wire.ne, t->ne, sizeof wire.ne);
+        memcpy(wire.nb, t->nb, sizeof wire.nb);
+        if (htp_tensor_view_init(&views[i], &wire, (uint8_t *)(uintptr_t)wire.data) != HTP_STATUS_OK) {
+            return false;
+        }
+        if (i < HTP_OP_MAX_INPUTS) {
+            call.src[i] = &views[i];
+        } else {
+            call.dst[i - HTP_OP_MAX_INPUTS] = &views[i];
+        }
+    }
+    return htp_op_check(&call) == HTP_STATUS_OK;
+}
+
+// The fused op's dst must not overlap a source it reads, unless exactly
+// (same element 0, shape and strides) where the kernel reads each element
+// before it writes it: ggml-alloc may hand the last node's result memory
+// that the first node's inputs left free, which the unfused nodes never
+// read again but the fused op still does.
+static bool bytes_overlap(const struct ggml_tensor * a, const struct ggml_tensor * b) {
+    const uint8_t *pa = a->data, *pb = b->data;
+    return pa < pb + ggml_nbytes(b) && pb < pa + ggml_nbytes(a);
+}
+
+static bool same_layout(const struct ggml_tensor * a, const struct ggml_tensor * b) {
+    if (a->data != b->data || a->type != b->type) {
+        return false;
+    }
+    for (int d = 0; d < GGML_MAX_DIMS; d++) {
+        if (a->ne[d] != b->ne[d] || a->nb[d] != b->nb[d]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// node's operand other than t, if t is one of its two sources.
+static const struct ggml_tensor * other_source(const struct ggml_tensor * node, const struct ggml_tensor * t) {
+    if (node->src[0] == t && node->src[1] != t) {
+        return node->src[1];
+    }
+    if (node->src[1] == t && node->src[0] != t) {
+        return node->src[0];
+    }
+    return NULL;
+}
+
+// Try to fuse node i with the node(s) after it into n. Returns the index of
+// the last node absorbed (n filled), or -1 (n untouched or to be overwritten).
+static int try_fuse(const struct ggml_cgraph * graph, int i, struct htp_graph_node * n, uint32_t n_threads,
+                    uint64_t vtcm_size) {
+    const struct ggml_tensor * node = graph->nodes[i];
+    if (node->op != GGML_OP_RMS_NORM) {
+        return -1;
+    }
+    const int j = next_compute_node(graph, i);
+    if (j < 0) {
+        return -1;
+    }
+    const struct ggml_tensor * next  = graph->nodes[j];
+    const struct ggml_tensor * other = other_source(next, node);
+    // The intermediate is F32 (as the fused kernels keep it) and has the
+    // result's shape; what else the fused op needs its check says.
+    if (!other || node->type != GGML_TYPE_F32 || !ggml_are_same_shape(node, next) || !read_only_by(graph, i, next)) {
+        return -1;
+    }
+    if (!next->data || !other->data || !node->src[0] || !node->src[0]->data || (node->src[1] && !node->src[1]->data)) {
+        return -1;
+    }
+    if (node->op == GGML_OP_RMS_NORM && next->op == GGML_OP_MUL) {
+        const struct ggml_tensor * src[2] = {node->src[0], other};
+        if ((bytes_overlap(next, src[0]) && !same_layout(next, src[0])) || bytes_overlap(next, other)) {
+            return -1;
+        }
+        if (translate_op(next, HTP_OP_RMS_NORM_MUL, HTP_OP_FLAG_FUSED, node, src, 2, next, n) != 0) {
+            return -1;
+        }
+    } else {
+        return -1;
+    }
+    return translated_op_ok(n, n_threads, vtcm_size) ? j : -1;
+}
+
+int htp_graph_translate(struct htp_graph_cache * cache, const struct ggml_cgraph * graph, uint32_t n_threads,
+                        uint64_t vtcm_size) {
     if (graph->uid != 0 && graph->uid == cache->uid) {
         cache->hits++;
         return 0;
@@ -246,6 +401,7 @@ int htp_graph_translate(struct htp_graph_cache * cache, const struct ggml_cgraph
     cache->misses++;
     cache->uid     = 0;
     cache->n_nodes = 0;
+    cache->n_fused = 0;
     if (graph->n_nodes > cache->capacity) {
         // Sized once per graph, before any node points into the array.
         struct htp_graph_node * nodes = realloc(cache->nodes, sizeof(*nodes) * (size_t)graph->n_nodes);
@@ -265,7 +421,12 @@ int htp_graph_translate(struct htp_graph_cache * cache, const struct ggml_cgraph
             HTP_LOG_ERROR("ggml-htp: graph holds %s (%s), which HTP does not run\n", node->name, ggml_op_desc(node));
             return -1;
         }
-        if (translate_node(node, &cache->nodes[cache->n_nodes]) != 0) {
+        struct htp_graph_node * n    = &cache->nodes[cache->n_nodes];
+        const int               last = htp_backend_config->opfusion ? try_fuse(graph, i, n, n_threads, vtcm_size) : -1;
+        if (last >= 0) {
+            cache->n_fused++;  // the intermediate's node: the fused op stands for the last one
+            i = last;
+        } else if (translate_node(node, n) != 0) {
             return -1;
         }
         cache->n_nodes++;

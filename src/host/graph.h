@@ -24,7 +24,8 @@ struct htp_graph_cache {
     struct htp_graph_node * nodes;  // [n_nodes]
     int                     n_nodes;
     int                     capacity;
-    uint64_t                hits;  // computes served from the cache (tests, htp-bench)
+    int                     n_fused;  // graph nodes absorbed into the fused ops among nodes
+    uint64_t                hits;     // computes served from the cache (tests, htp-bench)
     uint64_t                misses;
 };
 
@@ -49,7 +50,12 @@ bool htp_graph_supports(const struct ggml_tensor * node, uint32_t n_threads, uin
 bool htp_tensor_describe(const struct ggml_tensor * t, struct htp_op_tensor * out);
 
 // Translate the compute nodes of graph into cache (unless cache already holds
-// graph->uid). Returns 0, or -1 if a node cannot be described (logged).
-int htp_graph_translate(struct htp_graph_cache * cache, const struct ggml_cgraph * graph);
+// graph->uid). Under GGML_HEXAGON_OPFUSION, runs of nodes that form a fused op
+// (proto/htp-proto.h) become one op, where legal: each absorbed intermediate
+// is read by the next node of the run alone, and the fused op passes the
+// contract's check with n_threads workers and vtcm_size bytes of scratch.
+// Returns 0, or -1 if a node cannot be described (logged).
+int htp_graph_translate(struct htp_graph_cache * cache, const struct ggml_cgraph * graph, uint32_t n_threads,
+                        uint64_t vtcm_size);
 
 #endif  // HTP_GRAPH_H

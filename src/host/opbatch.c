@@ -268,7 +268,7 @@ int htp_opbatch_add(struct htp_opbatch * b, const struct htp_opnode * op) {
     }
     struct htp_op_desc * o = &b->ops[b->n_ops++];
     o->opcode              = op->opcode;
-    o->flags               = 0;
+    o->flags               = op->flags;
     memcpy(o->params, op->params, sizeof o->params);
     for (int i = 0; i < HTP_OP_MAX_INPUTS; i++) {
         o->src[i] = op->src[i] ? add_tensor(b, op->src[i]) : HTP_NO_TENSOR;

@@ -36,6 +36,7 @@ struct htp_op_tensor {
 // One op, host side (the reference's htp_opnode). Unused src / dst entries are NULL.
 struct htp_opnode {
     uint32_t                     opcode;  // enum htp_op
+    uint32_t                     flags;   // enum htp_op_flags (HTP_OP_FLAG_FUSED on fused codes)
     const struct htp_op_tensor * src[HTP_OP_MAX_INPUTS];
     const struct htp_op_tensor * dst[HTP_OP_MAX_OUTPUTS];
     int32_t                      params[HTP_OP_PARAMS_SIZE / 4];

@@ -189,8 +189,8 @@ int htp_batch_validate(struct htp_batch * b, const struct htp_batch_env * env, c
     for (uint32_t i = 0; i < r->n_ops; i++) {
         const struct htp_op_desc * op = &b->ops[i];
         // MDEV_GROUP heads a group's batch and nowhere else (control-ops.c).
-        if (op->opcode == HTP_OP_INVALID || op->opcode >= HTP_OP_COUNT || op->flags != 0 ||
-            (op->opcode == HTP_OP_MDEV_GROUP && i != 0)) {
+        if (op->opcode == HTP_OP_INVALID || op->opcode >= HTP_OP_COUNT ||
+            op->flags != htp_op_required_flags(op->opcode) || (op->opcode == HTP_OP_MDEV_GROUP && i != 0)) {
             b->bad_op = i;
             return HTP_STATUS_INVAL_PARAMS;
         }

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HTP_PROTO_VERSION 3
+#define HTP_PROTO_VERSION 4
 
 // ---------------------------------------------------------------------------
 // Limits
@@ -122,8 +122,29 @@ enum htp_op_code {
     HTP_OP_IM2COL,
     HTP_OP_TOP_K,  // src[0] F32 [n, ...] -> dst[0] I32 [k, ...]: the indices of each row's k largest (no params)
 
+    // Fused ops: several ggml nodes in one descriptor (layouts below). Each
+    // carries HTP_OP_FLAG_FUSED, and only these may.
+    HTP_OP_RMS_NORM_MUL,  // RMS_NORM then MUL by a broadcast operand
+
     HTP_OP_COUNT
 };
+
+// htp_op_desc.flags.
+enum htp_op_flags {
+    HTP_OP_FLAG_FUSED = 1 << 0,  // the op is one of the fused codes (required on them, refused elsewhere)
+};
+
+// Fused op layouts. The host fuses a run of nodes only where each absorbed
+// intermediate has no other reader (so it is never written) and the fused
+// op's check passes (shapes, types, scratch); params are the first node's.
+//
+// HTP_OP_RMS_NORM_MUL   dst[0] = RMS_NORM(src[0]) * src[1]
+//   src[0]  x [ne0, ne1, ne2, ne3], F32/F16/BF16, any strides
+//   src[1]  w, F32/F16/BF16, any strides, tiled over x (each ne of x a
+//           multiple of w's: ggml's broadcast), either operand of the MUL
+//   dst[0]  the MUL's result, x's shape, F32/F16/BF16, may alias src[0]
+//   params[0] eps (float, >= 0), as RMS_NORM. The normalised row is kept in
+//   F32 (as ggml's F32 intermediate) and multiplied before it is stored.
 
 // HTP_OP_ALLREDUCE operands (n = n_ranks, 2..HTP_ALLREDUCE_MAX_RANKS; every rank's op names the same
 // tensors and slots, in rank order):
@@ -222,7 +243,7 @@ struct htp_tensor {
 
 struct htp_op_desc {
     uint32_t opcode;                          // enum htp_op_code
-    uint32_t flags;                           // reserved: 0 (the NPU refuses anything else)
+    uint32_t flags;                           // enum htp_op_flags: HTP_OP_FLAG_FUSED on fused codes, else 0
     uint16_t src[HTP_OP_MAX_INPUTS];          // tensor indices, HTP_NO_TENSOR when unused
     uint16_t dst[HTP_OP_MAX_OUTPUTS];         // tensor indices, HTP_NO_TENSOR when unused
     int32_t  params[HTP_OP_PARAMS_SIZE / 4];  // ggml op_params of the node, verbatim
@@ -452,6 +473,11 @@ static inline struct htp_slot_layout htp_slot_layout(uint32_t n_bufs, uint32_t n
     l.trace   = l.prof + sizeof(struct htp_prof_desc) * (uint64_t)n_ops;
     l.end     = l.trace + sizeof(struct htp_trace_desc) * (uint64_t)n_threads * n_traces;
     return l;
+}
+
+// The flags an op code must carry (the NPU refuses any other value).
+static inline uint32_t htp_op_required_flags(uint32_t opcode) {
+    return opcode == HTP_OP_RMS_NORM_MUL ? HTP_OP_FLAG_FUSED : 0;
 }
 
 #endif  // HTP_PROTO_H

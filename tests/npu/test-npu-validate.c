@@ -335,6 +335,43 @@ static void test_bad_ops(void) {
     CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "ALLREDUCE without operands is refused");
 }
 
+// Fused ops (proto/htp-proto.h): the flag is required on fused codes and
+// refused elsewhere; each part's operands are checked.
+static void test_bad_fused(void) {
+    struct tb b;
+    tb_reset(&b);
+    uint16_t             x  = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, 2, 1, 1);
+    uint16_t             w  = tb_tensor(&b, 0, 4096, HTP_TYPE_F32, 16, 1, 1, 1);
+    uint16_t             w3 = tb_tensor(&b, 0, 8192, HTP_TYPE_F32, 3, 1, 1, 1);
+    uint16_t             y  = tb_tensor(&b, 1, 0, HTP_TYPE_F32, 16, 2, 1, 1);
+    struct htp_op_desc * op = tb_op(&b, HTP_OP_RMS_NORM_MUL);
+    op->flags               = HTP_OP_FLAG_FUSED;
+    op->src[0]              = x;
+    op->src[1]              = w;
+    op->dst[0]              = y;
+    CHECK(validate(&b) == HTP_STATUS_OK, "good RMS_NORM_MUL");
+    op->flags = 0;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "RMS_NORM_MUL without HTP_OP_FLAG_FUSED");
+    op->flags  = HTP_OP_FLAG_FUSED;
+    op->opcode = HTP_OP_RMS_NORM;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "HTP_OP_FLAG_FUSED on RMS_NORM");
+    op->opcode = HTP_OP_RMS_NORM_MUL;
+    op->src[1] = w3;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "RMS_NORM_MUL with w that does not tile x");
+    op->src[1] = HTP_NO_TENSOR;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "RMS_NORM_MUL without w");
+    op->src[1] = w;
+    op->src[2] = w;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "RMS_NORM_MUL with a third source");
+    op->src[2] = HTP_NO_TENSOR;
+    op->dst[0] = w;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "RMS_NORM_MUL with dst not x's shape");
+    op->dst[0]      = y;
+    const float nan = NAN;
+    memcpy(&op->params[0], &nan, sizeof nan);
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "RMS_NORM_MUL with eps NaN");
+}
+
 static void test_bad_fences(void) {
     struct tb            b;
     struct htp_op_desc * f;
@@ -659,6 +696,7 @@ int main(void) {
     test_bad_buffers();
     test_bad_tensors();
     test_bad_ops();
+    test_bad_fused();
     test_bad_fences();
     test_nop_and_profile();
     test_cpy_f16();

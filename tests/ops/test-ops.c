@@ -1479,6 +1479,75 @@ static void desc_im2col(const void * pv, char * s, size_t n) {
 
 static const struct op_family fam_im2col = {build_im2col, desc_im2col, NULL, NULL, -1.0f, 1.0f};
 
+// ---- Fusion: graphs of the patterns the backend fuses into one op ----------
+// (GGML_HEXAGON_OPFUSION), and near misses it must leave alone. Each case
+// says how many nodes fusion absorbs on an HTP device (fused): the runner
+// checks the device's count (ggml_backend_htp_stats.fused) against it, 0
+// when fusion is off.
+
+enum fuse_kind {
+    FUSE_RMS_NORM_MUL,  // mul(rms_norm(x), w)
+    FUSE_MUL_MAT_ADD,   // add(mul_mat(a, x), c)
+};
+
+struct p_fuse {
+    enum fuse_kind kind;
+    int64_t        ne[4];   // x (RMS_NORM); MUL_MAT: [k, m, n, bs]
+    int64_t        wne[4];  // RMS_NORM_MUL: w's shape; MUL_MAT_ADD: the addend's
+    enum ggml_type ta;      // MUL_MAT's weight type
+    int            swap;    // the intermediate is the second operand of the last node
+    int            v;       // x is a view of the first half of each row (non-contiguous)
+    int            shared;  // negative: the intermediate is also read by another node
+    int            small;   // negative: the intermediate is broadcast into the other operand (w/c: wne)
+    int            fused;   // nodes fusion absorbs
+};
+
+static struct ggml_tensor * build_fuse(struct tb * b, const void * pv) {
+    const struct p_fuse * p = pv;
+    struct ggml_tensor *  mid, *other, *out;
+    if (p->kind == FUSE_RMS_NORM_MUL) {
+        struct ggml_tensor * x = tb_new(b, GGML_TYPE_F32, p->ne[0] * (p->v ? 2 : 1), p->ne[1], p->ne[2], p->ne[3], "x");
+        if (p->v) {
+            x = tb_view(b, x, p->ne[0], p->ne[1], p->ne[2], p->ne[3], 0);
+        }
+        mid   = ggml_rms_norm(b->ctx, x, 1e-6f);
+        other = tb_new(b, GGML_TYPE_F32, p->wne[0], p->wne[1], p->wne[2], p->wne[3], "w");
+        out   = p->swap || p->small ? ggml_mul(b->ctx, other, mid) : ggml_mul(b->ctx, mid, other);
+    } else {
+        const int64_t        k = p->ne[0], m = p->ne[1], n = p->ne[2], bs = p->ne[3];
+        struct ggml_tensor * a = tb_new(b, p->ta, k, m, 1, 1, "a");
+        struct ggml_tensor * x = tb_new(b, GGML_TYPE_F32, k * (p->v ? 2 : 1), n, bs, 1, "x");
+        if (p->v) {
+            x = tb_view(b, x, k, n, bs, 1, 0);
+        }
+        mid   = ggml_mul_mat(b->ctx, a, x);
+        other = tb_new(b, GGML_TYPE_F32, p->wne[0], p->wne[1], p->wne[2], p->wne[3], "c");
+        out   = p->swap || p->small ? ggml_add(b->ctx, other, mid) : ggml_add(b->ctx, mid, other);
+    }
+    if (p->shared) {
+        // A second reader of the intermediate: out + 0.5 * mid.
+        out = ggml_add(b->ctx, out, ggml_scale(b->ctx, mid, 0.5f));
+    }
+    return out;
+}
+
+static void desc_fuse(const void * pv, char * s, size_t n) {
+    const struct p_fuse * p = pv;
+    if (p->kind == FUSE_MUL_MAT_ADD) {
+        cat(s, n, "type_a=%s,", tname(p->ta));
+    }
+    cat_ne(s, n, "ne", p->ne, 4);
+    cat_ne(s, n, ",other", p->wne, 4);
+    cat(s, n, ",swap=%d,v=%d,shared=%d,small=%d,fused=%d", p->swap, p->v, p->shared, p->small, p->fused);
+}
+
+static double max_err_fuse(const void * pv) {
+    const struct p_fuse * p = pv;
+    return p->kind == FUSE_MUL_MAT_ADD ? 5e-4 : 1e-7;
+}
+
+static const struct op_family fam_fuse = {build_fuse, desc_fuse, NULL, max_err_fuse, -1.0f, 1.0f};
+
 // ---------------------------------------------------------------------------
 // Running a case.
 
@@ -1731,6 +1800,25 @@ static const char * g_outside;
 // default buffer, where GGML_HEXAGON_RT_REPACK decides at graph time).
 static int g_weights_buf;
 
+// Non-NULL: the name the next cases go by (and -o selects), instead of
+// their output node's op.
+static const char * g_case_op;
+
+// >= 0: graph nodes the device's fusion must absorb in the next cases (on an
+// HTP device with GGML_HEXAGON_OPFUSION on; none with it off).
+static int g_expect_fused = -1;
+
+// GGML_HEXAGON_OPFUSION as the backend reads it: on unless a number that is 0.
+static int opfusion_enabled(void) {
+    const char * e = getenv("GGML_HEXAGON_OPFUSION");
+    if (!e || !*e) {
+        return 1;
+    }
+    char *     end;
+    const long v = strtol(e, &end, 10);
+    return *end != '\0' || v != 0;
+}
+
 static enum verdict run_case_inner(struct suite * s, const struct op_family * f, const void * p, char * desc,
                                    size_t ndesc, char * why, size_t nwhy, double * err) {
     enum verdict          v  = V_FAIL;
@@ -1745,10 +1833,11 @@ static enum verdict run_case_inner(struct suite * s, const struct op_family * f,
     struct tb            bld_a = {ca, 0}, bld_b = {cb, 0};
     struct ggml_tensor * oa = f->build(&bld_a, p);
     tb_sentinel(&bld_a);
-    cat(desc, ndesc, "%s(", ggml_op_desc(oa));
+    const char * case_op = g_case_op ? g_case_op : ggml_op_desc(oa);
+    cat(desc, ndesc, "%s(", case_op);
     f->desc(p, desc, ndesc);
     cat(desc, ndesc, ")");
-    if (s->filter && !lists_op(s->filter, ggml_op_desc(oa))) {
+    if (s->filter && !lists_op(s->filter, case_op)) {
         v = V_FILTERED;
         goto done;
     }
@@ -1802,11 +1891,21 @@ static enum verdict run_case_inner(struct suite * s, const struct op_family * f,
         snprintf(why, nwhy, "CPU graph_compute failed");
         goto done;
     }
+    struct ggml_backend_htp_stats st0, st1;
+    ggml_backend_htp_get_stats(s->dut, &st0);
     enum ggml_status st = ggml_backend_graph_compute(s->dut, gb);
     ggml_backend_synchronize(s->dut);
     if (st != GGML_STATUS_SUCCESS) {
         snprintf(why, nwhy, "device graph_compute failed: %s", ggml_status_to_string(st));
         goto done;
+    }
+    ggml_backend_htp_get_stats(s->dut, &st1);
+    if (g_expect_fused >= 0 && ggml_backend_is_htp(s->dut)) {
+        const uint64_t want = opfusion_enabled() ? (uint64_t)g_expect_fused : 0;
+        if (st1.fused - st0.fused != want) {
+            snprintf(why, nwhy, "fusion absorbed %" PRIu64 " nodes, expected %" PRIu64, st1.fused - st0.fused, want);
+            goto done;
+        }
     }
 
     int64_t n = ggml_nelements(oa);
@@ -3380,6 +3479,44 @@ static void gen_im2col(struct suite * s) {
     }
 }
 
+static void run_fuse(struct suite * s, const struct p_fuse * p) {
+    static const char * const names[] = {"FUSE_RMS_NORM_MUL", "FUSE_MUL_MAT_ADD"};
+    g_case_op                         = names[p->kind];
+    g_expect_fused                    = p->fused;
+    run_case(s, &fam_fuse, p);
+    g_case_op      = NULL;
+    g_expect_fused = -1;
+}
+
+static void gen_fuse_rms_norm_mul(struct suite * s) {
+    static const int64_t ns[] = {1, 33, 64, 1025, 4096};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        const int64_t n = ns[i];
+        for (int v = 0; v <= 1; v++) {
+            // w a row (the model's norm weight), a row per dim-1 index, x's whole shape (either operand).
+            struct p_fuse p = {FUSE_RMS_NORM_MUL, {n, 5, 4, 3}, {n, 1, 1, 1}, .v = v, .fused = 1};
+            run_fuse(s, &p);
+            p.wne[1] = 5;
+            p.wne[3] = 3;
+            run_fuse(s, &p);
+            p.wne[2] = 4;
+            p.swap   = 1;
+            run_fuse(s, &p);
+        }
+    }
+    // w repeating along dim 0 (a scalar, a divisor of the row).
+    struct p_fuse p = {FUSE_RMS_NORM_MUL, {96, 3, 2, 1}, {1, 1, 1, 1}, .fused = 1};
+    run_fuse(s, &p);
+    p.wne[0] = 32;
+    p.wne[1] = 3;
+    run_fuse(s, &p);
+    // Must not fuse: the norm also read by a SCALE; the norm broadcast into w.
+    struct p_fuse shared = {FUSE_RMS_NORM_MUL, {64, 5, 1, 1}, {64, 1, 1, 1}, .shared = 1, .fused = 0};
+    run_fuse(s, &shared);
+    struct p_fuse small = {FUSE_RMS_NORM_MUL, {64, 1, 1, 1}, {64, 5, 2, 1}, .small = 1, .fused = 0};
+    run_fuse(s, &small);
+}
+
 // The op table: each generator and the ops (ggml_op_desc names) it produces,
 // so that -o runs only the generators that can match.
 static const struct generator {
@@ -3435,6 +3572,7 @@ static const struct generator {
     {"TOP_K", gen_top_k},
     {"GET_ROWS", gen_get_rows_k256},
     {"FLASH_ATTN_EXT", gen_flash_attn_ext_q},
+    {"FUSE_RMS_NORM_MUL", gen_fuse_rms_norm_mul},
 };
 
 // True when the comma-separated lists a and b share an op name.

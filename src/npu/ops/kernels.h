@@ -7,7 +7,7 @@
 //   scale        unary-ops.c     SCALE (x * s + b)
 //   unary        unary-ops.c     UNARY (neg tanh sigmoid gelu gelu_quick silu exp softplus), CLAMP SQR SQRT
 //   glu          unary-ops.c     GLU: swiglu, geglu, swiglu_oai; fused or split form
-//   norm         norm-ops.c      RMS_NORM NORM L2_NORM
+//   norm         norm-ops.c      RMS_NORM NORM L2_NORM, fused RMS_NORM_MUL
 //   add_id       add-id-ops.c    ADD_ID (bias row per selected expert)
 //   sum_rows     reduce-ops.c    SUM_ROWS
 //   cumsum       reduce-ops.c    CUMSUM (along dim 0)
@@ -15,12 +15,11 @@
 //   shape        shape-ops.c     REPEAT CONCAT PAD DIAG TRI FILL
 //   softmax      softmax-ops.c   SOFT_MAX with mask, ALiBi, sinks
 //   rope         rope-ops.c      ROPE modes normal, neox, mrope, imrope, vision; YaRN, freq factors
-//   mul_mat      matmul-ops.c    MUL_MAT, MUL_MAT_ID: the front of the float, quant and K-quant kernels (matmul.h)
-//   get_rows     rows-ops.c      GET_ROWS
-//   set_rows     rows-ops.c      SET_ROWS (dst[0] is the tensor written into)
-//   flash_attn   flash-attn-ops.c FLASH_ATTN_EXT (F32/F16/BF16/block-type K/V, mask, sinks, softcap, ALiBi, GQA)
-//   ssm          ssm-ops.c       SSM_CONV, GATED_DELTA_NET (scalar and KDA gates, snapshots), SOLVE_TRI
-//   im2col       im2col-ops.c    IM2COL 1D/2D, F32 or F16 output
+//   mul_mat      matmul-ops.c    MUL_MAT, MUL_MAT_ID: the front of the float, quant and K-quant
+//   kernels (matmul.h) get_rows     rows-ops.c      GET_ROWS set_rows     rows-ops.c      SET_ROWS (dst[0] is the
+//   tensor written into) flash_attn   flash-attn-ops.c FLASH_ATTN_EXT (F32/F16/BF16/block-type K/V, mask, sinks,
+//   softcap, ALiBi, GQA) ssm          ssm-ops.c       SSM_CONV, GATED_DELTA_NET (scalar and KDA gates, snapshots),
+//   SOLVE_TRI im2col       im2col-ops.c    IM2COL 1D/2D, F32 or F16 output
 
 #ifndef HTP_KERNELS_H
 #define HTP_KERNELS_H
