@@ -49,6 +49,7 @@ static const op_check_fn op_checks[HTP_OP_COUNT] = {
     [HTP_OP_IM2COL]          = htp_op_im2col_check,
     [HTP_OP_TOP_K]           = htp_op_top_k_check,
     [HTP_OP_RMS_NORM_MUL]    = htp_op_rms_norm_mul_check,
+    [HTP_OP_MUL_MAT_ADD]     = htp_op_mul_mat_add_check,
 };
 
 int htp_op_check(const struct htp_op_call * call) {

@@ -217,7 +217,8 @@ static int translate_op(const struct ggml_tensor * node, uint32_t opcode, uint32
     memcpy(n->op.params, params_node->op_params, sizeof n->op.params);
 
     if (htp_backend_config->rt_repack &&
-        (n->op.opcode == HTP_OP_MUL_MAT || n->op.opcode == HTP_OP_MUL_MAT_ID || n->op.opcode == HTP_OP_GET_ROWS) &&
+        (n->op.opcode == HTP_OP_MUL_MAT || n->op.opcode == HTP_OP_MUL_MAT_ID || n->op.opcode == HTP_OP_GET_ROWS ||
+         n->op.opcode == HTP_OP_MUL_MAT_ADD) &&
         src[0] && htp_repack_runtime((struct ggml_tensor *)src[0]) && htp_log_verbose) {
         // A quantized weight outside a weight buffer was tiled in place (once).
         HTP_LOG_DEBUG("ggml-htp: rt-repack %s (%s)\n", src[0]->name, ggml_type_name(src[0]->type));
@@ -361,7 +362,7 @@ static const struct ggml_tensor * other_source(const struct ggml_tensor * node, 
 static int try_fuse(const struct ggml_cgraph * graph, int i, struct htp_graph_node * n, uint32_t n_threads,
                     uint64_t vtcm_size) {
     const struct ggml_tensor * node = graph->nodes[i];
-    if (node->op != GGML_OP_RMS_NORM) {
+    if (node->op != GGML_OP_RMS_NORM && node->op != GGML_OP_MUL_MAT) {
         return -1;
     }
     const int j = next_compute_node(graph, i);
@@ -384,6 +385,15 @@ static int try_fuse(const struct ggml_cgraph * graph, int i, struct htp_graph_no
             return -1;
         }
         if (translate_op(next, HTP_OP_RMS_NORM_MUL, HTP_OP_FLAG_FUSED, node, src, 2, next, n) != 0) {
+            return -1;
+        }
+    } else if (node->op == GGML_OP_MUL_MAT && next->op == GGML_OP_ADD && next->type == GGML_TYPE_F32) {
+        const struct ggml_tensor * src[3] = {node->src[0], node->src[1], other};
+        if (bytes_overlap(next, src[0]) || bytes_overlap(next, src[1]) ||
+            (bytes_overlap(next, other) && !same_layout(next, other))) {
+            return -1;
+        }
+        if (translate_op(next, HTP_OP_MUL_MAT_ADD, HTP_OP_FLAG_FUSED, node, src, 3, next, n) != 0) {
             return -1;
         }
     } else {

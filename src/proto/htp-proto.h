@@ -125,6 +125,7 @@ enum htp_op_code {
     // Fused ops: several ggml nodes in one descriptor (layouts below). Each
     // carries HTP_OP_FLAG_FUSED, and only these may.
     HTP_OP_RMS_NORM_MUL,  // RMS_NORM then MUL by a broadcast operand
+    HTP_OP_MUL_MAT_ADD,   // MUL_MAT then ADD of a broadcast operand, in the matmul's row store
 
     HTP_OP_COUNT
 };
@@ -145,6 +146,13 @@ enum htp_op_flags {
 //   dst[0]  the MUL's result, x's shape, F32/F16/BF16, may alias src[0]
 //   params[0] eps (float, >= 0), as RMS_NORM. The normalised row is kept in
 //   F32 (as ggml's F32 intermediate) and multiplied before it is stored.
+//
+// HTP_OP_MUL_MAT_ADD    dst[0] = MUL_MAT(src[0], src[1]) + src[2]
+//   src[0], src[1]  as HTP_OP_MUL_MAT (weights, activations)
+//   src[2]  the ADD's other operand, F32, any strides, tiled over the
+//           matmul's result [M, N, ne12, ne13] (ggml's broadcast; bias or residual)
+//   dst[0]  the ADD's result: F32, the matmul's shape, may alias src[2]
+//   The sum is formed as each output row is stored: out + src[2] element.
 
 // HTP_OP_ALLREDUCE operands (n = n_ranks, 2..HTP_ALLREDUCE_MAX_RANKS; every rank's op names the same
 // tensors and slots, in rank order):
@@ -477,7 +485,7 @@ static inline struct htp_slot_layout htp_slot_layout(uint32_t n_bufs, uint32_t n
 
 // The flags an op code must carry (the NPU refuses any other value).
 static inline uint32_t htp_op_required_flags(uint32_t opcode) {
-    return opcode == HTP_OP_RMS_NORM_MUL ? HTP_OP_FLAG_FUSED : 0;
+    return opcode == HTP_OP_RMS_NORM_MUL || opcode == HTP_OP_MUL_MAT_ADD ? HTP_OP_FLAG_FUSED : 0;
 }
 
 #endif  // HTP_PROTO_H

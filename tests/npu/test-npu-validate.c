@@ -370,6 +370,37 @@ static void test_bad_fused(void) {
     const float nan = NAN;
     memcpy(&op->params[0], &nan, sizeof nan);
     CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "RMS_NORM_MUL with eps NaN");
+
+    // MUL_MAT_ADD: F32 weights [16, 4], x [16, 2], addend [4, 1] -> [4, 2].
+    tb_reset(&b);
+    uint16_t a   = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, 4, 1, 1);
+    x            = tb_tensor(&b, 0, 4096, HTP_TYPE_F32, 16, 2, 1, 1);
+    uint16_t c   = tb_tensor(&b, 0, 8192, HTP_TYPE_F32, 4, 1, 1, 1);
+    uint16_t c3  = tb_tensor(&b, 0, 12288, HTP_TYPE_F32, 3, 1, 1, 1);
+    uint16_t c16 = tb_tensor(&b, 0, 16384, HTP_TYPE_F16, 4, 1, 1, 1);
+    y            = tb_tensor(&b, 1, 0, HTP_TYPE_F32, 4, 2, 1, 1);
+    op           = tb_op(&b, HTP_OP_MUL_MAT_ADD);
+    op->flags    = HTP_OP_FLAG_FUSED;
+    op->src[0]   = a;
+    op->src[1]   = x;
+    op->src[2]   = c;
+    op->dst[0]   = y;
+    CHECK(validate(&b) == HTP_STATUS_OK, "good MUL_MAT_ADD");
+    op->flags = 0;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MUL_MAT_ADD without HTP_OP_FLAG_FUSED");
+    op->flags  = HTP_OP_FLAG_FUSED;
+    op->src[2] = HTP_NO_TENSOR;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MUL_MAT_ADD without an addend");
+    op->src[2] = c3;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MUL_MAT_ADD with an addend that does not tile the result");
+    op->src[2] = c16;
+    CHECK(validate(&b) == HTP_STATUS_NO_SUPPORT, "MUL_MAT_ADD with an F16 addend");
+    op->src[2] = c;
+    op->dst[0] = x;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MUL_MAT_ADD with dst not the product's shape");
+    op->dst[0] = y;
+    op->src[1] = c;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MUL_MAT_ADD with activations of another K");
 }
 
 static void test_bad_fences(void) {

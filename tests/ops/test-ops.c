@@ -3517,6 +3517,44 @@ static void gen_fuse_rms_norm_mul(struct suite * s) {
     run_fuse(s, &small);
 }
 
+static void gen_fuse_mul_mat_add(struct suite * s) {
+    static const enum ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_Q4_0,
+                                           GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K};
+    static const int64_t        ns[]    = {1, 2, 7, 33};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        const int64_t k = 256, m = 80;
+        for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+            // A bias (one row), a residual (the result's shape, either operand).
+            struct p_fuse p = {FUSE_MUL_MAT_ADD, {k, m, ns[i], 1}, {m, 1, 1, 1}, types[t], .fused = 1};
+            run_fuse(s, &p);
+            p.wne[1] = ns[i];
+            p.swap   = (int)(i & 1);
+            run_fuse(s, &p);
+        }
+        // Batched activations over one weight, a bias per batch; a view of x.
+        struct p_fuse p = {FUSE_MUL_MAT_ADD, {k, m, 3, 2}, {m, 1, 2, 1}, types[t], .v = 1, .fused = 1};
+        run_fuse(s, &p);
+        // A scalar addend; an addend repeating along the row.
+        struct p_fuse q = {FUSE_MUL_MAT_ADD, {k, m, 4, 1}, {1, 1, 1, 1}, types[t], .fused = 1};
+        run_fuse(s, &q);
+        q.wne[0] = 16;
+        q.wne[1] = 4;
+        run_fuse(s, &q);
+        // Weights in a weight buffer (quantized ones tiled at set_tensor): decode and a few columns.
+        g_weights_buf = 1;
+        for (int64_t n = 1; n <= 7; n += 6) {
+            struct p_fuse w = {FUSE_MUL_MAT_ADD, {k, m, n, 1}, {m, 1, 1, 1}, types[t], .fused = 1};
+            run_fuse(s, &w);
+        }
+        g_weights_buf = 0;
+        // Must not fuse: the product also read by a SCALE; the product broadcast into c.
+        struct p_fuse shared = {FUSE_MUL_MAT_ADD, {k, m, 2, 1}, {m, 2, 1, 1}, types[t], .shared = 1, .fused = 0};
+        run_fuse(s, &shared);
+        struct p_fuse small = {FUSE_MUL_MAT_ADD, {k, m, 1, 1}, {m, 3, 1, 1}, types[t], .small = 1, .fused = 0};
+        run_fuse(s, &small);
+    }
+}
+
 // The op table: each generator and the ops (ggml_op_desc names) it produces,
 // so that -o runs only the generators that can match.
 static const struct generator {
@@ -3573,6 +3611,7 @@ static const struct generator {
     {"GET_ROWS", gen_get_rows_k256},
     {"FLASH_ATTN_EXT", gen_flash_attn_ext_q},
     {"FUSE_RMS_NORM_MUL", gen_fuse_rms_norm_mul},
+    {"FUSE_MUL_MAT_ADD", gen_fuse_mul_mat_add},
 };
 
 // True when the comma-separated lists a and b share an op name.

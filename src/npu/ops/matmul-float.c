@@ -38,6 +38,7 @@ struct mm_args {
     const struct htp_tensor_view * src0;
     const struct htp_tensor_view * src1;
     const struct htp_tensor_view * dst;
+    const struct htp_tensor_view * add;         // MUL_MAT_ADD's addend (matmul.h's epilogue), else NULL
     int64_t                        r2, r3;      // broadcast ratios ne12/ne02, ne13/ne03
     int64_t                        ncols;       // N * ne12 * ne13
     int64_t                        cb;          // columns per tile
@@ -245,9 +246,10 @@ static void mm_job(void * arg, uint32_t ith, uint32_t nth) {
 
         // Columns in groups of up to 4 that share a batch (and so weight rows).
         for (int64_t j = j0; j < j1;) {
-            int64_t       n, i2, i3;
-            const float * y[4];
-            uint8_t *     d[4];
+            int64_t         n, i2, i3;
+            const float *   y[4];
+            uint8_t *       d[4];
+            const uint8_t * ar[4];
             mm_col_index(a, j, &n, &i2, &i3);
             int nc = 0;
             for (; nc < 4 && j + nc < j1; nc++) {
@@ -256,9 +258,10 @@ static void mm_job(void * arg, uint32_t ith, uint32_t nth) {
                 if (c2 != i2 || c3 != i3) {
                     break;
                 }
-                y[nc] = a->stage ? (const float *)(const void *)(stage + (size_t)(j + nc - j0) * col_stride)
-                                 : (const float *)(const void *)htp_view_row(src1, cn, c2, c3);
-                d[nc] = htp_view_row(dst, cn, c2, c3);
+                y[nc]  = a->stage ? (const float *)(const void *)(stage + (size_t)(j + nc - j0) * col_stride)
+                                  : (const float *)(const void *)htp_view_row(src1, cn, c2, c3);
+                d[nc]  = htp_view_row(dst, cn, c2, c3);
+                ar[nc] = htp_mm_addend_row(a->add, cn, c2, c3);
             }
             const uint8_t * wbase = src0->data + (i2 / a->r2) * src0->nb[2] + (i3 / a->r3) * src0->nb[3];
             int64_t         m     = m0;
@@ -270,9 +273,7 @@ static void mm_job(void * arg, uint32_t ith, uint32_t nth) {
                         w[r] = wbase + (m + r) * src0->nb[1];
                     }
                     mm_dispatch_dec(f16, K, w, y[0], out);
-                    for (int r = 0; r < MM_DEC_ROWS; r++) {
-                        memcpy(d[0] + (m + r) * dst->nb[0], &out[r], sizeof(float));
-                    }
+                    htp_mm_store(d[0], dst->nb[0], m, out, MM_DEC_ROWS, a->add, ar[0]);
                 }
             }
             for (; m < m1; m += 2) {
@@ -282,7 +283,7 @@ static void mm_job(void * arg, uint32_t ith, uint32_t nth) {
                 mm_dispatch(nr, nc, f16, K, w, y, out);
                 for (int r = 0; r < nr; r++) {
                     for (int c = 0; c < nc; c++) {
-                        memcpy(d[c] + (m + r) * dst->nb[0], &out[r][c], sizeof(float));
+                        htp_mm_store(d[c], dst->nb[0], m + r, &out[r][c], 1, a->add, ar[c]);
                     }
                 }
             }
@@ -296,6 +297,7 @@ int htp_mm_float_run(struct htp_op_ctx * ctx) {
     a.src0           = ctx->op.src[0];
     a.src1           = ctx->op.src[1];
     a.dst            = ctx->op.dst[0];
+    a.add            = ctx->op.desc->opcode == HTP_OP_MUL_MAT_ADD ? ctx->op.src[2] : NULL;
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }

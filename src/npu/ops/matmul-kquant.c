@@ -3,6 +3,7 @@
 //
 //   MUL_MAT     src0 [K, M, ne02, ne03] K-quant; src1 [K, N, ne12, ne13] F32/F16/BF16
 //               dst [M, N, ne12, ne13] F32 (weights broadcast over dims 2-3 as in ggml)
+//               (MUL_MAT_ADD: + src2 as each row is stored, matmul.h's epilogue)
 //   MUL_MAT_ID  src0 experts [K, M, n_as]; src1 [K, ne11 | n_used, T]; src2 ids I32 [n_used, T]
 //               dst [M, n_used, T]:  dst[:, e, t] = src0[:, :, ids[e, t]] x src1[:, e % ne11, t]
 //   GET_ROWS    src0 [K, n, ne2, ne3] K-quant; src1 I32 [m, ne2, ne3]; dst [K, m, ne2, ne3] F32/F16/BF16
@@ -45,6 +46,7 @@
 
 struct kq_mm {
     const struct htp_tensor_view * src0, *src1, *dst, *ids;
+    const struct htp_tensor_view * add;  // MUL_MAT_ADD's addend (matmul.h's epilogue), else NULL
     const struct htp_tile_format * f;
     int                            tiled;
     int64_t                        nsb;     // super-blocks per row
@@ -62,15 +64,23 @@ struct kq_mm {
     atomic_int                     bad_id;  // an expert id out of range was met (relaxed: read after run)
 };
 
-// Column j: weight matrix, src1 row and dst row (NULL w: bad expert id).
-static void kq_col(const struct kq_mm * a, int64_t j, const uint8_t ** w, const uint8_t ** x, uint8_t ** y) {
+// Column j: weight matrix, src1 row and dst row (NULL w: bad expert id),
+// and the addend's row if ar is given (NULL: no addend).
+static void kq_col(const struct kq_mm * a, int64_t j, const uint8_t ** w, const uint8_t ** x, uint8_t ** y,
+                   const uint8_t ** ar) {
     const struct htp_tensor_view *src0 = a->src0, *src1 = a->src1, *dst = a->dst;
+    if (ar) {
+        *ar = NULL;
+    }
     if (!a->ids) {
         int64_t n, i2, i3;
         htp_row_index(src1->ne, j, &n, &i2, &i3);
         *w = src0->data + (i2 / a->r2) * src0->nb[2] + (i3 / a->r3) * src0->nb[3];
         *x = htp_view_row(src1, n, i2, i3);
         *y = htp_view_row(dst, n, i2, i3);
+        if (ar) {
+            *ar = htp_mm_addend_row(a->add, n, i2, i3);
+        }
         return;
     }
     const int64_t n_used = a->ids->ne[0];
@@ -90,7 +100,7 @@ static void kq_quantize_job(void * arg, uint32_t ith, uint32_t nth) {
     for (int64_t c = c0; c < c1; c++) {
         const uint8_t *w, *x;
         uint8_t *      y;
-        kq_col(a, a->j0 + c, &w, &x, &y);
+        kq_col(a, a->j0 + c, &w, &x, &y, NULL);
         for (int64_t b = 0; b < a->nsb; b++) {
             htp_row_load_f32(buf, x + b * HTP_KQ_QK * a->src1->nb[0], a->src1->nb[0], a->src1->type, HTP_KQ_QK);
             htp_kq_quantize_q8k(a->act + c * a->nsb + b, buf, HTP_KQ_QK);
@@ -127,17 +137,15 @@ static void kq_tile(struct kq_mm * a, int64_t t, uint8_t * pack, const uint8_t *
         // Decode (a lone column): the tile's groups, four or two at a time.
         const int ng = (int)htp_min64(g1 - g, 4) & ~1;
         if (a->tiled && c1 - c0 == 1 && ng >= 2) {
-            const uint8_t *w, *x;
+            const uint8_t *w, *x, *ar;
             uint8_t *      y;
-            kq_col(a, a->j0 + c0, &w, &x, &y);
+            kq_col(a, a->j0 + c0, &w, &x, &y, &ar);
             if (w) {
                 float out[4][HTP_KQ_R];
                 htp_kq_dot_multi(a->src0->type, out, w + (size_t)g * a->gbytes, a->gbytes, ng, a->nsb,
                                  a->act + c0 * a->nsb);
                 const int64_t nrows = htp_min64((int64_t)ng * HTP_KQ_R, M - m0);
-                for (int64_t r = 0; r < nrows; r++) {
-                    memcpy(y + (m0 + r) * a->dst->nb[0], &out[r / HTP_KQ_R][r % HTP_KQ_R], sizeof(float));
-                }
+                htp_mm_store(y, a->dst->nb[0], m0, &out[0][0], nrows, a->add, ar);
                 g += ng - 1;
                 continue;
             }
@@ -146,8 +154,8 @@ static void kq_tile(struct kq_mm * a, int64_t t, uint8_t * pack, const uint8_t *
             // Up to 4 columns that read the same weight matrix.
             const struct htp_q8k_block * act[4];
             uint8_t *                    y[4];
-            const uint8_t *              w, *x, *wc;
-            kq_col(a, a->j0 + c, &w, &x, &y[0]);
+            const uint8_t *              w, *x, *wc, *ar[4];
+            kq_col(a, a->j0 + c, &w, &x, &y[0], &ar[0]);
             if (!w) {
                 atomic_store_explicit(&a->bad_id, 1, memory_order_relaxed);
                 c++;
@@ -156,7 +164,7 @@ static void kq_tile(struct kq_mm * a, int64_t t, uint8_t * pack, const uint8_t *
             act[0] = a->act + c * a->nsb;
             int nc = 1;
             for (; nc < 4 && c + nc < c1; nc++) {
-                kq_col(a, a->j0 + c + nc, &wc, &x, &y[nc]);
+                kq_col(a, a->j0 + c + nc, &wc, &x, &y[nc], &ar[nc]);
                 if (wc != w) {
                     break;
                 }
@@ -166,9 +174,7 @@ static void kq_tile(struct kq_mm * a, int64_t t, uint8_t * pack, const uint8_t *
             float           out[4][HTP_KQ_R];
             htp_kq_dot_group(a->src0->type, out, grp, a->nsb, act, nc);
             for (int i = 0; i < nc; i++) {
-                for (int64_t r = 0; r < nr; r++) {
-                    memcpy(y[i] + (m0 + r) * a->dst->nb[0], &out[i][r], sizeof(float));
-                }
+                htp_mm_store(y[i], a->dst->nb[0], m0, out[i], nr, a->add, ar[i]);
             }
             c += nc;
         }
@@ -229,6 +235,7 @@ int htp_mm_kquant_run(struct htp_op_ctx * ctx) {
     a.src0         = ctx->op.src[0];
     a.src1         = ctx->op.src[1];
     a.dst          = ctx->op.dst[0];
+    a.add          = ctx->op.desc->opcode == HTP_OP_MUL_MAT_ADD ? ctx->op.src[2] : NULL;
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }

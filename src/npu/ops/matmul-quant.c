@@ -85,6 +85,7 @@ struct qmm_args {
     int64_t                        K, M, nblk;
     uint64_t                       gb;       // bytes per row group (tiled layout)
     int64_t                        dst_nb0;  // dst element stride
+    const struct htp_tensor_view * add;      // MUL_MAT_ADD's addend (matmul.h's epilogue), else NULL
     size_t                         act_stride;
     // chunk
     int64_t          act_row0, n_act;  // src1 flat rows quantized into acts
@@ -859,14 +860,14 @@ static void qmm_write(const struct qmm_args * a, const struct qmm_col * cols, in
                       float (*out)[HTP_TILE_ROWS]) {
     const int nr = (int)htp_min64(HTP_TILE_ROWS, a->M - m0);
     for (int c = 0; c < nc; c++) {
-        uint8_t * d = cols[c].dst + m0 * a->dst_nb0;
-        if (a->dst_nb0 == 4) {
-            memcpy(d, out[c], (size_t)nr * 4);
-        } else {
-            for (int r = 0; r < nr; r++) {
-                memcpy(d + r * a->dst_nb0, &out[c][r], 4);
-            }
+        const uint8_t * ar = NULL;
+        if (a->add) {
+            // MUL_MAT's column j of the chunk is src1's flat row act_row0 + j.
+            int64_t n, i2, i3;
+            htp_row_index(a->src1->ne, a->act_row0 + (cols + c - a->cols), &n, &i2, &i3);
+            ar = htp_mm_addend_row(a->add, n, i2, i3);
         }
+        htp_mm_store(cols[c].dst, a->dst_nb0, m0, out[c], nr, a->add, ar);
     }
 }
 
@@ -1017,6 +1018,7 @@ int htp_mm_quant_run(struct htp_op_ctx * ctx) {
     }
     struct qmm_args a;
     qmm_init(&a, ctx);
+    a.add                  = ctx->op.desc->opcode == HTP_OP_MUL_MAT_ADD ? ctx->op.src[2] : NULL;
     const int64_t max_cols = htp_min64(qmm_plan(&a, ctx), htp_view_nrows(src1));
     if (max_cols < 1) {
         return HTP_STATUS_VTCM_TOO_SMALL;

@@ -10,11 +10,50 @@
 #ifndef HTP_MATMUL_H
 #define HTP_MATMUL_H
 
+#include <string.h>
+
 #include "kernel-iface.h"
 
 // Activations of at most this many elements (a decode's column, K up to
 // 16384) are quantized by the calling worker alone, not through the pool.
 #define HTP_SMALL_ACT_ELEMS 16384
+
+// MUL_MAT_ADD's epilogue (proto/htp-proto.h), shared by the three engines:
+// each output row is stored as out + the addend's element, the addend tiled
+// over dst as ggml broadcasts. The addend's row for dst row (n, i2, i3), or
+// NULL when the op has no addend (plain MUL_MAT, MUL_MAT_ID).
+static inline const uint8_t * htp_mm_addend_row(const struct htp_tensor_view * add, int64_t n, int64_t i2, int64_t i3) {
+    if (!add) {
+        return NULL;
+    }
+    return add->data + (n % add->ne[1]) * add->nb[1] + (i2 % add->ne[2]) * add->nb[2] + (i3 % add->ne[3]) * add->nb[3];
+}
+
+// Store out[0 .. nr) as elements m0 .. m0 + nr of F32 dst row y (element
+// stride nb0), adding the addend row arow's elements when arow is not NULL
+// (add->ne[0] divides the row length; the usual 1 or whole row need no
+// division per element).
+static inline void htp_mm_store(uint8_t * y, int64_t nb0, int64_t m0, const float * out, int64_t nr,
+                                const struct htp_tensor_view * add, const uint8_t * arow) {
+    if (!arow) {
+        if (nb0 == 4) {
+            memcpy(y + m0 * 4, out, (size_t)nr * 4);
+        } else {
+            for (int64_t r = 0; r < nr; r++) {
+                memcpy(y + (m0 + r) * nb0, &out[r], 4);
+            }
+        }
+        return;
+    }
+    const int64_t an0 = add->ne[0], anb0 = add->nb[0];
+    for (int64_t r = 0; r < nr; r++) {
+        const int64_t m = m0 + r, k = an0 == 1 ? 0 : m < an0 ? m : m % an0;
+        float         a;
+        memcpy(&a, arow + k * anb0, sizeof a);
+        const float v = out[r] + a;
+        memcpy(y + m * nb0, &v, sizeof v);
+    }
+}
 
 int htp_mm_float_run(struct htp_op_ctx * ctx);
 int htp_mm_quant_run(struct htp_op_ctx * ctx);

@@ -52,6 +52,7 @@ static const op_run_fn op_runs[HTP_OP_COUNT] = {
     [HTP_OP_IM2COL]          = htp_op_im2col_run,
     [HTP_OP_TOP_K]           = htp_op_top_k_run,
     [HTP_OP_RMS_NORM_MUL]    = htp_op_norm_run,
+    [HTP_OP_MUL_MAT_ADD]     = htp_op_mul_mat_run,
 };
 
 int htp_kernel_run(struct htp_op_ctx * ctx) {
