@@ -50,6 +50,8 @@ static const op_check_fn op_checks[HTP_OP_COUNT] = {
     [HTP_OP_TOP_K]           = htp_op_top_k_check,
     [HTP_OP_RMS_NORM_MUL]    = htp_op_rms_norm_mul_check,
     [HTP_OP_MUL_MAT_ADD]     = htp_op_mul_mat_add_check,
+    [HTP_OP_MUL_MAT_QKV]     = htp_op_mul_mat_shared_check,
+    [HTP_OP_MUL_MAT_FFN]     = htp_op_mul_mat_shared_check,
 };
 
 int htp_op_check(const struct htp_op_call * call) {

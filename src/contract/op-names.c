@@ -50,6 +50,8 @@ static const char * const op_names[HTP_OP_COUNT] = {
     [HTP_OP_TOP_K]           = "TOP_K",
     [HTP_OP_RMS_NORM_MUL]    = "RMS_NORM_MUL",
     [HTP_OP_MUL_MAT_ADD]     = "MUL_MAT_ADD",
+    [HTP_OP_MUL_MAT_QKV]     = "MUL_MAT_QKV",
+    [HTP_OP_MUL_MAT_FFN]     = "MUL_MAT_FFN",
 };
 
 const char * htp_op_name(uint32_t opcode) {

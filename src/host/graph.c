@@ -210,7 +210,7 @@ bool htp_graph_supports(const struct ggml_tensor * node, uint32_t n_threads, uin
 // point into n itself. node names the op in logs.
 static int translate_op(const struct ggml_tensor * node, uint32_t opcode, uint32_t flags,
                         const struct ggml_tensor * params_node, const struct ggml_tensor * const * src, int n_src,
-                        const struct ggml_tensor * dst, struct htp_graph_node * n) {
+                        const struct ggml_tensor * dst, const struct ggml_tensor * dst1, struct htp_graph_node * n) {
     memset(&n->op, 0, sizeof n->op);
     n->op.opcode = opcode;
     n->op.flags  = flags;
@@ -239,13 +239,20 @@ static int translate_op(const struct ggml_tensor * node, uint32_t opcode, uint32
         return -1;
     }
     n->op.dst[0] = &n->operands[HTP_OP_MAX_INPUTS];
+    if (dst1) {
+        if (!htp_tensor_describe(dst1, &n->operands[HTP_OP_MAX_INPUTS + 1])) {
+            HTP_LOG_ERROR("ggml-htp: %s (%s) is not in an HTP buffer\n", dst1->name, ggml_op_desc(dst1));
+            return -1;
+        }
+        n->op.dst[1] = &n->operands[HTP_OP_MAX_INPUTS + 1];
+    }
     return 0;
 }
 
 static int translate_node(const struct ggml_tensor * node, struct htp_graph_node * n) {
     const struct ggml_tensor * src[HTP_OP_MAX_INPUTS] = {0};
     int                        n_src                  = node_sources(node, src);
-    return translate_op(node, htp_graph_opcode(node), 0, node, src, n_src, node, n);
+    return translate_op(node, htp_graph_opcode(node), 0, node, src, n_src, node, NULL, n);
 }
 
 // --- fusion ---
@@ -359,6 +366,41 @@ static const struct ggml_tensor * other_source(const struct ggml_tensor * node, 
 
 // Try to fuse node i with the node(s) after it into n. Returns the index of
 // the last node absorbed (n filled), or -1 (n untouched or to be overwritten).
+// Matmuls m[0 .. n) (adjacent compute nodes) as one MUL_MAT_QKV (n = 3) or
+// MUL_MAT_FFN (n = 2) into out: they read the same src1 tensor (the very
+// tensor, not another view of its bytes), no weight is one of their results,
+// and no result overlaps a source. All results are kept: none is absorbed.
+static bool fuse_shared(const struct ggml_tensor * const * m, int n, struct htp_graph_node * out, uint32_t n_threads,
+                        uint64_t vtcm_size) {
+    const struct ggml_tensor * x = m[0]->src[1];
+    if (!x || !x->data) {
+        return false;
+    }
+    for (int a = 0; a < n; a++) {
+        if (m[a]->op != GGML_OP_MUL_MAT || m[a]->src[1] != x || !m[a]->src[0] || !m[a]->src[0]->data || !m[a]->data) {
+            return false;
+        }
+        for (int b = 0; b < n; b++) {
+            const struct ggml_tensor * w = m[b]->src[0];
+            if (w == m[a] || w->view_src == m[a] || bytes_overlap(m[a], w) || bytes_overlap(m[a], x) ||
+                (a != b && bytes_overlap(m[a], m[b]))) {
+                return false;
+            }
+        }
+    }
+    const struct ggml_tensor * src[5] = {m[0]->src[0], m[1]->src[0], NULL, NULL, NULL};
+    if (n == 3) {
+        src[2] = m[2]->src[0];
+        src[3] = x;
+        src[4] = m[2];  // the third result, through a source slot (proto/htp-proto.h)
+    } else {
+        src[2] = x;
+    }
+    const uint32_t opcode = n == 3 ? HTP_OP_MUL_MAT_QKV : HTP_OP_MUL_MAT_FFN;
+    return translate_op(m[0], opcode, HTP_OP_FLAG_FUSED, m[0], src, n == 3 ? 5 : 3, m[0], m[1], out) == 0 &&
+           translated_op_ok(out, n_threads, vtcm_size);
+}
+
 static int try_fuse(const struct ggml_cgraph * graph, int i, struct htp_graph_node * n, uint32_t n_threads,
                     uint64_t vtcm_size) {
     const struct ggml_tensor * node = graph->nodes[i];
@@ -369,7 +411,16 @@ static int try_fuse(const struct ggml_cgraph * graph, int i, struct htp_graph_no
     if (j < 0) {
         return -1;
     }
-    const struct ggml_tensor * next  = graph->nodes[j];
+    const struct ggml_tensor * next = graph->nodes[j];
+    if (node->op == GGML_OP_MUL_MAT && next->op == GGML_OP_MUL_MAT) {
+        // Q, K, V (or gate, up) of one activation tensor, as graph_optimize stacks them.
+        const int                  k    = next_compute_node(graph, j);
+        const struct ggml_tensor * m[3] = {node, next, k >= 0 ? graph->nodes[k] : NULL};
+        if (m[2] && fuse_shared(m, 3, n, n_threads, vtcm_size)) {
+            return k;
+        }
+        return fuse_shared(m, 2, n, n_threads, vtcm_size) ? j : -1;
+    }
     const struct ggml_tensor * other = other_source(next, node);
     // The intermediate is F32 (as the fused kernels keep it) and has the
     // result's shape; what else the fused op needs its check says.
@@ -384,7 +435,7 @@ static int try_fuse(const struct ggml_cgraph * graph, int i, struct htp_graph_no
         if ((bytes_overlap(next, src[0]) && !same_layout(next, src[0])) || bytes_overlap(next, other)) {
             return -1;
         }
-        if (translate_op(next, HTP_OP_RMS_NORM_MUL, HTP_OP_FLAG_FUSED, node, src, 2, next, n) != 0) {
+        if (translate_op(next, HTP_OP_RMS_NORM_MUL, HTP_OP_FLAG_FUSED, node, src, 2, next, NULL, n) != 0) {
             return -1;
         }
     } else if (node->op == GGML_OP_MUL_MAT && next->op == GGML_OP_ADD && next->type == GGML_TYPE_F32) {
@@ -393,7 +444,7 @@ static int try_fuse(const struct ggml_cgraph * graph, int i, struct htp_graph_no
             (bytes_overlap(next, other) && !same_layout(next, other))) {
             return -1;
         }
-        if (translate_op(next, HTP_OP_MUL_MAT_ADD, HTP_OP_FLAG_FUSED, node, src, 3, next, n) != 0) {
+        if (translate_op(next, HTP_OP_MUL_MAT_ADD, HTP_OP_FLAG_FUSED, node, src, 3, next, NULL, n) != 0) {
             return -1;
         }
     } else {
@@ -434,7 +485,10 @@ int htp_graph_translate(struct htp_graph_cache * cache, const struct ggml_cgraph
         struct htp_graph_node * n    = &cache->nodes[cache->n_nodes];
         const int               last = htp_backend_config->opfusion ? try_fuse(graph, i, n, n_threads, vtcm_size) : -1;
         if (last >= 0) {
-            cache->n_fused++;  // the intermediate's node: the fused op stands for the last one
+            // The nodes after the first that the fused op also stands for.
+            for (int k = i + 1; k <= last; k++) {
+                cache->n_fused += !htp_graph_node_is_free(graph->nodes[k]);
+            }
             i = last;
         } else if (translate_node(node, n) != 0) {
             return -1;

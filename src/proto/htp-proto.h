@@ -126,6 +126,8 @@ enum htp_op_code {
     // carries HTP_OP_FLAG_FUSED, and only these may.
     HTP_OP_RMS_NORM_MUL,  // RMS_NORM then MUL by a broadcast operand
     HTP_OP_MUL_MAT_ADD,   // MUL_MAT then ADD of a broadcast operand, in the matmul's row store
+    HTP_OP_MUL_MAT_QKV,   // three MUL_MATs of one activation tensor (attention's Q, K, V)
+    HTP_OP_MUL_MAT_FFN,   // two MUL_MATs of one activation tensor (the FFN's gate and up)
 
     HTP_OP_COUNT
 };
@@ -153,6 +155,16 @@ enum htp_op_flags {
 //           matmul's result [M, N, ne12, ne13] (ggml's broadcast; bias or residual)
 //   dst[0]  the ADD's result: F32, the matmul's shape, may alias src[2]
 //   The sum is formed as each output row is stored: out + src[2] element.
+//
+// HTP_OP_MUL_MAT_QKV (n = 3), HTP_OP_MUL_MAT_FFN (n = 2): n MUL_MATs sharing src1
+//   src[0 .. n-1]  the weights W_i, each as MUL_MAT's src0 against x
+//   src[n]         x, the activations all n read (as MUL_MAT's src1)
+//   dst[0], dst[1] W_0 x, W_1 x (as MUL_MAT's dst)
+//   src[4]         QKV only: W_2 x, an output written through a source slot
+//                  (as ALLREDUCE does; the op has HTP_OP_MAX_OUTPUTS dsts)
+//   The activations are quantized once for all n weights. No result is
+//   absorbed: the host fuses adjacent matmuls of the same src1 tensor (not
+//   two views of it) whose outputs overlap none of the inputs.
 
 // HTP_OP_ALLREDUCE operands (n = n_ranks, 2..HTP_ALLREDUCE_MAX_RANKS; every rank's op names the same
 // tensors and slots, in rank order):
@@ -485,7 +497,10 @@ static inline struct htp_slot_layout htp_slot_layout(uint32_t n_bufs, uint32_t n
 
 // The flags an op code must carry (the NPU refuses any other value).
 static inline uint32_t htp_op_required_flags(uint32_t opcode) {
-    return opcode == HTP_OP_RMS_NORM_MUL || opcode == HTP_OP_MUL_MAT_ADD ? HTP_OP_FLAG_FUSED : 0;
+    return opcode == HTP_OP_RMS_NORM_MUL || opcode == HTP_OP_MUL_MAT_ADD || opcode == HTP_OP_MUL_MAT_QKV ||
+                   opcode == HTP_OP_MUL_MAT_FFN
+               ? HTP_OP_FLAG_FUSED
+               : 0;
 }
 
 #endif  // HTP_PROTO_H

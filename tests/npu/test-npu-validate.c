@@ -401,6 +401,36 @@ static void test_bad_fused(void) {
     op->dst[0] = y;
     op->src[1] = c;
     CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MUL_MAT_ADD with activations of another K");
+
+    // MUL_MAT_FFN / QKV: malformed layouts; weights outside the K-quant engine.
+    tb_reset(&b);
+    a          = tb_tensor(&b, 0, 0, HTP_TYPE_F32, 16, 4, 1, 1);
+    x          = tb_tensor(&b, 0, 4096, HTP_TYPE_F32, 16, 2, 1, 1);
+    y          = tb_tensor(&b, 1, 0, HTP_TYPE_F32, 4, 2, 1, 1);
+    uint16_t z = tb_tensor(&b, 1, 4096, HTP_TYPE_F32, 4, 2, 1, 1);
+    op         = tb_op(&b, HTP_OP_MUL_MAT_FFN);
+    op->flags  = HTP_OP_FLAG_FUSED;
+    op->src[0] = a;
+    op->src[1] = a;
+    op->src[2] = x;
+    op->dst[0] = y;
+    op->dst[1] = z;
+    CHECK(validate(&b) == HTP_STATUS_NO_SUPPORT, "MUL_MAT_FFN of F32 weights (one quantization serves K-quant only)");
+    op->dst[1] = HTP_NO_TENSOR;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MUL_MAT_FFN without its second result");
+    op->dst[1] = z;
+    op->src[2] = HTP_NO_TENSOR;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MUL_MAT_FFN without activations");
+    op->src[2] = x;
+    op->src[5] = x;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MUL_MAT_FFN with a source beyond its layout");
+    op->src[5] = HTP_NO_TENSOR;
+    op->flags  = 0;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MUL_MAT_FFN without HTP_OP_FLAG_FUSED");
+    op->opcode = HTP_OP_MUL_MAT_QKV;
+    op->flags  = HTP_OP_FLAG_FUSED;
+    op->src[3] = x;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MUL_MAT_QKV without its third result (src[4])");
 }
 
 static void test_bad_fences(void) {

@@ -1488,6 +1488,8 @@ static const struct op_family fam_im2col = {build_im2col, desc_im2col, NULL, NUL
 enum fuse_kind {
     FUSE_RMS_NORM_MUL,  // mul(rms_norm(x), w)
     FUSE_MUL_MAT_ADD,   // add(mul_mat(a, x), c)
+    FUSE_MUL_MAT_QKV,   // concat(mul_mat(wq, x), concat(mul_mat(wk, x), mul_mat(wv, x)))
+    FUSE_MUL_MAT_FFN,   // swiglu(mul_mat(wg, x), mul_mat(wu, x))
 };
 
 struct p_fuse {
@@ -1500,6 +1502,8 @@ struct p_fuse {
     int            shared;  // negative: the intermediate is also read by another node
     int            small;   // negative: the intermediate is broadcast into the other operand (w/c: wne)
     int            fused;   // nodes fusion absorbs
+    enum ggml_type tv;      // QKV: V's weight type (0: ta)
+    int            xview;   // QKV/FFN negative: the second matmul reads another view of x's bytes
 };
 
 static struct ggml_tensor * build_fuse(struct tb * b, const void * pv) {
@@ -1513,6 +1517,23 @@ static struct ggml_tensor * build_fuse(struct tb * b, const void * pv) {
         mid   = ggml_rms_norm(b->ctx, x, 1e-6f);
         other = tb_new(b, GGML_TYPE_F32, p->wne[0], p->wne[1], p->wne[2], p->wne[3], "w");
         out   = p->swap || p->small ? ggml_mul(b->ctx, other, mid) : ggml_mul(b->ctx, mid, other);
+    } else if (p->kind == FUSE_MUL_MAT_QKV || p->kind == FUSE_MUL_MAT_FFN) {
+        // x [k, n, bs]; Q (gate, up) [m, n, bs], K and V [m / 2, n, bs].
+        const int64_t        k = p->ne[0], m = p->ne[1], n = p->ne[2], bs = p->ne[3];
+        const int            qkv = p->kind == FUSE_MUL_MAT_QKV;
+        struct ggml_tensor * x   = tb_new(b, GGML_TYPE_F32, k, n, bs, 1, "x");
+        struct ggml_tensor * x2  = p->xview ? ggml_view_3d(b->ctx, x, k, n, bs, x->nb[1], x->nb[2], 0) : x;
+        struct ggml_tensor * wq  = tb_new(b, p->ta, k, m, 1, 1, "wq");
+        struct ggml_tensor * wk  = tb_new(b, p->ta, k, qkv ? m / 2 : m, 1, 1, "wk");
+        struct ggml_tensor * q   = ggml_mul_mat(b->ctx, wq, x);
+        struct ggml_tensor * kk  = ggml_mul_mat(b->ctx, wk, x2);
+        if (!qkv) {
+            return ggml_swiglu_split(b->ctx, q, kk);
+        }
+        struct ggml_tensor * wv = tb_new(b, p->tv ? p->tv : p->ta, k, m / 2, 1, 1, "wv");
+        struct ggml_tensor * v  = ggml_mul_mat(b->ctx, wv, x);
+        // q, kk, v come first in the graph's order (what graph_optimize does for a model).
+        return ggml_concat(b->ctx, q, ggml_concat(b->ctx, kk, v, 0), 0);
     } else {
         const int64_t        k = p->ne[0], m = p->ne[1], n = p->ne[2], bs = p->ne[3];
         struct ggml_tensor * a = tb_new(b, p->ta, k, m, 1, 1, "a");
@@ -1533,8 +1554,11 @@ static struct ggml_tensor * build_fuse(struct tb * b, const void * pv) {
 
 static void desc_fuse(const void * pv, char * s, size_t n) {
     const struct p_fuse * p = pv;
-    if (p->kind == FUSE_MUL_MAT_ADD) {
+    if (p->kind != FUSE_RMS_NORM_MUL) {
         cat(s, n, "type_a=%s,", tname(p->ta));
+    }
+    if (p->kind == FUSE_MUL_MAT_QKV || p->kind == FUSE_MUL_MAT_FFN) {
+        cat(s, n, "type_v=%s,xview=%d,", tname(p->tv ? p->tv : p->ta), p->xview);
     }
     cat_ne(s, n, "ne", p->ne, 4);
     cat_ne(s, n, ",other", p->wne, 4);
@@ -1543,7 +1567,7 @@ static void desc_fuse(const void * pv, char * s, size_t n) {
 
 static double max_err_fuse(const void * pv) {
     const struct p_fuse * p = pv;
-    return p->kind == FUSE_MUL_MAT_ADD ? 5e-4 : 1e-7;
+    return p->kind == FUSE_RMS_NORM_MUL ? 1e-7 : 5e-4;
 }
 
 static const struct op_family fam_fuse = {build_fuse, desc_fuse, NULL, max_err_fuse, -1.0f, 1.0f};
@@ -3480,7 +3504,8 @@ static void gen_im2col(struct suite * s) {
 }
 
 static void run_fuse(struct suite * s, const struct p_fuse * p) {
-    static const char * const names[] = {"FUSE_RMS_NORM_MUL", "FUSE_MUL_MAT_ADD"};
+    static const char * const names[] = {"FUSE_RMS_NORM_MUL", "FUSE_MUL_MAT_ADD", "FUSE_MUL_MAT_QKV",
+                                         "FUSE_MUL_MAT_FFN"};
     g_case_op                         = names[p->kind];
     g_expect_fused                    = p->fused;
     run_case(s, &fam_fuse, p);
@@ -3555,6 +3580,44 @@ static void gen_fuse_mul_mat_add(struct suite * s) {
     }
 }
 
+static void gen_fuse_mul_mat_shared(struct suite * s) {
+    static const enum ggml_type types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
+    static const int64_t        ns[]    = {1, 3, 33};
+    for (int kind = FUSE_MUL_MAT_QKV; kind <= FUSE_MUL_MAT_FFN; kind++) {
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+            for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+                for (int wb = 0; wb <= 1; wb++) {
+                    g_weights_buf   = wb;
+                    struct p_fuse p = {(enum fuse_kind)kind,
+                                       {512, 96, ns[i], 1},
+                                       {0},
+                                       types[t],
+                                       .fused = kind == FUSE_MUL_MAT_QKV ? 2 : 1};
+                    run_fuse(s, &p);
+                    g_weights_buf = 0;
+                }
+            }
+            // Batched activations (dim 2), K = 256.
+            struct p_fuse p = {
+                (enum fuse_kind)kind, {256, 32, 2, 3}, {0}, types[t], .fused = kind == FUSE_MUL_MAT_QKV ? 2 : 1};
+            run_fuse(s, &p);
+        }
+        // Must not fuse: the second matmul reads another view of x's bytes.
+        // (QKV: Q and K read different tensors, K and V too.)
+        struct p_fuse v = {(enum fuse_kind)kind, {256, 64, 2, 1}, {0}, GGML_TYPE_Q4_K, .xview = 1, .fused = 0};
+        run_fuse(s, &v);
+    }
+    // V's weights of another engine (F16, Q4_0): Q and K alone fuse (as FFN's pair).
+    static const enum ggml_type other[] = {GGML_TYPE_F16, GGML_TYPE_Q4_0};
+    for (int i = 0; i < 2; i++) {
+        struct p_fuse p = {FUSE_MUL_MAT_QKV, {256, 64, 3, 1}, {0}, GGML_TYPE_Q4_K, .tv = other[i], .fused = 1};
+        run_fuse(s, &p);
+    }
+    // All of another engine: nothing fuses.
+    struct p_fuse q = {FUSE_MUL_MAT_QKV, {256, 64, 3, 1}, {0}, GGML_TYPE_Q8_0, .fused = 0};
+    run_fuse(s, &q);
+}
+
 // The op table: each generator and the ops (ggml_op_desc names) it produces,
 // so that -o runs only the generators that can match.
 static const struct generator {
@@ -3612,6 +3675,7 @@ static const struct generator {
     {"FLASH_ATTN_EXT", gen_flash_attn_ext_q},
     {"FUSE_RMS_NORM_MUL", gen_fuse_rms_norm_mul},
     {"FUSE_MUL_MAT_ADD", gen_fuse_mul_mat_add},
+    {"FUSE_MUL_MAT_QKV,FUSE_MUL_MAT_FFN", gen_fuse_mul_mat_shared},
 };
 
 // True when the comma-separated lists a and b share an op name.

@@ -5,6 +5,13 @@
 //   RMS_NORM_MUL  src0 x, src1 w (tiled over x), dst x's shape; params[0] = eps
 //   MUL_MAT_ADD   src0, src1 as MUL_MAT; src2 F32 tiled over the matmul's
 //                 result; dst F32, the matmul's shape
+//   MUL_MAT_QKV   3 (FFN: 2) weights, each a MUL_MAT against the shared x, all
+//   MUL_MAT_FFN   K-quant (one Q8_K quantization of x serves them), scratch
+//                 for the largest weight's plan plus one column
+
+#include "fused-check.h"
+
+#include "contract/kquant-tiles.h"
 
 #include "matmul-check.h"
 #include "op-checks.h"
@@ -55,6 +62,87 @@ int htp_op_mul_mat_add_check(const struct htp_op_call * call) {
     }
     if (add->type != HTP_TYPE_F32) {
         return HTP_STATUS_NO_SUPPORT;
+    }
+    return HTP_STATUS_OK;
+}
+
+int htp_mm_shared_operands(const struct htp_op_call * call, const struct htp_tensor_view ** w,
+                           const struct htp_tensor_view ** x, const struct htp_tensor_view ** out) {
+    const uint32_t op = call->desc->opcode;
+    const int      n  = op == HTP_OP_MUL_MAT_QKV ? 3 : op == HTP_OP_MUL_MAT_FFN ? 2 : 0;
+    if (n == 0) {
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        w[i] = call->src[i];
+    }
+    *x     = call->src[n];
+    out[0] = call->dst[0];
+    out[1] = call->dst[1];
+    if (n == 3) {
+        out[2] = call->src[4];
+    }
+    return n;
+}
+
+int64_t htp_kq_shared_plan(const struct htp_tensor_view * const * w, int n, int64_t ncols, uint32_t n_threads,
+                           size_t vtcm_size, size_t * fixed) {
+    size_t head = 0;
+    for (int i = 0; i < n; i++) {
+        size_t f;
+        if (htp_kq_mm_plan(w[i], ncols, 0, n_threads, vtcm_size, &f) < 1 && ncols > 0) {
+            return 0;
+        }
+        head = f > head ? f : head;
+    }
+    *fixed             = head;
+    const size_t col_b = (size_t)(w[0]->ne[0] / HTP_KQ_QK) * HTP_KQ_ACT_BLOCK;
+    if (col_b == 0) {
+        return head <= vtcm_size ? ncols : 0;
+    }
+    if (head + col_b > vtcm_size) {
+        return 0;
+    }
+    return htp_min64((int64_t)((vtcm_size - head) / col_b), ncols);
+}
+
+int htp_op_mul_mat_shared_check(const struct htp_op_call * call) {
+    const struct htp_tensor_view *w[3], *x, *out[3];
+    const int                     n = htp_mm_shared_operands(call, w, &x, out);
+    if (n == 0 || call->desc->flags != HTP_OP_FLAG_FUSED || !x) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    for (int k = n + 1 + (n == 3); k < HTP_OP_MAX_INPUTS; k++) {
+        if (call->src[k]) {
+            return HTP_STATUS_INVAL_PARAMS;  // nothing beyond the layout
+        }
+    }
+    struct htp_op_desc mm = *call->desc;
+    mm.opcode             = HTP_OP_MUL_MAT;
+    mm.flags              = 0;
+    for (int i = 0; i < n; i++) {
+        if (!w[i] || !out[i]) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        // Each product as MUL_MAT sees it.
+        struct htp_op_call mc = {.desc = &mm, .n_threads = call->n_threads, .vtcm_size = call->vtcm_size};
+        mc.src[0]             = w[i];
+        mc.src[1]             = x;
+        mc.dst[0]             = out[i];
+        const int rc          = htp_op_mul_mat_check(&mc);
+        if (rc != HTP_STATUS_OK) {
+            return rc;
+        }
+        // One quantization of x serves all: the K-quant kernel's (Q8_K blocks).
+        if (htp_mm_engine_of(HTP_OP_MUL_MAT, w[i]->type) != HTP_MM_KQUANT) {
+            return HTP_STATUS_NO_SUPPORT;
+        }
+    }
+    size_t fixed;
+    if (htp_view_nrows(x) > 0 && htp_kq_shared_plan(w, n, 1, call->n_threads, call->vtcm_size, &fixed) < 1) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
     }
     return HTP_STATUS_OK;
 }

@@ -30,6 +30,7 @@
 #include <stdatomic.h>
 
 #include "kernel-util.h"
+#include "contract/ops/fused-check.h"
 #include "contract/ops/matmul-check.h"
 #include "matmul.h"
 #include "kquant-dot.h"
@@ -49,19 +50,20 @@ struct kq_mm {
     const struct htp_tensor_view * add;  // MUL_MAT_ADD's addend (matmul.h's epilogue), else NULL
     const struct htp_tile_format * f;
     int                            tiled;
-    int64_t                        nsb;     // super-blocks per row
-    size_t                         gbytes;  // bytes of a row group (tiled, and as packed into scratch)
-    int64_t                        ngroup;  // row groups per matrix
-    int64_t                        r2, r3;  // MUL_MAT broadcast ratios
-    int64_t                        ncols;   // columns in all
-    const int32_t *                order;   // MUL_MAT_ID: column j -> e * T + t, sorted by expert
-    uint8_t *                      pack;    // plain weights: n_threads x gbytes
-    struct htp_q8k_block *         act;     // chunk x nsb blocks
-    int64_t                        j0, j1;  // the chunk of columns being computed
-    int64_t                        cb;      // columns per tile (all of the chunk's when plain)
-    int64_t                        n_rb;    // tiles down the rows
-    struct htp_share               tiles;   // the chunk's tiles, column block major, between the workers
-    atomic_int                     bad_id;  // an expert id out of range was met (relaxed: read after run)
+    int64_t                        nsb;        // super-blocks per row
+    size_t                         gbytes;     // bytes of a row group (tiled, and as packed into scratch)
+    int64_t                        ngroup;     // row groups per matrix
+    int64_t                        r2, r3;     // MUL_MAT broadcast ratios
+    int64_t                        ncols;      // columns in all
+    const int32_t *                order;      // MUL_MAT_ID: column j -> e * T + t, sorted by expert
+    uint8_t *                      pack;       // plain weights: n_threads x gbytes
+    struct htp_q8k_block *         act;        // chunk x nsb blocks
+    int64_t                        j0, j1;     // the chunk of columns being computed
+    int                            act_ready;  // MUL_MAT_QKV/FFN: the chunk's activations are quantized
+    int64_t                        cb;         // columns per tile (all of the chunk's when plain)
+    int64_t                        n_rb;       // tiles down the rows
+    struct htp_share               tiles;      // the chunk's tiles, column block major, between the workers
+    atomic_int                     bad_id;     // an expert id out of range was met (relaxed: read after run)
 };
 
 // Column j: weight matrix, src1 row and dst row (NULL w: bad expert id),
@@ -195,6 +197,34 @@ static void kq_dot_job(void * arg, uint32_t ith, uint32_t nth) {
     }
 }
 
+// The weight matrix's share of a: its layout, its row groups and tiles.
+static void kq_mm_weights(struct kq_mm * a, const struct htp_tensor_view * w) {
+    a->src0   = w;
+    a->f      = htp_tile_format(w->type);
+    a->tiled  = (w->flags & HTP_TENSOR_TILED) != 0;
+    a->nsb    = w->ne[0] / HTP_KQ_QK;
+    a->gbytes = htp_tiled_group_bytes(a->f, w->ne[0]);
+    a->ngroup = htp_tiled_ngroups(w->ne[1]);
+    a->n_rb   = (a->ngroup + KQ_RB - 1) / KQ_RB;
+}
+
+// Quantize the chunk [j0, j1) of the columns' activations into a->act.
+static void kq_mm_quantize(struct htp_op_ctx * ctx, struct kq_mm * a) {
+    if ((a->j1 - a->j0) * a->src0->ne[0] <= HTP_SMALL_ACT_ELEMS) {
+        kq_quantize_job(a, 0, 1);  // a decode's column: not worth a dispatch (matmul-quant.c)
+    } else {
+        ctx->run(ctx->pool, kq_quantize_job, a);
+    }
+}
+
+// The dot pass of the chunk against a->src0, once its activations are quantized.
+static void kq_mm_dot(struct htp_op_ctx * ctx, struct kq_mm * a) {
+    // Plain weights: one column block, so each group is packed once.
+    a->cb = a->tiled ? KQ_CB : a->j1 - a->j0;
+    htp_share_init(&a->tiles, a->n_rb * ((a->j1 - a->j0 + a->cb - 1) / a->cb), 1, ctx->op.n_threads);
+    ctx->run(ctx->pool, kq_dot_job, a);
+}
+
 static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
     size_t        fixed;
     const int64_t chunk =
@@ -202,26 +232,14 @@ static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
     if (chunk < 1) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
-    a->f        = htp_tile_format(a->src0->type);
-    a->tiled    = (a->src0->flags & HTP_TENSOR_TILED) != 0;
-    a->nsb      = a->src0->ne[0] / HTP_KQ_QK;
-    a->gbytes   = htp_tiled_group_bytes(a->f, a->src0->ne[0]);
-    a->ngroup   = htp_tiled_ngroups(a->src0->ne[1]);
+    kq_mm_weights(a, a->src0);
     uint8_t * p = ctx->vtcm + (a->ids ? ((size_t)a->ncols * sizeof(int32_t) + 127) / 128 * 128 : 0);
     a->pack     = a->tiled ? NULL : p;
     a->act      = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
-    a->n_rb     = (a->ngroup + KQ_RB - 1) / KQ_RB;
     for (a->j0 = 0; a->j0 < a->ncols; a->j0 = a->j1) {
         a->j1 = htp_min64(a->ncols, a->j0 + chunk);
-        if ((a->j1 - a->j0) * a->src0->ne[0] <= HTP_SMALL_ACT_ELEMS) {
-            kq_quantize_job(a, 0, 1);  // a decode's column: not worth a dispatch (matmul-quant.c)
-        } else {
-            ctx->run(ctx->pool, kq_quantize_job, a);
-        }
-        // Plain weights: one column block, so each group is packed once.
-        a->cb = a->tiled ? KQ_CB : a->j1 - a->j0;
-        htp_share_init(&a->tiles, a->n_rb * ((a->j1 - a->j0 + a->cb - 1) / a->cb), 1, ctx->op.n_threads);
-        ctx->run(ctx->pool, kq_dot_job, a);
+        kq_mm_quantize(ctx, a);
+        kq_mm_dot(ctx, a);
     }
     return atomic_load_explicit(&a->bad_id, memory_order_relaxed) ? HTP_STATUS_INVAL_PARAMS : HTP_STATUS_OK;
 }
@@ -243,6 +261,53 @@ int htp_mm_kquant_run(struct htp_op_ctx * ctx) {
     a.r3    = a.src1->ne[3] / a.src0->ne[3];
     a.ncols = htp_view_nrows(a.src1);
     return kq_mm_execute(ctx, &a);
+}
+
+// ---------------------------------------------------------------------------
+// MUL_MAT_QKV, MUL_MAT_FFN: n weights against one activation tensor
+// ---------------------------------------------------------------------------
+
+// Each chunk of columns is quantized once; then each weight's dot pass reads
+// the same Q8_K blocks (scratch: the largest weight's pack area, then the
+// activations; contract/ops/fused-check.h's plan).
+int htp_mm_kquant_shared_run(struct htp_op_ctx * ctx) {
+    const struct htp_tensor_view *w[3], *x, *out[3];
+    const int                     n = htp_mm_shared_operands(&ctx->op, w, &x, out);
+    if (n == 0) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    struct kq_mm a = {0};
+    a.src1         = x;
+    a.ncols        = htp_view_nrows(x);
+    if (a.ncols == 0) {
+        return HTP_STATUS_OK;
+    }
+    size_t        fixed;
+    const int64_t chunk = htp_kq_shared_plan(w, n, a.ncols, ctx->op.n_threads, ctx->op.vtcm_size, &fixed);
+    if (chunk < 1) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    a.act = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
+    for (a.j0 = 0; a.j0 < a.ncols; a.j0 = a.j1) {
+        a.j1 = htp_min64(a.ncols, a.j0 + chunk);
+        for (int i = 0; i < n; i++) {
+            if (htp_view_nelements(out[i]) == 0) {
+                continue;
+            }
+            kq_mm_weights(&a, w[i]);
+            a.dst  = out[i];
+            a.pack = a.tiled ? NULL : ctx->vtcm;
+            a.r2   = x->ne[2] / w[i]->ne[2];
+            a.r3   = x->ne[3] / w[i]->ne[3];
+            if (i == 0 || !a.act_ready) {
+                kq_mm_quantize(ctx, &a);  // kq_col reads src0 only for the weight's pointer
+                a.act_ready = 1;
+            }
+            kq_mm_dot(ctx, &a);
+        }
+        a.act_ready = 0;
+    }
+    return HTP_STATUS_OK;
 }
 
 // ---------------------------------------------------------------------------

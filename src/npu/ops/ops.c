@@ -53,6 +53,8 @@ static const op_run_fn op_runs[HTP_OP_COUNT] = {
     [HTP_OP_TOP_K]           = htp_op_top_k_run,
     [HTP_OP_RMS_NORM_MUL]    = htp_op_norm_run,
     [HTP_OP_MUL_MAT_ADD]     = htp_op_mul_mat_run,
+    [HTP_OP_MUL_MAT_QKV]     = htp_op_mul_mat_shared_run,
+    [HTP_OP_MUL_MAT_FFN]     = htp_op_mul_mat_shared_run,
 };
 
 int htp_kernel_run(struct htp_op_ctx * ctx) {
