@@ -52,6 +52,7 @@ static const op_check_fn op_checks[HTP_OP_COUNT] = {
     [HTP_OP_MUL_MAT_ADD]     = htp_op_mul_mat_add_check,
     [HTP_OP_MUL_MAT_QKV]     = htp_op_mul_mat_shared_check,
     [HTP_OP_MUL_MAT_FFN]     = htp_op_mul_mat_shared_check,
+    [HTP_OP_MUL_MAT_FFN_GLU] = htp_op_mul_mat_ffn_glu_check,
 };
 
 int htp_op_check(const struct htp_op_call * call) {

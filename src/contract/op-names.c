@@ -52,6 +52,7 @@ static const char * const op_names[HTP_OP_COUNT] = {
     [HTP_OP_MUL_MAT_ADD]     = "MUL_MAT_ADD",
     [HTP_OP_MUL_MAT_QKV]     = "MUL_MAT_QKV",
     [HTP_OP_MUL_MAT_FFN]     = "MUL_MAT_FFN",
+    [HTP_OP_MUL_MAT_FFN_GLU] = "MUL_MAT_FFN_GLU",
 };
 
 const char * htp_op_name(uint32_t opcode) {

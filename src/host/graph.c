@@ -216,12 +216,19 @@ static int translate_op(const struct ggml_tensor * node, uint32_t opcode, uint32
     n->op.flags  = flags;
     memcpy(n->op.params, params_node->op_params, sizeof n->op.params);
 
-    if (htp_backend_config->rt_repack &&
-        (n->op.opcode == HTP_OP_MUL_MAT || n->op.opcode == HTP_OP_MUL_MAT_ID || n->op.opcode == HTP_OP_GET_ROWS ||
-         n->op.opcode == HTP_OP_MUL_MAT_ADD) &&
-        src[0] && htp_repack_runtime((struct ggml_tensor *)src[0]) && htp_log_verbose) {
-        // A quantized weight outside a weight buffer was tiled in place (once).
-        HTP_LOG_DEBUG("ggml-htp: rt-repack %s (%s)\n", src[0]->name, ggml_type_name(src[0]->type));
+    // The weights the op reads: src[0] of a matmul or GET_ROWS, src[0 .. n-1]
+    // of the fused matmuls of n weights.
+    const int n_weights = opcode == HTP_OP_MUL_MAT || opcode == HTP_OP_MUL_MAT_ID || opcode == HTP_OP_GET_ROWS ||
+                                  opcode == HTP_OP_MUL_MAT_ADD
+                              ? 1
+                          : opcode == HTP_OP_MUL_MAT_QKV                                     ? 3
+                          : opcode == HTP_OP_MUL_MAT_FFN || opcode == HTP_OP_MUL_MAT_FFN_GLU ? 2
+                                                                                             : 0;
+    for (int i = 0; htp_backend_config->rt_repack && i < n_weights && i < n_src; i++) {
+        if (src[i] && htp_repack_runtime((struct ggml_tensor *)src[i]) && htp_log_verbose) {
+            // A quantized weight outside a weight buffer was tiled in place (once).
+            HTP_LOG_DEBUG("ggml-htp: rt-repack %s (%s)\n", src[i]->name, ggml_type_name(src[i]->type));
+        }
     }
     for (int i = 0; i < n_src; i++) {
         if (!src[i]) {
@@ -401,6 +408,31 @@ static bool fuse_shared(const struct ggml_tensor * const * m, int n, struct htp_
            translated_op_ok(out, n_threads, vtcm_size);
 }
 
+// Matmuls i (gate) and j (up, or the other way round), adjacent and of one
+// src1, and the SWIGLU at node k after them, their only reader, as one
+// MUL_MAT_FFN_GLU into out: neither product is stored.
+static bool fuse_ffn_glu(const struct ggml_cgraph * graph, int i, int j, int k, struct htp_graph_node * out,
+                         uint32_t n_threads, uint64_t vtcm_size) {
+    const struct ggml_tensor *a = graph->nodes[i], *b = graph->nodes[j], *glu = graph->nodes[k];
+    if (glu->op != GGML_OP_GLU || ggml_get_glu_op(glu) != GGML_GLU_OP_SWIGLU || ggml_get_op_params_i32(glu, 1) != 0 ||
+        glu->type != GGML_TYPE_F32 || !glu->data) {
+        return false;
+    }
+    const int gi = glu->src[0] == a && glu->src[1] == b ? i : glu->src[0] == b && glu->src[1] == a ? j : -1;
+    if (gi < 0 || !ggml_are_same_shape(a, b) || !ggml_are_same_shape(a, glu) || !read_only_by(graph, i, glu) ||
+        !read_only_by(graph, j, glu)) {
+        return false;
+    }
+    const struct ggml_tensor * gate = graph->nodes[gi], *up = gi == i ? b : a;
+    const struct ggml_tensor * x = a->src[1];
+    if (bytes_overlap(glu, x) || bytes_overlap(glu, gate->src[0]) || bytes_overlap(glu, up->src[0])) {
+        return false;
+    }
+    const struct ggml_tensor * src[3] = {gate->src[0], up->src[0], x};
+    return translate_op(glu, HTP_OP_MUL_MAT_FFN_GLU, HTP_OP_FLAG_FUSED, glu, src, 3, glu, NULL, out) == 0 &&
+           translated_op_ok(out, n_threads, vtcm_size);
+}
+
 static int try_fuse(const struct ggml_cgraph * graph, int i, struct htp_graph_node * n, uint32_t n_threads,
                     uint64_t vtcm_size) {
     const struct ggml_tensor * node = graph->nodes[i];
@@ -419,7 +451,25 @@ static int try_fuse(const struct ggml_cgraph * graph, int i, struct htp_graph_no
         if (m[2] && fuse_shared(m, 3, n, n_threads, vtcm_size)) {
             return k;
         }
-        return fuse_shared(m, 2, n, n_threads, vtcm_size) ? j : -1;
+        if (!fuse_shared(m, 2, n, n_threads, vtcm_size)) {
+            return -1;
+        }
+        // The pair is legal: with the SWIGLU after it, better still.
+        if (k >= 0) {
+            struct htp_graph_node glu;
+            if (fuse_ffn_glu(graph, i, j, k, &glu, n_threads, vtcm_size)) {
+                *n = glu;
+                // Operand pointers point into the node itself: repoint them.
+                for (int s = 0; s < HTP_OP_MAX_INPUTS; s++) {
+                    n->op.src[s] = glu.op.src[s] ? &n->operands[glu.op.src[s] - glu.operands] : NULL;
+                }
+                for (int d = 0; d < HTP_OP_MAX_OUTPUTS; d++) {
+                    n->op.dst[d] = glu.op.dst[d] ? &n->operands[glu.op.dst[d] - glu.operands] : NULL;
+                }
+                return k;
+            }
+        }
+        return j;
     }
     const struct ggml_tensor * other = other_source(next, node);
     // The intermediate is F32 (as the fused kernels keep it) and has the

@@ -124,10 +124,11 @@ enum htp_op_code {
 
     // Fused ops: several ggml nodes in one descriptor (layouts below). Each
     // carries HTP_OP_FLAG_FUSED, and only these may.
-    HTP_OP_RMS_NORM_MUL,  // RMS_NORM then MUL by a broadcast operand
-    HTP_OP_MUL_MAT_ADD,   // MUL_MAT then ADD of a broadcast operand, in the matmul's row store
-    HTP_OP_MUL_MAT_QKV,   // three MUL_MATs of one activation tensor (attention's Q, K, V)
-    HTP_OP_MUL_MAT_FFN,   // two MUL_MATs of one activation tensor (the FFN's gate and up)
+    HTP_OP_RMS_NORM_MUL,     // RMS_NORM then MUL by a broadcast operand
+    HTP_OP_MUL_MAT_ADD,      // MUL_MAT then ADD of a broadcast operand, in the matmul's row store
+    HTP_OP_MUL_MAT_QKV,      // three MUL_MATs of one activation tensor (attention's Q, K, V)
+    HTP_OP_MUL_MAT_FFN,      // two MUL_MATs of one activation tensor (the FFN's gate and up)
+    HTP_OP_MUL_MAT_FFN_GLU,  // ... and the SWIGLU of the two, their only reader
 
     HTP_OP_COUNT
 };
@@ -165,6 +166,14 @@ enum htp_op_flags {
 //   The activations are quantized once for all n weights. No result is
 //   absorbed: the host fuses adjacent matmuls of the same src1 tensor (not
 //   two views of it) whose outputs overlap none of the inputs.
+//
+// HTP_OP_MUL_MAT_FFN_GLU   dst[0] = SWIGLU(W_0 x, W_1 x) = silu(W_0 x) * (W_1 x)
+//   src[0], src[1]  gate and up weights: one K-quant type, one shape, tiled
+//   src[2]          x, as MUL_MAT_FFN
+//   dst[0]          the GLU's result: F32, the products' shape
+//   params          the GLU's: params[0] = HTP_GLU_SWIGLU, params[1] = 0
+//   Neither product is stored: each tile of gate and up rows meets in the
+//   store of the GLU's rows.
 
 // HTP_OP_ALLREDUCE operands (n = n_ranks, 2..HTP_ALLREDUCE_MAX_RANKS; every rank's op names the same
 // tensors and slots, in rank order):
@@ -498,7 +507,7 @@ static inline struct htp_slot_layout htp_slot_layout(uint32_t n_bufs, uint32_t n
 // The flags an op code must carry (the NPU refuses any other value).
 static inline uint32_t htp_op_required_flags(uint32_t opcode) {
     return opcode == HTP_OP_RMS_NORM_MUL || opcode == HTP_OP_MUL_MAT_ADD || opcode == HTP_OP_MUL_MAT_QKV ||
-                   opcode == HTP_OP_MUL_MAT_FFN
+                   opcode == HTP_OP_MUL_MAT_FFN || opcode == HTP_OP_MUL_MAT_FFN_GLU
                ? HTP_OP_FLAG_FUSED
                : 0;
 }

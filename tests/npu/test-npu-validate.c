@@ -431,6 +431,19 @@ static void test_bad_fused(void) {
     op->flags  = HTP_OP_FLAG_FUSED;
     op->src[3] = x;
     CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MUL_MAT_QKV without its third result (src[4])");
+
+    // MUL_MAT_FFN_GLU: one dst; SWIGLU only; tiled K-quant weights only.
+    op->opcode    = HTP_OP_MUL_MAT_FFN_GLU;
+    op->src[3]    = HTP_NO_TENSOR;
+    op->params[0] = 2;  // HTP_GLU_SWIGLU
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MUL_MAT_FFN_GLU with a second dst");
+    op->dst[1] = HTP_NO_TENSOR;
+    CHECK(validate(&b) == HTP_STATUS_NO_SUPPORT, "MUL_MAT_FFN_GLU of F32 weights");
+    op->params[0] = 1;  // GEGLU
+    CHECK(validate(&b) == HTP_STATUS_NO_SUPPORT, "MUL_MAT_FFN_GLU of GEGLU");
+    op->params[0] = 2;
+    op->src[2]    = HTP_NO_TENSOR;
+    CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MUL_MAT_FFN_GLU without activations");
 }
 
 static void test_bad_fences(void) {

@@ -1528,7 +1528,9 @@ static struct ggml_tensor * build_fuse(struct tb * b, const void * pv) {
         struct ggml_tensor * q   = ggml_mul_mat(b->ctx, wq, x);
         struct ggml_tensor * kk  = ggml_mul_mat(b->ctx, wk, x2);
         if (!qkv) {
-            return ggml_swiglu_split(b->ctx, q, kk);
+            struct ggml_tensor * glu = ggml_swiglu_split(b->ctx, q, kk);
+            // shared: the gate also read by a SCALE (the pair still fuses, the GLU not).
+            return p->shared ? ggml_add(b->ctx, glu, ggml_scale(b->ctx, q, 0.5f)) : glu;
         }
         struct ggml_tensor * wv = tb_new(b, p->tv ? p->tv : p->ta, k, m / 2, 1, 1, "wv");
         struct ggml_tensor * v  = ggml_mul_mat(b->ctx, wv, x);
@@ -3580,6 +3582,13 @@ static void gen_fuse_mul_mat_add(struct suite * s) {
     }
 }
 
+// Quantized weights outside a weight buffer are tiled at graph time unless
+// GGML_HEXAGON_RT_REPACK is 0 (the FFN's SWIGLU fuses with tiled weights only).
+static int rt_repack_enabled(void) {
+    const char * e = getenv("GGML_HEXAGON_RT_REPACK");
+    return !e || !*e || atoi(e) != 0;
+}
+
 static void gen_fuse_mul_mat_shared(struct suite * s) {
     static const enum ggml_type types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
     static const int64_t        ns[]    = {1, 3, 33};
@@ -3587,19 +3596,22 @@ static void gen_fuse_mul_mat_shared(struct suite * s) {
         for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
             for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
                 for (int wb = 0; wb <= 1; wb++) {
-                    g_weights_buf   = wb;
-                    struct p_fuse p = {(enum fuse_kind)kind,
-                                       {512, 96, ns[i], 1},
-                                       {0},
-                                       types[t],
-                                       .fused = kind == FUSE_MUL_MAT_QKV ? 2 : 1};
+                    g_weights_buf     = wb;
+                    const int     glu = kind == FUSE_MUL_MAT_FFN && (wb || rt_repack_enabled());
+                    struct p_fuse p   = {(enum fuse_kind)kind,
+                                         {512, 96, ns[i], 1},
+                                         {0},
+                                         types[t],
+                                         .fused = kind == FUSE_MUL_MAT_QKV || glu ? 2 : 1};
                     run_fuse(s, &p);
                     g_weights_buf = 0;
                 }
             }
-            // Batched activations (dim 2), K = 256.
-            struct p_fuse p = {
-                (enum fuse_kind)kind, {256, 32, 2, 3}, {0}, types[t], .fused = kind == FUSE_MUL_MAT_QKV ? 2 : 1};
+            // Batched activations (dim 2), K = 256. (FFN: the SWIGLU fuses too, its weights tiled:
+            // runtime-repacked or in a weight buffer.)
+            const int     glu = kind == FUSE_MUL_MAT_FFN && rt_repack_enabled();
+            struct p_fuse p   = {
+                  (enum fuse_kind)kind, {256, 32, 2, 3}, {0}, types[t], .fused = kind == FUSE_MUL_MAT_QKV || glu ? 2 : 1};
             run_fuse(s, &p);
         }
         // Must not fuse: the second matmul reads another view of x's bytes.
@@ -3607,6 +3619,9 @@ static void gen_fuse_mul_mat_shared(struct suite * s) {
         struct p_fuse v = {(enum fuse_kind)kind, {256, 64, 2, 1}, {0}, GGML_TYPE_Q4_K, .xview = 1, .fused = 0};
         run_fuse(s, &v);
     }
+    // FFN: the gate read elsewhere too: the pair fuses, the SWIGLU stays.
+    struct p_fuse sh = {FUSE_MUL_MAT_FFN, {256, 64, 2, 1}, {0}, GGML_TYPE_Q4_K, .shared = 1, .fused = 1};
+    run_fuse(s, &sh);
     // V's weights of another engine (F16, Q4_0): Q and K alone fuse (as FFN's pair).
     static const enum ggml_type other[] = {GGML_TYPE_F16, GGML_TYPE_Q4_0};
     for (int i = 0; i < 2; i++) {

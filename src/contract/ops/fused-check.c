@@ -13,6 +13,7 @@
 
 #include "contract/kquant-tiles.h"
 
+#include "contract/op-params.h"
 #include "matmul-check.h"
 #include "op-checks.h"
 
@@ -142,6 +143,47 @@ int htp_op_mul_mat_shared_check(const struct htp_op_call * call) {
     }
     size_t fixed;
     if (htp_view_nrows(x) > 0 && htp_kq_shared_plan(w, n, 1, call->n_threads, call->vtcm_size, &fixed) < 1) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    return HTP_STATUS_OK;
+}
+
+int htp_op_mul_mat_ffn_glu_check(const struct htp_op_call * call) {
+    const struct htp_tensor_view *wg = call->src[0], *wu = call->src[1], *x = call->src[2], *dst = call->dst[0];
+    if (call->desc->opcode != HTP_OP_MUL_MAT_FFN_GLU || call->desc->flags != HTP_OP_FLAG_FUSED || !wg || !wu || !x ||
+        !dst || call->dst[1]) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    for (int k = 3; k < HTP_OP_MAX_INPUTS; k++) {
+        if (call->src[k]) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+    }
+    if (call->desc->params[0] != HTP_GLU_SWIGLU || call->desc->params[1] != 0) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    // Both products as MUL_MAT sees them (dst has their shape).
+    struct htp_op_desc mm = *call->desc;
+    mm.opcode             = HTP_OP_MUL_MAT;
+    mm.flags              = 0;
+    for (int i = 0; i < 2; i++) {
+        struct htp_op_call mc = {.desc = &mm, .n_threads = call->n_threads, .vtcm_size = call->vtcm_size};
+        mc.src[0]             = i ? wu : wg;
+        mc.src[1]             = x;
+        mc.dst[0]             = dst;
+        const int rc          = htp_op_mul_mat_check(&mc);
+        if (rc != HTP_STATUS_OK) {
+            return rc;
+        }
+    }
+    // The tiles of gate and up rows meet row group by row group: one layout.
+    if (htp_mm_engine_of(HTP_OP_MUL_MAT, wg->type) != HTP_MM_KQUANT || wg->type != wu->type ||
+        !(wg->flags & HTP_TENSOR_TILED) || !(wu->flags & HTP_TENSOR_TILED) || !htp_view_same_shape(wg, wu)) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    const struct htp_tensor_view * w[2] = {wg, wu};
+    size_t                         fixed;
+    if (htp_view_nrows(x) > 0 && htp_kq_shared_plan(w, 2, 1, call->n_threads, call->vtcm_size, &fixed) < 1) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
     return HTP_STATUS_OK;

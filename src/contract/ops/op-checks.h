@@ -24,7 +24,7 @@
 //   flash_attn  flash-attn-check.c   FLASH_ATTN_EXT
 //   ssm         ssm-check.c          SSM_CONV GATED_DELTA_NET SOLVE_TRI
 //   im2col      im2col-check.c       IM2COL
-//   fused       fused-check.c        RMS_NORM_MUL MUL_MAT_ADD MUL_MAT_QKV MUL_MAT_FFN
+//   fused       fused-check.c        RMS_NORM_MUL MUL_MAT_ADD MUL_MAT_QKV MUL_MAT_FFN(_GLU)
 
 #ifndef HTP_CONTRACT_OP_CHECKS_H
 #define HTP_CONTRACT_OP_CHECKS_H
@@ -45,6 +45,7 @@ int htp_op_norm_check(const struct htp_op_call * call);
 int htp_op_rms_norm_mul_check(const struct htp_op_call * call);
 int htp_op_mul_mat_add_check(const struct htp_op_call * call);
 int htp_op_mul_mat_shared_check(const struct htp_op_call * call);
+int htp_op_mul_mat_ffn_glu_check(const struct htp_op_call * call);
 int htp_op_add_id_check(const struct htp_op_call * call);
 int htp_op_sum_rows_check(const struct htp_op_call * call);
 int htp_op_cumsum_check(const struct htp_op_call * call);

@@ -15,9 +15,9 @@
 //   shape        shape-ops.c     REPEAT CONCAT PAD DIAG TRI FILL
 //   softmax      softmax-ops.c   SOFT_MAX with mask, ALiBi, sinks
 //   rope         rope-ops.c      ROPE modes normal, neox, mrope, imrope, vision; YaRN, freq factors
-//   mul_mat      matmul-ops.c    MUL_MAT, MUL_MAT_ID, fused MUL_MAT_ADD/QKV/FFN: the front of the float, quant and
-//   K-quant kernels (matmul.h) get_rows     rows-ops.c      GET_ROWS set_rows     rows-ops.c      SET_ROWS (dst[0] is
-//   the tensor written into) flash_attn   flash-attn-ops.c FLASH_ATTN_EXT (F32/F16/BF16/block-type K/V, mask, sinks,
+//   mul_mat      matmul-ops.c    MUL_MAT, MUL_MAT_ID, fused MUL_MAT_ADD/QKV/FFN(_GLU): the front of the float, quant
+//   and K-quant kernels (matmul.h) get_rows     rows-ops.c      GET_ROWS set_rows     rows-ops.c      SET_ROWS (dst[0]
+//   is the tensor written into) flash_attn   flash-attn-ops.c FLASH_ATTN_EXT (F32/F16/BF16/block-type K/V, mask, sinks,
 //   softcap, ALiBi, GQA) ssm          ssm-ops.c       SSM_CONV, GATED_DELTA_NET (scalar and KDA gates, snapshots),
 //   SOLVE_TRI im2col       im2col-ops.c    IM2COL 1D/2D, F32 or F16 output
 
@@ -42,6 +42,7 @@ int htp_op_rope_run(struct htp_op_ctx * ctx);
 int htp_op_mul_mat_run(struct htp_op_ctx * ctx);
 int htp_op_mul_mat_id_run(struct htp_op_ctx * ctx);
 int htp_op_mul_mat_shared_run(struct htp_op_ctx * ctx);
+int htp_op_mul_mat_ffn_glu_run(struct htp_op_ctx * ctx);
 int htp_op_get_rows_run(struct htp_op_ctx * ctx);
 int htp_op_set_rows_run(struct htp_op_ctx * ctx);
 int htp_op_flash_attn_ext_run(struct htp_op_ctx * ctx);

@@ -48,6 +48,7 @@
 struct kq_mm {
     const struct htp_tensor_view * src0, *src1, *dst, *ids;
     const struct htp_tensor_view * add;  // MUL_MAT_ADD's addend (matmul.h's epilogue), else NULL
+    const struct htp_tensor_view * up;   // MUL_MAT_FFN_GLU's up weights (src0: gate), else NULL
     const struct htp_tile_format * f;
     int                            tiled;
     int64_t                        nsb;        // super-blocks per row
@@ -183,6 +184,72 @@ static void kq_tile(struct kq_mm * a, int64_t t, uint8_t * pack, const uint8_t *
     }
 }
 
+// MUL_MAT_FFN_GLU: gate and up rows of tile t (tiled weights, one layout),
+// stored as silu(gate) * up. Column c's up matrix sits where its gate matrix
+// does, in the up tensor.
+static void kq_glu_tile(struct kq_mm * a, int64_t t) {
+    const int64_t   M   = a->src0->ne[1];
+    const int64_t   nch = a->j1 - a->j0;
+    const int64_t   cbi = t / a->n_rb, rbi = t % a->n_rb;
+    const int64_t   c0 = cbi * a->cb, c1 = htp_min64(nch, c0 + a->cb);
+    const int64_t   g0 = rbi * KQ_RB, g1 = htp_min64(a->ngroup, g0 + KQ_RB);
+    const ptrdiff_t up_off = a->up->data - a->src0->data;
+    for (int64_t g = g0; g < g1; g++) {
+        const int64_t m0 = g * HTP_KQ_R, nr = htp_min64(HTP_KQ_R, M - m0);
+        const int     ng = (int)htp_min64(g1 - g, 4) & ~1;
+        if (c1 - c0 == 1 && ng >= 2) {
+            // Decode: four or two row groups of both at once.
+            const uint8_t *w, *x;
+            uint8_t *      y;
+            kq_col(a, a->j0 + c0, &w, &x, &y, NULL);
+            float gate[4][HTP_KQ_R], up[4][HTP_KQ_R], out[4 * HTP_KQ_R];
+            htp_kq_dot_multi(a->src0->type, gate, w + (size_t)g * a->gbytes, a->gbytes, ng, a->nsb,
+                             a->act + c0 * a->nsb);
+            htp_kq_dot_multi(a->src0->type, up, w + up_off + (size_t)g * a->gbytes, a->gbytes, ng, a->nsb,
+                             a->act + c0 * a->nsb);
+            const int64_t nrows = htp_min64((int64_t)ng * HTP_KQ_R, M - m0);
+            htp_vec_swiglu_f32(nrows, out, &gate[0][0], &up[0][0]);
+            htp_mm_store(y, a->dst->nb[0], m0, out, nrows, NULL, NULL);
+            g += ng - 1;
+            continue;
+        }
+        for (int64_t c = c0; c < c1;) {
+            const struct htp_q8k_block * act[4];
+            uint8_t *                    y[4];
+            const uint8_t *              w, *x, *wc;
+            kq_col(a, a->j0 + c, &w, &x, &y[0], NULL);
+            act[0] = a->act + c * a->nsb;
+            int nc = 1;
+            for (; nc < 4 && c + nc < c1; nc++) {
+                kq_col(a, a->j0 + c + nc, &wc, &x, &y[nc], NULL);
+                if (wc != w) {
+                    break;
+                }
+                act[nc] = a->act + (c + nc) * a->nsb;
+            }
+            float gate[4][HTP_KQ_R], up[4][HTP_KQ_R], out[HTP_KQ_R];
+            htp_kq_dot_group(a->src0->type, gate, w + (size_t)g * a->gbytes, a->nsb, act, nc);
+            htp_kq_dot_group(a->src0->type, up, w + up_off + (size_t)g * a->gbytes, a->nsb, act, nc);
+            for (int i = 0; i < nc; i++) {
+                htp_vec_swiglu_f32(nr, out, gate[i], up[i]);
+                htp_mm_store(y[i], a->dst->nb[0], m0, out, nr, NULL, NULL);
+            }
+            c += nc;
+        }
+    }
+}
+
+static void kq_glu_job(void * arg, uint32_t ith, uint32_t nth) {
+    struct kq_mm * a = arg;
+    (void)nth;
+    int64_t t0, t1;
+    while (htp_share_claim(&a->tiles, ith, &t0, &t1)) {
+        for (int64_t t = t0; t < t1; t++) {
+            kq_glu_tile(a, t);
+        }
+    }
+}
+
 static void kq_dot_job(void * arg, uint32_t ith, uint32_t nth) {
     struct kq_mm *  a        = arg;
     uint8_t *       pack     = a->pack ? a->pack + (size_t)ith * a->gbytes : NULL;
@@ -306,6 +373,37 @@ int htp_mm_kquant_shared_run(struct htp_op_ctx * ctx) {
             kq_mm_dot(ctx, &a);
         }
         a.act_ready = 0;
+    }
+    return HTP_STATUS_OK;
+}
+
+// MUL_MAT_FFN_GLU: gate and up (tiled, one layout) from one quantization of
+// x, their tiles meeting in the GLU's row store; neither product is stored.
+int htp_mm_kquant_ffn_glu_run(struct htp_op_ctx * ctx) {
+    struct kq_mm a = {0};
+    a.src1         = ctx->op.src[2];
+    a.dst          = ctx->op.dst[0];
+    a.up           = ctx->op.src[1];
+    a.ncols        = htp_view_nrows(a.src1);
+    if (htp_view_nelements(a.dst) == 0) {
+        return HTP_STATUS_OK;
+    }
+    const struct htp_tensor_view * w[2] = {ctx->op.src[0], ctx->op.src[1]};
+    size_t                         fixed;
+    const int64_t chunk = htp_kq_shared_plan(w, 2, a.ncols, ctx->op.n_threads, ctx->op.vtcm_size, &fixed);
+    if (chunk < 1 || !(w[0]->flags & HTP_TENSOR_TILED)) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    kq_mm_weights(&a, w[0]);
+    a.r2  = a.src1->ne[2] / w[0]->ne[2];
+    a.r3  = a.src1->ne[3] / w[0]->ne[3];
+    a.act = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
+    a.cb  = KQ_CB;
+    for (a.j0 = 0; a.j0 < a.ncols; a.j0 = a.j1) {
+        a.j1 = htp_min64(a.ncols, a.j0 + chunk);
+        kq_mm_quantize(ctx, &a);
+        htp_share_init(&a.tiles, a.n_rb * ((a.j1 - a.j0 + a.cb - 1) / a.cb), 1, ctx->op.n_threads);
+        ctx->run(ctx->pool, kq_glu_job, &a);
     }
     return HTP_STATUS_OK;
 }

@@ -24,6 +24,10 @@ int htp_op_mul_mat_shared_run(struct htp_op_ctx * ctx) {
     return htp_mm_kquant_shared_run(ctx);
 }
 
+int htp_op_mul_mat_ffn_glu_run(struct htp_op_ctx * ctx) {
+    return htp_mm_kquant_ffn_glu_run(ctx);
+}
+
 int htp_op_mul_mat_id_run(struct htp_op_ctx * ctx) {
     switch (htp_mm_engine_of(HTP_OP_MUL_MAT_ID, ctx->op.src[0]->type)) {
         case HTP_MM_QUANT:

@@ -61,6 +61,7 @@ int htp_mm_quant_id_run(struct htp_op_ctx * ctx);
 int htp_mm_kquant_run(struct htp_op_ctx * ctx);
 int htp_mm_kquant_id_run(struct htp_op_ctx * ctx);
 int htp_mm_kquant_shared_run(struct htp_op_ctx * ctx);  // MUL_MAT_QKV, MUL_MAT_FFN
+int htp_mm_kquant_ffn_glu_run(struct htp_op_ctx * ctx);
 
 // GET_ROWS of K-quant rows (tiled or plain).
 int htp_kq_get_rows_run(struct htp_op_ctx * ctx);

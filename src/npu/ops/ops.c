@@ -55,6 +55,7 @@ static const op_run_fn op_runs[HTP_OP_COUNT] = {
     [HTP_OP_MUL_MAT_ADD]     = htp_op_mul_mat_run,
     [HTP_OP_MUL_MAT_QKV]     = htp_op_mul_mat_shared_run,
     [HTP_OP_MUL_MAT_FFN]     = htp_op_mul_mat_shared_run,
+    [HTP_OP_MUL_MAT_FFN_GLU] = htp_op_mul_mat_ffn_glu_run,
 };
 
 int htp_kernel_run(struct htp_op_ctx * ctx) {
