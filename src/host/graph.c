@@ -371,8 +371,6 @@ static const struct ggml_tensor * other_source(const struct ggml_tensor * node, 
     return NULL;
 }
 
-// Try to fuse node i with the node(s) after it into n. Returns the index of
-// the last node absorbed (n filled), or -1 (n untouched or to be overwritten).
 // Matmuls m[0 .. n) (adjacent compute nodes) as one MUL_MAT_QKV (n = 3) or
 // MUL_MAT_FFN (n = 2) into out: they read the same src1 tensor (the very
 // tensor, not another view of its bytes), no weight is one of their results,
@@ -433,6 +431,8 @@ static bool fuse_ffn_glu(const struct ggml_cgraph * graph, int i, int j, int k, 
            translated_op_ok(out, n_threads, vtcm_size);
 }
 
+// Try to fuse node i with the node(s) after it into n. Returns the index of
+// the last node absorbed (n filled), or -1 (n untouched or to be overwritten).
 static int try_fuse(const struct ggml_cgraph * graph, int i, struct htp_graph_node * n, uint32_t n_threads,
                     uint64_t vtcm_size) {
     const struct ggml_tensor * node = graph->nodes[i];
