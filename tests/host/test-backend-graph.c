@@ -44,6 +44,9 @@ static void net_build(struct net * t, ggml_backend_t backend) {
     t->out[4] = ggml_mul_mat(t->ctx, t->in[2], t->in[3]);
     t->gf     = ggml_new_graph(t->ctx);
     for (int i = 0; i < 5; i++) {
+        // Read back after compute: outputs, so no backend may fuse them away
+        // (a = W1 x is read by c = a + y alone: GGML_HEXAGON_OPFUSION would).
+        ggml_set_output(t->out[i]);
         ggml_build_forward_expand(t->gf, t->out[i]);
     }
     t->buf = ggml_backend_alloc_ctx_tensors(t->ctx, backend);
