@@ -23,6 +23,7 @@ struct htp_session_params {
     uint32_t profile;        // 0 off, 1 basic, 2 pmu, 3 trace (GGML_HEXAGON_PROFILE)
     uint32_t n_traces;       // trace events per thread per batch when profile == 3 (GGML_HEXAGON_OPTRACE)
     uint32_t n_fences;       // fence slots in the pinned buffer (default 512)
+    uint32_t options;        // HTP_SESSION_* bits: engines not to use, FA's KV split off (0 = none; config.h)
     bool     measure_vmem;   // measure the usable VA window at open by mapping until failure (GGML_HEXAGON_VMEM=0)
     bool     dma64;          // map buffers of weight operands extended, outside the window (GGML_HEXAGON_DMA64)
     bool     mmap_stacking;  // map all pending buffers at flush, largest first (default; GGML_HTP_MMAP_STACKING=0

@@ -67,6 +67,10 @@ static int check_params(const struct htp_session_params * p) {
                       HTP_QUEUE_MAX_DEPTH);
         return HTP_STATUS_HOST_ERR;
     }
+    if (p->options & ~HTP_SESSION_OPTIONS_ALL) {
+        HTP_LOG_ERROR("ggml-htp: %s: unknown session options %#x\n", p->name, p->options);
+        return HTP_STATUS_HOST_ERR;
+    }
     if (p->profile > 3 || p->n_traces > HTP_MAX_TRACES || p->n_fences == 0 || p->n_fences > 65536) {
         HTP_LOG_ERROR("ggml-htp: %s: bad profile %u / traces %u / fences %u\n", p->name, p->profile, p->n_traces,
                       p->n_fences);
@@ -100,6 +104,7 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
     req.u.open.n_threads = params->n_threads;
     req.u.open.vtcm_size = params->vtcm_size;
     req.u.open.vmem_size = params->vmem_size;
+    req.u.open.options   = params->options;
     rc                   = ctl(sess, &req, &rsp);
     if (rc != 0) {
         HTP_LOG_ERROR("ggml-htp: %s: session open failed: %s\n", params->name, htp_status_str(rc));
@@ -198,10 +203,10 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
 
     HTP_VERBOSE(
         "ggml-htp: %s session %u on NPU %u (pid %d): threads %u batch %u depth %u slot %llu pinned %llu "
-        "vmem %llu poll %u profile %u\n",
+        "vmem %llu poll %u profile %u options %#x\n",
         params->name, sess->id, params->phys_idx, (int)htp_npu_pid(sess->npu), sess->n_threads, params->batch_ops,
         depth, (unsigned long long)sess->slot_size, (unsigned long long)pinned, (unsigned long long)sess->max_vmem,
-        params->poll, params->profile);
+        params->poll, params->profile, params->options);
     *out = sess;
     return 0;
 fail:

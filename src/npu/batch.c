@@ -135,6 +135,7 @@ static void make_ctx(struct htp_batch * b, const struct htp_batch_env * env, uin
     rc->on_caller     = bytes < HTP_SMALL_OP_BYTES;
     ctx->vtcm         = env->vtcm;
     ctx->op.vtcm_size = env->vtcm_size;
+    ctx->options      = env->options;
     ctx->run          = batch_run;
     ctx->pool         = rc;
     ctx->cancel       = env->cancel;
@@ -262,6 +263,7 @@ int htp_batch_execute(struct htp_batch * b, const struct htp_batch_env * env, st
             .opcode    = b->ops[done].opcode,
             .status    = (uint32_t)st,
             .n_threads = rc.pooled && !rc.on_caller ? nth : 1,
+            .engine    = ctx.engine,
         };
         if (trace) {
             trace_event(b, 0, done, HTP_TRACE_EVT_OP_END);

@@ -50,6 +50,7 @@ struct htp_batch_env {
     uint32_t                 n_threads;  // workers per op; also the slot layout's thread count
     uint8_t *                vtcm;       // scratch
     size_t                   vtcm_size;
+    uint32_t                 options;    // HTP_SESSION_* bits: engines the kernels must not use (0: all allowed)
     struct htp_pool *        pool;       // NULL: jobs run serially on the caller (tests)
     uint32_t                 prof_mode;  // 0 off, 1 basic, 2 pmu, 3 trace (trace events written)
     const _Atomic uint32_t * cancel;     // the queue's stop flag: ops that wait give up once set (NULL: none)

@@ -202,6 +202,7 @@ static int open_session(const void * owner, const struct htp_ctl_req * req, uint
         .n_threads = req->u.open.n_threads,
         .vtcm_size = req->u.open.vtcm_size,
         .vmem_size = req->u.open.vmem_size,
+        .options   = req->u.open.options,
     };
     struct htp_npu_session * s  = NULL;
     int                      rc = htp_npu_session_open(&srv.dev, &p, &s);

@@ -42,6 +42,7 @@ struct htp_npu_session {
     uint32_t                id;
     uint32_t                virt_idx;
     uint32_t                n_threads;
+    uint32_t                options;  // HTP_SESSION_* bits in force
 
     struct htp_lock  lock;  // map table and window
     struct htp_lock  busy;  // held while a batch runs, and by an unmap (one reader per session)
@@ -187,7 +188,7 @@ int htp_npu_session_open(struct htp_npu_device * dev, const struct htp_npu_sessi
                          struct htp_npu_session ** out) {
     uint64_t vtcm_size = p->vtcm_size ? p->vtcm_size : dev->hw.vtcm_size;
     uint64_t vmem_size = p->vmem_size ? p->vmem_size : dev->hw.vmem_size;
-    if (p->id == 0 || vtcm_size > VTCM_MAX || vmem_size > VMEM_MAX) {
+    if (p->id == 0 || vtcm_size > VTCM_MAX || vmem_size > VMEM_MAX || (p->options & ~HTP_SESSION_OPTIONS_ALL)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     struct htp_npu_session * s = calloc(1, sizeof(*s));
@@ -198,6 +199,8 @@ int htp_npu_session_open(struct htp_npu_device * dev, const struct htp_npu_sessi
     s->id        = p->id;
     s->virt_idx  = p->virt_idx;
     s->n_threads = p->n_threads == 0 || p->n_threads > dev->hw.n_threads ? dev->hw.n_threads : p->n_threads;
+    // Without a matrix unit every op runs on the vector units.
+    s->options = p->options | (dev->hw.n_hmx == 0 ? HTP_SESSION_MM_NO_HMX | HTP_SESSION_FA_NO_HMX : 0);
     htp_lock_init(&s->lock);
     htp_lock_init(&s->busy);
     atomic_init(&s->prof_mode, 0);
@@ -439,6 +442,7 @@ static void queue_reader(void * arg) {
         .n_threads  = s->n_threads,
         .vtcm       = s->vtcm,
         .vtcm_size  = s->vtcm_size,
+        .options    = s->options,
         .pool       = &s->dev->pool,
         .cancel     = &s->stop,
     };

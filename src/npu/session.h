@@ -63,6 +63,7 @@ struct htp_npu_session_params {
     uint32_t n_threads;  // 0 = all of the device's
     uint64_t vtcm_size;  // 0 = the device's default
     uint64_t vmem_size;  // 0 = the device's default
+    uint32_t options;    // HTP_SESSION_* bits (htp-proto.h); unknown bits are refused
 };
 
 // Open a session: reserve its window, allocate its scratch. Returns

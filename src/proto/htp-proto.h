@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HTP_PROTO_VERSION 3
+#define HTP_PROTO_VERSION 4
 
 // ---------------------------------------------------------------------------
 // Limits
@@ -232,13 +232,30 @@ struct htp_op_desc {
 // Profile and trace descriptors, written by the NPU after the op descriptors.
 // ---------------------------------------------------------------------------
 
+// Compute units. The DSP has vector units (HVX) and a matrix unit (HMX); the
+// software NPU stands in for HMX with its matrix-matrix micro-kernels, those
+// that meet several columns (MUL_MAT, MUL_MAT_ID) or several query rows
+// (FLASH_ATTN_EXT) with each weight / K load, and for HVX with its
+// matrix-vector ones (one column, one query row per load). Which ops may use
+// HMX is a session option (htp_session_option); a kernel takes HMX where its
+// op has more than one column / row per work item and uses HVX otherwise.
+enum htp_unit {
+    HTP_UNIT_NONE = 0,  // the op has no engine choice (every op but the three above)
+    HTP_UNIT_HVX  = 1,
+    HTP_UNIT_HMX  = 2,
+};
+
+// htp_prof_desc.engine: how the op ran: enum htp_unit in the low byte, flags above it.
+#define HTP_ENGINE_UNIT_MASK 0xffu
+#define HTP_ENGINE_KV_SPLIT  (1u << 8)  // FLASH_ATTN_EXT cut its KV sequence into chunks across workers
+
 struct htp_prof_desc {
     uint64_t usecs;      // wall time of the op
     uint64_t cycles;     // CPU cycles of the op (timestamp counter; 0 where unavailable)
     uint32_t opcode;     // echo of the op's code
     uint32_t status;     // enum htp_status of the op (ops after a failure stay 0 / not run)
     uint32_t n_threads;  // workers the op was split across
-    uint32_t pad;
+    uint32_t engine;     // HTP_ENGINE_*: unit and flags (0 for ops without a choice)
 };
 
 enum htp_trace_event {
@@ -318,6 +335,17 @@ enum htp_ctl_type {
     HTP_CTL_COUNT
 };
 
+// Session options (htp_ctl_req.u.open.options): what a session's kernels must
+// not do. 0 is the default, every engine where it suits; the NPU refuses
+// unknown bits (HTP_STATUS_INVAL_PARAMS) and, with no HMX (hw.n_hmx == 0),
+// runs every op on HVX whatever the bits say.
+enum htp_session_option {
+    HTP_SESSION_MM_NO_HMX   = 1u << 0,  // MUL_MAT / MUL_MAT_ID on HVX only (GGML_HEXAGON_NHMX=0, _MM_SELECT=1)
+    HTP_SESSION_FA_NO_HMX   = 1u << 1,  // FLASH_ATTN_EXT on HVX only (GGML_HEXAGON_NHMX=0, _FA_SELECT=1)
+    HTP_SESSION_FA_NO_SPLIT = 1u << 2,  // FLASH_ATTN_EXT never cuts its KV sequence (GGML_HEXAGON_FA_SPLIT=0)
+};
+#define HTP_SESSION_OPTIONS_ALL 0x7u  // every bit the NPU knows
+
 // Hardware description returned by hello.
 struct htp_hw_info {
     uint32_t arch;       // Hexagon architecture version (73, 75, 79, 81); the software NPU says 79
@@ -368,6 +396,8 @@ struct htp_ctl_req {
             uint32_t n_threads;  // workers wanted (0 = all)
             uint64_t vtcm_size;  // scratch bytes wanted (0 = default)
             uint64_t vmem_size;  // VA window bytes (0 = default)
+            uint32_t options;    // enum htp_session_option bits (0 = every engine where it suits)
+            uint32_t pad;        // 0
         } open;
         struct {
             int32_t  fd;     // the host's fd number, the key for later references
@@ -422,6 +452,8 @@ _Static_assert(sizeof(struct htp_fence_slot) == HTP_FENCE_SLOT_SIZE, "htp_fence_
 _Static_assert(sizeof(struct htp_hw_info) == 64, "htp_hw_info layout");
 _Static_assert(sizeof(struct htp_vmem_info) == 40, "htp_vmem_info layout");
 _Static_assert(sizeof(struct htp_queue_desc) == 48, "htp_queue_desc layout");
+_Static_assert(offsetof(struct htp_prof_desc, engine) == 28, "htp_prof_desc.engine offset");
+_Static_assert(offsetof(struct htp_ctl_req, u.open.options) == 32, "htp_ctl_req.u.open.options offset");
 _Static_assert(sizeof(struct htp_ctl_req) == 64, "htp_ctl_req layout");
 _Static_assert(sizeof(struct htp_ctl_rsp) == 88, "htp_ctl_rsp layout");
 
