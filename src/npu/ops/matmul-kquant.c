@@ -58,6 +58,7 @@ struct kq_mm {
     int64_t                        j0, j1;  // the chunk of columns being computed
     int64_t                        cb;      // columns per tile (all of the chunk's when plain)
     int64_t                        n_rb;    // tiles down the rows
+    int                            max_nc;  // columns per micro-kernel call: 4 on HMX, 1 on HVX (htp_mm_unit)
     struct htp_share               tiles;   // the chunk's tiles, column block major, between the workers
     atomic_int                     bad_id;  // an expert id out of range was met (relaxed: read after run)
 };
@@ -124,23 +125,28 @@ static void kq_tile(struct kq_mm * a, int64_t t, uint8_t * pack, const uint8_t *
     const int64_t g0 = rbi * KQ_RB, g1 = htp_min64(a->ngroup, g0 + KQ_RB);
     for (int64_t g = g0; g < g1; g++) {
         const int64_t m0 = g * HTP_KQ_R, nr = htp_min64(HTP_KQ_R, M - m0);
-        // Decode (a lone column): the tile's groups, four or two at a time.
+        // Decode (a lone column), or every column on HVX: the tile's groups,
+        // four or two at a time, one column at a time.
         const int ng = (int)htp_min64(g1 - g, 4) & ~1;
-        if (a->tiled && c1 - c0 == 1 && ng >= 2) {
-            const uint8_t *w, *x;
-            uint8_t *      y;
-            kq_col(a, a->j0 + c0, &w, &x, &y);
-            if (w) {
+        if (a->tiled && (c1 - c0 == 1 || a->max_nc == 1) && ng >= 2) {
+            for (int64_t c = c0; c < c1; c++) {
+                const uint8_t *w, *x;
+                uint8_t *      y;
+                kq_col(a, a->j0 + c, &w, &x, &y);
+                if (!w) {
+                    atomic_store_explicit(&a->bad_id, 1, memory_order_relaxed);
+                    continue;
+                }
                 float out[4][HTP_KQ_R];
                 htp_kq_dot_multi(a->src0->type, out, w + (size_t)g * a->gbytes, a->gbytes, ng, a->nsb,
-                                 a->act + c0 * a->nsb);
+                                 a->act + c * a->nsb);
                 const int64_t nrows = htp_min64((int64_t)ng * HTP_KQ_R, M - m0);
                 for (int64_t r = 0; r < nrows; r++) {
                     memcpy(y + (m0 + r) * a->dst->nb[0], &out[r / HTP_KQ_R][r % HTP_KQ_R], sizeof(float));
                 }
-                g += ng - 1;
-                continue;
             }
+            g += ng - 1;
+            continue;
         }
         for (int64_t c = c0; c < c1;) {
             // Up to 4 columns that read the same weight matrix.
@@ -155,7 +161,7 @@ static void kq_tile(struct kq_mm * a, int64_t t, uint8_t * pack, const uint8_t *
             }
             act[0] = a->act + c * a->nsb;
             int nc = 1;
-            for (; nc < 4 && c + nc < c1; nc++) {
+            for (; nc < a->max_nc && c + nc < c1; nc++) {
                 kq_col(a, a->j0 + c + nc, &wc, &x, &y[nc]);
                 if (wc != w) {
                     break;
@@ -205,6 +211,8 @@ static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
     a->pack     = a->tiled ? NULL : p;
     a->act      = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
     a->n_rb     = (a->ngroup + KQ_RB - 1) / KQ_RB;
+    ctx->engine = htp_mm_unit(ctx, a->ncols);
+    a->max_nc   = ctx->engine == HTP_UNIT_HMX ? 4 : 1;
     for (a->j0 = 0; a->j0 < a->ncols; a->j0 = a->j1) {
         a->j1 = htp_min64(a->ncols, a->j0 + chunk);
         if ((a->j1 - a->j0) * a->src0->ne[0] <= HTP_SMALL_ACT_ELEMS) {
