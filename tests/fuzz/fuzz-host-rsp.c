@@ -88,7 +88,7 @@ static void host_pop(struct htp_opqueue * q, struct htp_prof_desc * last_prof, u
     if (p.prof) {
         const uint32_t n = p.n_prof < batch_ops ? p.n_prof : batch_ops;
         memcpy(last_prof, p.prof, sizeof *p.prof * n);
-        htp_profile_log_ops("HTP0", &rsp, last_prof, n);
+        htp_profile_log_ops("HTP0", &rsp, last_prof, n, NULL);
     }
     if (p.trace) {
         htp_profile_log_trace("HTP0", &rsp, &p);
