@@ -190,6 +190,12 @@ void htp_trace_op_cost(const struct htp_op_desc * op, const struct htp_tensor * 
     if (!dst) {
         return;
     }
+    if (op->opcode == HTP_OP_SET_ROWS && s0) {
+        // Rows of src0 read and written into dst, and the indices: not all of dst.
+        *bytes = 2 * n_bytes(s0) + (s1 ? n_bytes(s1) : 0);
+    } else if (op->opcode == HTP_OP_GET_ROWS && dst) {
+        *bytes = 2 * n_bytes(dst) + (s1 ? n_bytes(s1) : 0);  // likewise: the rows taken, not all of src0
+    }
     switch (op->opcode) {
         case HTP_OP_MUL_MAT:
         case HTP_OP_MUL_MAT_ID:

@@ -61,7 +61,8 @@ void htp_trace_backend_freed(void);
 // Floating-point operations and operand bytes of op i of a batch, from its
 // descriptor (as htp-prof reports GFLOPS and GB/s): MUL_MAT / MUL_MAT_ID
 // 2 * K per output element, FLASH_ATTN_EXT 2 * (D + Dv) per query and key,
-// other ops one per output element; bytes = sources + destinations.
+// other ops one per output element (data movement none); bytes = sources +
+// destinations (GET_ROWS / SET_ROWS: the rows moved, twice, and the indices).
 void htp_trace_op_cost(const struct htp_op_desc * op, const struct htp_tensor * tensors, uint32_t n_tensors,
                        uint64_t * flops, uint64_t * bytes);
 
