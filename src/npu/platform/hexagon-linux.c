@@ -38,7 +38,7 @@
 #include "hexagon/start.h"
 #include "hexagon/syscall.h"
 #include "hexagon/thread.h"
-#include "proto/htp-proto.h"
+#include "../../proto/htp-proto.h"  // HTP_PMU_REASON_* (this library has no src/ on its include path)
 
 #define HTP_PLAT_STACK_BYTES (1u << 20)
 

@@ -202,6 +202,9 @@ static int pmu_attr(uint32_t c, struct perf_event_attr * a) {
     // default) allows an unprivileged process on its own threads.
     a->exclude_kernel = 1;
     a->exclude_hv     = 1;
+    // With more events than the PMU has counters the kernel time-shares
+    // them: read how long each was counting, to scale its count up.
+    a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
     return 1;
 }
 
@@ -265,11 +268,17 @@ int htp_plat_pmu_open(const uint32_t * counters, const uint32_t * events, uint32
 int htp_plat_pmu_read(struct htp_plat_pmu * p, uint64_t * values) {
     int rc = 0;
     for (uint32_t k = 0; k < p->n; k++) {
+        uint64_t v[3];  // count, time enabled, time running (read_format above)
         values[k] = 0;
-        if (p->fd[k] >= 0 && read(p->fd[k], &values[k], sizeof(values[k])) != (ssize_t)sizeof(values[k])) {
-            values[k] = 0;
-            rc        = -1;
+        if (p->fd[k] < 0) {
+            continue;
         }
+        if (read(p->fd[k], v, sizeof(v)) != (ssize_t)sizeof(v)) {
+            rc = -1;
+            continue;
+        }
+        // Multiplexed: the count scaled to the whole time enabled (an estimate).
+        values[k] = v[2] > 0 && v[2] < v[1] ? (uint64_t)((double)v[0] * ((double)v[1] / (double)v[2])) : v[0];
     }
     return rc;
 }

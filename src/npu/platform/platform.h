@@ -111,7 +111,8 @@ struct htp_plat_pmu;  // opaque; the counters of one thread
 // slot asked for opened, otherwise why the first one that failed did. *out
 // is NULL when nothing opened.
 // Linux: perf_event_open(2), one counter per slot (no group: a group larger
-// than the PMU would never be scheduled; the kernel multiplexes instead).
+// than the PMU would never be scheduled; the kernel multiplexes instead,
+// and a multiplexed count is scaled by its time enabled / time running).
 // cDSP: HAP_pmu / qurt_pmu_set for HTP_PMU_HEXAGON_EVENT. The Hexagon build
 // here (qemu-hexagon, no PMU) answers HTP_PMU_REASON_UNAVAILABLE.
 int htp_plat_pmu_open(const uint32_t * counters, const uint32_t * events, uint32_t n, struct htp_plat_pmu ** out,
