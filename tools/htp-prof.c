@@ -639,6 +639,34 @@ static void print_summary(const char * path, const struct trace * t) {
     for (size_t i = 0; i < n; i++) {
         printf("%-16s %7zu %11.0f %10.1f\n", fam[i].name, fam[i].count, fam[i].us, fam[i].us / (double)fam[i].count);
     }
+
+    // Counter tracks: samples, least and most, in first-seen order.
+    const char * seen[32];
+    size_t       n_seen = 0;
+    for (size_t i = 0; i < t->n_counters && n_seen < 32; i++) {
+        size_t k = 0;
+        while (k < n_seen && strcmp(seen[k], t->counters[i].name) != 0) {
+            k++;
+        }
+        if (k == n_seen) {
+            seen[n_seen++] = t->counters[i].name;
+        }
+    }
+    if (n_seen) {
+        printf("\ncounters\n%-16s %7s %11s %11s\n", "track", "samples", "min", "max");
+    }
+    for (size_t k = 0; k < n_seen; k++) {
+        size_t count = 0;
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t i = 0; i < t->n_counters; i++) {
+            if (strcmp(t->counters[i].name, seen[k]) == 0) {
+                count++;
+                lo = t->counters[i].value < lo ? t->counters[i].value : lo;
+                hi = t->counters[i].value > hi ? t->counters[i].value : hi;
+            }
+        }
+        printf("%-16s %7zu %11.3f %11.3f\n", seen[k], count, lo, hi);
+    }
 }
 
 // ---------------------------------------------------------------------------

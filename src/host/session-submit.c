@@ -232,8 +232,10 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
             const uint64_t t1 = htp_wait_now_us();
             htp_trace_span("push", t0, t1);
             htp_trace_counter("queue", t1, (double)htp_opqueue_in_flight(&sess->queue));
-            htp_trace_counter("vmem", t1, (double)b->vmem / (1024.0 * 1024.0));
-            htp_trace_counter("vmem_window", t1, (double)b->max_vmem / (1024.0 * 1024.0));
+            const double MiB = 1024.0 * 1024.0;
+            htp_trace_counter("vmem", t1, (double)htp_buffer_window_bytes(&sess->target, NULL) / MiB);
+            htp_trace_counter("vmem_batch", t1, (double)b->vmem / MiB);
+            htp_trace_counter("vmem_window", t1, (double)sess->max_vmem / MiB);
         }
         if (rc != 0) {
             rc = htp_session_record_error(sess, rc == HTP_OPQUEUE_BUSY ? HTP_STATUS_HOST_ERR : rc,

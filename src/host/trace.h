@@ -14,9 +14,12 @@
 //             flops, bytes (operands' bytes read and written) and status.
 //             They need GGML_HEXAGON_PROFILE=3 (per-thread events); with 1
 //             or 2 each op is one span on worker 0, args as above.
-//   "ph":"C"  counters: "queue" (batches in flight, at each push and pop)
-//             and "vmem" (MiB of the VA window the pushed batch uses, and
-//             the window's size for batches).
+//   "ph":"C"  counters, sampled at each push (queue also at each pop):
+//             "queue" batches in flight; "vmem" MiB of the session's VA
+//             window taken by its buffers (htp_buffer_window_bytes),
+//             "vmem_batch" MiB the pushed batch's buffers need of it,
+//             "vmem_window" the window's MiB for batches (the pinned
+//             buffer's share taken off).
 //   "ph":"M"  process_name / thread_name metadata, once per pid / tid.
 //
 // One clock: ts is CLOCK_MONOTONIC in microseconds on both sides. The NPU
