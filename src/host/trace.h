@@ -13,7 +13,9 @@
 //             "name" the op, and "args": op index, batch, shape, type,
 //             flops, bytes (operands' bytes read and written) and status.
 //             They need GGML_HEXAGON_PROFILE=3 (per-thread events); with 1
-//             or 2 each op is one span on worker 0, args as above.
+//             or 2 each op is one span on worker 0, the ops back to back
+//             from the batch's start, args as above; with 0, none (the
+//             NPU writes no profile).
 //   "ph":"C"  counters, sampled at each push (queue also at each pop):
 //             "queue" batches in flight; "vmem" MiB of the session's VA
 //             window taken by its buffers (htp_buffer_window_bytes),
