@@ -4,7 +4,7 @@
 //
 //   htp-prof [--check] [-o out.svg] TRACE.json
 //
-// The summary counts each NPU op once, by its span on worker 0 (the
+// The summary counts each NPU op once per NPU, by its span on worker 0 (the
 // session's thread, which brackets the whole op; helpers' spans are their
 // slices): time, share of all ops' time, count, mean, and GFLOPS / GB/s from
 // the "flops" and "bytes" args. --check exits 1 unless the file holds op
@@ -619,7 +619,7 @@ static void print_summary(const char * path, const struct trace * t) {
     for (size_t i = 0; i < n; i++) {
         total += fam[i].us;
     }
-    printf("\nNPU ops (each op once, by its span on worker 0): %.3f ms\n", total / 1000.0);
+    printf("\nNPU ops (each op once per NPU, by its span on worker 0): %.3f ms\n", total / 1000.0);
     printf("%-16s %7s %11s %7s %10s %9s %9s\n", "family", "count", "time us", "share", "mean us", "GFLOPS", "GB/s");
     for (size_t i = 0; i < n; i++) {
         const struct family * f      = &fam[i];
