@@ -381,6 +381,12 @@ static double json_num(const struct json * obj, const char * key, double def) {
     return v && v->kind == JSON_NUMBER ? v->number : def;
 }
 
+// An integer field (pid, tid): def when absent or not an int's value.
+static int json_int(const struct json * obj, const char * key, int def) {
+    double v = json_num(obj, key, NAN);
+    return v >= -2147483648.0 && v <= 2147483647.0 ? (int)v : def;
+}
+
 // ---------------------------------------------------------------------------
 // Trace events
 // ---------------------------------------------------------------------------
@@ -420,8 +426,8 @@ static const char * meta_name(const struct json * events, int pid, int tid, cons
         const struct json * e  = &events->items[i];
         const char *        ph = json_str(e, "ph");
         const char *        nm = json_str(e, "name");
-        if (ph && nm && strcmp(ph, "M") == 0 && strcmp(nm, which) == 0 && (int)json_num(e, "pid", -1) == pid &&
-            (strcmp(which, "process_name") == 0 || (int)json_num(e, "tid", -1) == tid)) {
+        if (ph && nm && strcmp(ph, "M") == 0 && strcmp(nm, which) == 0 && json_int(e, "pid", -1) == pid &&
+            (strcmp(which, "process_name") == 0 || json_int(e, "tid", -1) == tid)) {
             return json_str(json_get(e, "args"), "name");
         }
     }
@@ -522,8 +528,8 @@ static int trace_load(const char * path, struct trace * t) {
             const char *  c = json_str(e, "cat");
             s->name         = name;
             s->npu          = c && strcmp(c, "npu") == 0;
-            s->pid          = (int)json_num(e, "pid", 0);
-            s->tid          = (int)json_num(e, "tid", 0);
+            s->pid          = json_int(e, "pid", 0);
+            s->tid          = json_int(e, "tid", 0);
             s->ts           = ts;
             s->dur          = json_num(e, "dur", 0);
             s->flops        = json_num(json_get(e, "args"), "flops", 0);
@@ -549,8 +555,13 @@ static int trace_load(const char * path, struct trace * t) {
     for (size_t i = 0; i < t->n_spans; i++) {
         t->spans[i].lane = lane_of(t, events, t->spans[i].pid, t->spans[i].tid, t->spans[i].npu);
     }
-    if (t->n_spans == 0) {
+    if (t->n_spans == 0 && t->n_counters == 0) {
         t->t0 = t->t1 = 0;
+    }
+    // Microseconds of a monotonic clock: anything past ~30 years is not a trace of ours.
+    if (!isfinite(t->t0) || !isfinite(t->t1) || fabs(t->t0) > 1e15 || fabs(t->t1) > 1e15) {
+        fprintf(stderr, "htp-prof: %s: timestamps out of range\n", path);
+        return -1;
     }
     return 0;
 }
