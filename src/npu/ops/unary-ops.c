@@ -224,7 +224,7 @@ static void unary_apply(const struct unary_args * a, int64_t n, float * y, const
 // its f16 table, so rounded to f16 before the gate multiplies it (where the
 // GELU is tiny that rounding is a few percent of the result).
 static void geglu_f16_rows(int64_t n, float * y, const float * x, const float * g) {
-    UNARY_ROW(n, y, x, NULL, vf_gelu(vx));
+    UNARY_ROW(n, y, x, g, vf_gelu(vx));  // (the gate is read, unused, here)
     for (int64_t i = 0; i < n; i++) {
         y[i] = htp_fp16_to_fp32(htp_fp32_to_fp16(y[i])) * g[i];
     }
