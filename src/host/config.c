@@ -317,6 +317,22 @@ static int load_npu_path(struct htp_config * cfg) {
     return 0;
 }
 
+// GGML_HTP_TRACE: where to write the trace-event file (ours; trace.h).
+static int load_trace_path(struct htp_config * cfg) {
+    const char * s     = getenv("GGML_HTP_TRACE");
+    cfg->trace_path[0] = '\0';
+    if (!s || s[0] == '\0') {
+        return 0;
+    }
+    size_t len = strnlen(s, HTP_CONFIG_PATH_MAX);
+    if (len >= HTP_CONFIG_PATH_MAX) {
+        htp_config_env_warn("GGML_HTP_TRACE", s, len, "is longer than a path", "no trace");
+        return 1;
+    }
+    memcpy(cfg->trace_path, s, len + 1);
+    return 0;
+}
+
 // ---------------------------------------------------------------------------
 // Load, free, print
 // ---------------------------------------------------------------------------
@@ -380,6 +396,7 @@ int htp_config_load(struct htp_config * cfg) {
     p += htp_config_env_bool("GGML_HEXAGON_ETM", 0, &cfg->etm);
 
     p += load_npu_path(cfg);
+    p += load_trace_path(cfg);
     p += load_npu_exec(cfg);
     p += htp_config_load_devices(cfg->devices, &cfg->n_devices);
     return p;
@@ -511,6 +528,7 @@ void htp_config_print(const struct htp_config * cfg, FILE * f) {
     fprintf(f, "optrace       %u\n", cfg->optrace);
     fprintf(f, "etm           %d (%s)\n", cfg->etm,
             cfg->etm ? "requested; the software NPU has no ETM, nothing is traced" : "off");
+    fprintf(f, "trace         %s\n", cfg->trace_path[0] ? cfg->trace_path : "(none)");
     fprintf(f, "npu           %s\n", cfg->npu_path[0] ? cfg->npu_path : "(htp-npu next to libggml-htp.so)");
     fprintf(f, "npu exec      %s\n", cfg->npu_exec[0] ? cfg->npu_exec : "(none: the NPU program runs directly)");
     fprintf(f, "fence timeout %llu ms (GGML_HEXAGON_FENCE_TIMEOUT_MS, read by the NPU)\n", fence_timeout_ms());

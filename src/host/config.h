@@ -89,8 +89,9 @@ struct htp_config {
     int      etm;      // embedded trace macrocell: accepted; no NPU of ours has one (htp-info says so)
 
     // ours
-    char npu_path[HTP_CONFIG_PATH_MAX];  // GGML_HEXAGON_NPU, "" = htp-npu next to the library
-    char npu_exec[HTP_CONFIG_PATH_MAX];  // GGML_HEXAGON_NPU_EXEC: launcher the NPU runs under, "" = none
+    char npu_path[HTP_CONFIG_PATH_MAX];    // GGML_HEXAGON_NPU, "" = htp-npu next to the library
+    char npu_exec[HTP_CONFIG_PATH_MAX];    // GGML_HEXAGON_NPU_EXEC: launcher the NPU runs under, "" = none
+    char trace_path[HTP_CONFIG_PATH_MAX];  // GGML_HTP_TRACE: Chrome/Perfetto trace-event file, "" = none (trace.h)
 };
 
 // The configuration of this process's backend, read-only once loaded: the

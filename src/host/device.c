@@ -61,8 +61,10 @@ struct htp_session * htp_device_session(struct htp_device * d) {
         p.poll         = cfg->oppoll ? 1 : 0;
         p.profile      = (uint32_t)cfg->profile;
         p.n_traces     = cfg->profile == 3 ? cfg->optrace : 0;
-        p.options      = htp_config_session_options(cfg);
-        int rc         = htp_session_open(&p, &d->sess);
+        p.n_pmu_events = cfg->profile == 2 ? cfg->n_pmu_events : 0;
+        memcpy(p.pmu_events, cfg->pmu_events, sizeof p.pmu_events);
+        p.options = htp_config_session_options(cfg);
+        int rc    = htp_session_open(&p, &d->sess);
         if (rc != 0) {
             d->open_status = rc;
             d->sess        = NULL;

@@ -24,12 +24,14 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "contract/window.h"
 #include "fence.h"
 #include "log.h"
 #include "opbatch.h"
 #include "opqueue.h"
+#include "profile.h"
 #include "session-error.h"
 #include "session-impl.h"
 #include "session-vmem.h"
@@ -166,12 +168,19 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
     sess->queue_started = true;
 
     if (params->profile) {
-        req                 = (struct htp_ctl_req){.type = HTP_CTL_PROFILER};
-        req.u.profiler.mode = params->profile;
-        rc                  = ctl(sess, &req, &rsp);
+        req                     = (struct htp_ctl_req){.type = HTP_CTL_PROFILER};
+        req.u.profiler.mode     = params->profile;
+        req.u.profiler.n_events = params->n_pmu_events == HTP_PMU_SLOTS ? HTP_PMU_SLOTS : 0;
+        memcpy(req.u.profiler.events, params->pmu_events, sizeof req.u.profiler.events);
+        rc = ctl(sess, &req, &rsp);
         if (rc != 0) {
             HTP_LOG_ERROR("ggml-htp: %s: profiler mode %u failed: %s\n", params->name, params->profile,
                           htp_status_str(rc));
+            goto fail;
+        }
+        sess->pmu = rsp.u.pmu;
+        if (htp_profile_pmu_answer(params->name, params->profile, &sess->pmu) != 0) {
+            rc = HTP_STATUS_PROTOCOL;
             goto fail;
         }
         sess->last_prof = calloc(params->batch_ops, sizeof *sess->last_prof);

@@ -317,7 +317,8 @@ static void handle(const void * owner, const struct htp_ctl_req * req, int fd, s
             rc = htp_npu_session_queue_stop(s);
             break;
         case HTP_CTL_PROFILER:
-            rc = htp_npu_session_set_profiler(s, req->u.profiler.mode);
+            rc = htp_npu_session_set_profiler(s, req->u.profiler.mode, req->u.profiler.events, req->u.profiler.n_events,
+                                              &rsp->u.pmu);
             break;
         case HTP_CTL_VMEM_INFO:
             htp_npu_session_vmem_info(s, &rsp->u.vmem);

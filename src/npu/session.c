@@ -54,7 +54,8 @@ struct htp_npu_session {
     uint8_t * vtcm;
     size_t    vtcm_size;
 
-    _Atomic uint32_t prof_mode;  // relaxed: a setting read at each batch start
+    _Atomic uint32_t prof_mode;   // relaxed: a setting read at each batch start (the mode in force)
+    _Atomic uint32_t pmu_packed;  // relaxed, likewise: mode 2's slots (htp_pmu_pack)
 
     // Queue (valid while running).
     int                      running;
@@ -204,6 +205,7 @@ int htp_npu_session_open(struct htp_npu_device * dev, const struct htp_npu_sessi
     htp_lock_init(&s->lock);
     htp_lock_init(&s->busy);
     atomic_init(&s->prof_mode, 0);
+    atomic_init(&s->pmu_packed, 0);
     atomic_init(&s->stop, 0);
 
     int rc = htp_vmem_init(&s->vmem, vmem_size);
@@ -323,11 +325,15 @@ void htp_npu_session_vmem_info(struct htp_npu_session * s, struct htp_vmem_info 
     htp_lock_release(&s->lock);
 }
 
-int htp_npu_session_set_profiler(struct htp_npu_session * s, uint32_t mode) {
-    if (mode > 3) {
+int htp_npu_session_set_profiler(struct htp_npu_session * s, uint32_t mode, const uint32_t * events, uint32_t n_events,
+                                 struct htp_pmu_info * info) {
+    memset(info, 0, sizeof(*info));
+    if (mode > 3 || (n_events != 0 && n_events != HTP_PMU_SLOTS)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    atomic_store_explicit(&s->prof_mode, mode, memory_order_relaxed);
+    htp_pmu_choose(mode, events, n_events, info);
+    atomic_store_explicit(&s->pmu_packed, htp_pmu_pack(info->counter), memory_order_relaxed);
+    atomic_store_explicit(&s->prof_mode, info->mode, memory_order_relaxed);
     return HTP_STATUS_OK;
 }
 
@@ -432,6 +438,8 @@ static int64_t queue_spin_us(const struct queue_gap * g) {
 
 static void queue_reader(void * arg) {
     struct htp_npu_session * s = arg;
+    // This thread's counters (mode 2): it is the pool's worker 0 while its batches run.
+    struct htp_pmu_thread caller_pmu = {0};
 
     struct htp_batch_env env = {
         .lookup     = lookup_map,
@@ -445,6 +453,7 @@ static void queue_reader(void * arg) {
         .options    = s->options,
         .pool       = &s->dev->pool,
         .cancel     = &s->stop,
+        .pmu_caller = &caller_pmu,
     };
 
     struct queue_gap gap = {0, QUEUE_SPIN_MAX_US};
@@ -460,8 +469,9 @@ static void queue_reader(void * arg) {
         queue_gap_request(&gap);
         struct htp_opbatch_req req;
         struct htp_opbatch_rsp rsp;
-        env.prof_mode = atomic_load_explicit(&s->prof_mode, memory_order_relaxed);
-        rc            = exec_enter(s, &req);
+        env.prof_mode  = atomic_load_explicit(&s->prof_mode, memory_order_relaxed);
+        env.pmu_packed = atomic_load_explicit(&s->pmu_packed, memory_order_relaxed);
+        rc             = exec_enter(s, &req);
         if (rc == HTP_RING_EMPTY) {
             continue;
         }
@@ -493,6 +503,7 @@ static void queue_reader(void * arg) {
         }
         gap.last_rsp_us = htp_plat_now_us();
     }
+    htp_pmu_thread_close(&caller_pmu);
     queues_remove(s);
 }
 

@@ -415,9 +415,43 @@ static inline float fa_rd16(const uint8_t * p) {
     return htp_fp16_to_fp32(h);
 }
 
+#if defined(__AVX2__)
+// The 16 nibble bytes at p -> 32 nibbles in element order (low nibbles are
+// elements 0-15, high 16-31), each mapped through the 16-entry table tab.
+static inline void fa_expand_nibbles_avx2(const uint8_t * p, const int8_t tab[16], int8_t * q) {
+    const __m128i v  = _mm_loadu_si128((const __m128i *)(const void *)p);
+    const __m128i lo = _mm_and_si128(v, _mm_set1_epi8(15));
+    const __m128i hi = _mm_and_si128(_mm_srli_epi16(v, 4), _mm_set1_epi8(15));
+    const __m128i t  = _mm_loadu_si128((const __m128i *)(const void *)tab);
+    _mm_storeu_si128((__m128i *)(void *)q, _mm_shuffle_epi8(t, lo));
+    _mm_storeu_si128((__m128i *)(void *)(q + 16), _mm_shuffle_epi8(t, hi));
+}
+
+static const int8_t fa_q4_0_values[16] = {-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7};
+static const int8_t fa_q4_1_values[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+#endif
+
 // One K block of type at b -> 32 signed quants at q, its scale (and min).
 static void fa_expand_k_block(uint32_t type, const uint8_t * b, int8_t * q, float * d, float * m) {
     uint32_t qh;
+#if defined(__AVX2__)
+    switch (type) {  // the 4-bit types by table, 16 nibbles a shuffle
+        case HTP_TYPE_Q4_0:
+            *d = fa_rd16(b);
+            fa_expand_nibbles_avx2(b + 2, fa_q4_0_values, q);
+            return;
+        case HTP_TYPE_IQ4_NL:
+            *d = fa_rd16(b);
+            fa_expand_nibbles_avx2(b + 2, htp_iq4nl_values, q);
+            return;
+        case HTP_TYPE_Q4_1:
+            *d = fa_rd16(b), *m = fa_rd16(b + 2);
+            fa_expand_nibbles_avx2(b + 4, fa_q4_1_values, q);
+            return;
+        default:
+            break;
+    }
+#endif
     switch (type) {
         case HTP_TYPE_Q8_0:
             *d = fa_rd16(b);

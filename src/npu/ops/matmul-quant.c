@@ -102,9 +102,16 @@ struct qmm_args {
 // ---------------------------------------------------------------------------
 
 // One block of 32 floats with its max |x| found -> one activation block at o.
+// As ggml-cpu's q8_0 / q8_1 activations: the quants are x * (127 / amax),
+// and the block's scale is amax / 127 rounded to fp16 (where ggml-cpu keeps
+// it), so the integer dot's result is scaled by the very same number.
+static inline float qmm_act_scale(float amax) {
+    return htp_fp16_to_fp32(htp_fp32_to_fp16(amax / 127.0f));
+}
+
 static inline void qmm_quantize_block(const float * xb, float amax, uint8_t * o) {
-    const float db = amax / 127.0f;
-    const float id = db != 0.0f ? 1.0f / db : 0.0f;
+    const float db = qmm_act_scale(amax);
+    const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
     int32_t     s  = 0;
     for (int j = 0; j < 32; j++) {
         // Ties to even, as ggml-cpu's SIMD; NaN / inf saturate (kernel-util.h).
@@ -170,8 +177,8 @@ static void qmm_quantize_blocks_avx512(const float * x, int64_t nb, uint8_t * ou
         const __m512  lo   = _mm512_loadu_ps(x + 32 * b);
         const __m512  hi   = _mm512_loadu_ps(x + 32 * b + 16);
         const float   amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(lo), _mm512_abs_ps(hi)));
-        const float   db   = amax / 127.0f;
-        const float   id   = db != 0.0f ? 1.0f / db : 0.0f;
+        const float   db   = qmm_act_scale(amax);
+        const float   id   = amax != 0.0f ? 127.0f / amax : 0.0f;
         const __m512  vid  = _mm512_set1_ps(id);
         const __m512i qlo  = qmm_f2i_sat_avx512(_mm512_mul_ps(lo, vid));
         const __m512i qhi  = qmm_f2i_sat_avx512(_mm512_mul_ps(hi, vid));
