@@ -65,6 +65,10 @@ int htp_profile_check(const struct htp_opbatch_rsp * rsp, const struct htp_prof_
         if (d->n_threads == 0 || d->n_threads > n_threads) {
             return fail(why, why_size, "op %u ran on %u workers, more than the session has (%u)", i, d->n_threads);
         }
+        if ((d->engine & HTP_ENGINE_UNIT_MASK) > HTP_UNIT_HMX ||
+            (d->engine & ~(HTP_ENGINE_UNIT_MASK | HTP_ENGINE_KV_SPLIT)) != 0 || d->pad != 0) {
+            return fail(why, why_size, "op %u has engine word %#x or a non-zero pad", i, d->engine);
+        }
         if ((d->pmu_mask & ~mask) != 0) {
             return fail(why, why_size, "op %u has PMU slots %#x outside those announced", i, d->pmu_mask);
         }
@@ -82,6 +86,11 @@ void htp_profile_format_op(char * buf, size_t size, const char * name, uint32_t 
     int len = snprintf(buf, size, "ggml-htp: %s profile-op #%u %s: usec %llu cycles %llu threads %u status %s", name, i,
                        htp_opqueue_op_name(pd->opcode), (unsigned long long)pd->usecs, (unsigned long long)pd->cycles,
                        pd->n_threads, htp_status_str((int)pd->status));
+    const uint32_t unit = pd->engine & HTP_ENGINE_UNIT_MASK;
+    if (unit != HTP_UNIT_NONE && len >= 0 && (size_t)len < size) {
+        len += snprintf(buf + len, size - (size_t)len, " unit %s%s", unit == HTP_UNIT_HMX ? "HMX" : "HVX",
+                        pd->engine & HTP_ENGINE_KV_SPLIT ? " kv-split" : "");
+    }
     if (pmu && pd->pmu_mask) {
         const char * sep = " pmu ";
         for (uint32_t k = 0; k < HTP_PMU_SLOTS && len >= 0 && (size_t)len < size; k++) {

@@ -4,9 +4,12 @@
 // events (mode 3). Their wording is a format: tools parse the
 // "profile-batch" lines (tools/bench-model.c), and a "profile-op" line is
 //
-//   ggml-htp: <session> profile-op #<i> <OP>: usec <u> cycles <c> threads <t> status <s>[ pmu <name>=<n> ...]
+//   ggml-htp: <session> profile-op #<i> <OP>: usec <u> cycles <c> threads <t> status <s>[ unit HVX|HMX[ kv-split]][ pmu
+//   <name>=<n> ...]
 //
-// with one <name>=<n> per counting slot (htp_profile_counter_name).
+// with the unit for the ops that have a choice (htp-proto.h's enum htp_unit;
+// kv-split: FLASH_ATTN_EXT cut its KV sequence) and one <name>=<n> per
+// counting slot (htp_profile_counter_name).
 
 #ifndef HTP_PROFILE_H
 #define HTP_PROFILE_H

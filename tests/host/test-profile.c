@@ -105,6 +105,15 @@ static void test_check(void) {
     CHECK(check(&rsp, prof, ops, &pmu, why) == 0, "a batch that failed validation is refused: %s", why);
 
     sound_batch(&rsp, prof, ops);
+    prof[0].engine = 3;
+    CHECK(check(&rsp, prof, ops, &pmu, why) != 0, "an unknown unit passes");
+    sound_batch(&rsp, prof, ops);
+    prof[0].engine = HTP_UNIT_HVX | 1u << 12;
+    CHECK(check(&rsp, prof, ops, &pmu, why) != 0, "an unknown engine flag passes");
+    sound_batch(&rsp, prof, ops);
+    prof[0].engine = HTP_UNIT_HMX | HTP_ENGINE_KV_SPLIT;
+    CHECK(check(&rsp, prof, ops, &pmu, why) == 0, "a sound engine word is refused: %s", why);
+    sound_batch(&rsp, prof, ops);
     rsp.n_done = N_OPS + 1;
     CHECK(check(&rsp, prof, ops, &pmu, why) != 0, "n_done > n_ops passes");
     sound_batch(&rsp, prof, ops);
@@ -128,6 +137,14 @@ static void test_format(void) {
     htp_profile_format_op(line, sizeof line, "HTP0", 2, &prof[2], NULL);
     CHECK(strcmp(line, "ggml-htp: HTP0 profile-op #2 RMS_NORM: usec 12 cycles 3000 threads 2 status ok") == 0,
           "mode 1 line: %s", line);
+    // The unit of an op with a choice, and FLASH_ATTN_EXT's KV split.
+    struct htp_prof_desc u = prof[2];
+    u.engine               = HTP_UNIT_HMX;
+    htp_profile_format_op(line, sizeof line, "HTP0", 2, &u, NULL);
+    CHECK(strstr(line, " status ok unit HMX") && !strstr(line, "kv-split"), "unit line: %s", line);
+    u.engine = HTP_UNIT_HVX | HTP_ENGINE_KV_SPLIT;
+    htp_profile_format_op(line, sizeof line, "HTP0", 2, &u, NULL);
+    CHECK(strstr(line, " status ok unit HVX kv-split"), "unit line: %s", line);
 
     // Hardware slots, a gap in the mask: names follow the slots.
     struct htp_pmu_info hw = {.mode = 2, .mask = 0x83};
