@@ -510,7 +510,7 @@ void htp_config_print(const struct htp_config * cfg, FILE * f) {
     fprintf(f, "fa_split      %d (%s)\n", cfg->fa_split,
             cfg->fa_split ? "KV sequence split when work items are fewer than workers" : "never split");
     fprintf(f, "session opts  %#x (HTP_SESSION_* bits sent to the NPU)\n", htp_config_session_options(cfg));
-    fprintf(f, "gdn_select    %d (%s)\n", cfg->gdn_select, select_name(cfg->gdn_select, 0, cfg->nhmx));
+    fprintf(f, "gdn_select    %d (parsed only: GATED_DELTA_NET has one kernel, on HVX)\n", cfg->gdn_select);
     fprintf(f, "ar_select     %d (%s)\n", cfg->ar_select,
             cfg->ar_select >= 2   ? "fused ALLREDUCE+ADD"
             : cfg->ar_select == 1 ? "unfused ALLREDUCE"
