@@ -25,7 +25,7 @@ static const char * dev_type_name(enum ggml_backend_dev_type type) {
 }
 
 // Open a session on the device's NPU and print what it says of itself.
-static void print_npu(const struct htp_device_config * dc) {
+static void print_npu(const struct htp_device_config * dc, int cfg_etm) {
     struct htp_session_params p;
     htp_session_params_default(&p, dc->phys[0], dc->virt);
     struct htp_session * sess = NULL;
@@ -37,6 +37,11 @@ static void print_npu(const struct htp_device_config * dc) {
     const struct htp_hw_info * hw = htp_session_hw_info(sess);
     printf("    NPU %u: %s, arch v%u, %u threads, %u HVX, %u HMX, VTCM %.1f MiB, %u KiB pages\n", dc->phys[0], hw->name,
            hw->arch, hw->n_threads, hw->n_hvx, hw->n_hmx, hw->vtcm_size / 1048576.0, hw->page_size / 1024);
+    // HMX here is the NPU's matrix-matrix micro-kernels (htp-proto.h's enum htp_unit).
+    printf(
+        "    NPU %u: HMX %s (GGML_HEXAGON_NHMX, _MM_SELECT, _FA_SELECT), no ETM (a software NPU: "
+        "GGML_HEXAGON_ETM=%d traces nothing)\n",
+        dc->phys[0], hw->n_hmx ? "as multi-column / multi-row micro-kernels" : "absent", cfg_etm);
     struct htp_vmem_info vm;
     if (htp_session_vmem_info(sess, &vm) == 0) {
         printf("    VA window: %.1f MiB, %.1f MiB used, largest free %.1f MiB, %u hole(s), %u mapping(s)\n",
@@ -68,7 +73,7 @@ int main(void) {
                total_mem / 1048576.0);
         for (int j = 0; j < cfg.n_devices; j++) {
             if (strcmp(cfg.devices[j].name, ggml_backend_dev_name(dev)) == 0) {
-                print_npu(&cfg.devices[j]);
+                print_npu(&cfg.devices[j], cfg.etm);
             }
         }
     }

@@ -30,6 +30,7 @@
 #include "log.h"
 #include "session-fence.h"
 #include "session-submit.h"
+#include "trace.h"
 #include "wait.h"
 
 static struct htp_device * backend_device(ggml_backend_t backend) {
@@ -44,6 +45,7 @@ static void backend_free(ggml_backend_t backend) {
     // The session belongs to the device and outlives its streams.
     struct htp_device * d = backend_device(backend);
     htp_device_flush_sync(d);
+    htp_trace_backend_freed();
     free(backend);
 }
 
@@ -91,10 +93,12 @@ static enum ggml_status graph_compute(struct htp_device * d, struct ggml_cgraph 
     if (!sess || failed(d, "graph_compute", htp_session_last_error(sess))) {
         return GGML_STATUS_FAILED;
     }
-    uint64_t hits = d->cache.hits;
+    uint64_t       hits = d->cache.hits;
+    const uint64_t t0   = htp_wait_now_us();
     if (htp_graph_translate(&d->cache, graph, htp_session_n_threads(sess), htp_session_hw_info(sess)->vtcm_size) != 0) {
         return GGML_STATUS_FAILED;
     }
+    htp_trace_span("translate", t0, htp_wait_now_us());
     d->stats.cache_hits += d->cache.hits - hits;
     if (d->n_peers > 0) {
         // Push what this graph's inputs wait for before our first batch.
@@ -121,11 +125,13 @@ static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggm
     const uint64_t      start = htp_wait_now_us();
     // The host's own time: the call less its waits for the NPU (a session
     // replaced during the call starts its count again: then all of it counts).
-    struct htp_session * sess   = d->sess;
-    const uint64_t       wait0  = sess ? htp_session_wait_usecs(sess) : 0;
-    enum ggml_status     st     = graph_compute(d, graph);
-    const uint64_t       wall   = htp_wait_now_us() - start;
-    const uint64_t       waited = sess && sess == d->sess ? htp_session_wait_usecs(sess) - wait0 : 0;
+    struct htp_session * sess  = d->sess;
+    const uint64_t       wait0 = sess ? htp_session_wait_usecs(sess) : 0;
+    enum ggml_status     st    = graph_compute(d, graph);
+    const uint64_t       end   = htp_wait_now_us();
+    const uint64_t       wall  = end - start;
+    htp_trace_span("graph_compute", start, end);
+    const uint64_t waited = sess && sess == d->sess ? htp_session_wait_usecs(sess) - wait0 : 0;
     d->stats.graphs++;
     d->stats.host_usecs += waited < wall ? wall - waited : 0;
     return st;
@@ -275,6 +281,7 @@ ggml_backend_t htp_backend_init(struct htp_device * d) {
         return NULL;
     }
     *backend = (struct ggml_backend){htp_guid(), htp_backend_iface, &d->dev, d};
+    htp_trace_backend_opened();
     return backend;
 }
 

@@ -317,6 +317,22 @@ static int load_npu_path(struct htp_config * cfg) {
     return 0;
 }
 
+// GGML_HTP_TRACE: where to write the trace-event file (ours; trace.h).
+static int load_trace_path(struct htp_config * cfg) {
+    const char * s     = getenv("GGML_HTP_TRACE");
+    cfg->trace_path[0] = '\0';
+    if (!s || s[0] == '\0') {
+        return 0;
+    }
+    size_t len = strnlen(s, HTP_CONFIG_PATH_MAX);
+    if (len >= HTP_CONFIG_PATH_MAX) {
+        htp_config_env_warn("GGML_HTP_TRACE", s, len, "is longer than a path", "no trace");
+        return 1;
+    }
+    memcpy(cfg->trace_path, s, len + 1);
+    return 0;
+}
+
 // ---------------------------------------------------------------------------
 // Load, free, print
 // ---------------------------------------------------------------------------
@@ -380,6 +396,7 @@ int htp_config_load(struct htp_config * cfg) {
     p += htp_config_env_bool("GGML_HEXAGON_ETM", 0, &cfg->etm);
 
     p += load_npu_path(cfg);
+    p += load_trace_path(cfg);
     p += load_npu_exec(cfg);
     p += htp_config_load_devices(cfg->devices, &cfg->n_devices);
     return p;
@@ -392,7 +409,25 @@ void htp_config_free(struct htp_config * cfg) {
     }
 }
 
-static const char * select_name(int v, int has_cpu) {
+uint32_t htp_config_session_options(const struct htp_config * cfg) {
+    uint32_t o = 0;
+    if (!cfg->nhmx || cfg->mm_select < 2) {
+        o |= HTP_SESSION_MM_NO_HMX;
+    }
+    if (!cfg->nhmx || cfg->fa_select < 2) {
+        o |= HTP_SESSION_FA_NO_HMX;
+    }
+    if (!cfg->fa_split) {
+        o |= HTP_SESSION_FA_NO_SPLIT;
+    }
+    return o;
+}
+
+// The engines a select level leaves an op family, HMX only when nhmx allows.
+static const char * select_name(int v, int has_cpu, int nhmx) {
+    if (v >= 2 && !nhmx) {
+        return has_cpu ? "HVX -> CPU: nhmx 0" : "HVX: nhmx 0";
+    }
     switch (v) {
         case 2:
             return has_cpu ? "HMX -> HVX -> CPU" : "HMX -> HVX";
@@ -401,6 +436,34 @@ static const char * select_name(int v, int has_cpu) {
         default:
             return "CPU";
     }
+}
+
+// Variables other modules read on their own, shown as they take them (quietly
+// here: their readers warn about bad values).
+
+// GGML_HEXAGON_FENCE_TIMEOUT_MS (the NPU's server.c): 1 .. 24 h, else 30000.
+static unsigned long long fence_timeout_ms(void) {
+    const unsigned long long def = 30000, max = 24ull * 3600 * 1000;
+    const char *             s      = getenv("GGML_HEXAGON_FENCE_TIMEOUT_MS");
+    long long                v      = 0;
+    int                      erange = 0;
+    if (!s || s[0] == '\0' || s[0] == '-' || htp_config_parse_long(s, 0, &v, &erange) != 0 || erange || v < 1 ||
+        (unsigned long long)v > max) {
+        return def;
+    }
+    return (unsigned long long)v;
+}
+
+// GGML_HTP_MMAP_STACKING (session-params.c): "0" turns it off.
+static int mmap_stacking(void) {
+    const char * s = getenv("GGML_HTP_MMAP_STACKING");
+    return !(s && strcmp(s, "0") == 0);
+}
+
+// GGML_HTP_SCALAR (the NPU's kernels): "1" selects the portable C paths.
+static int scalar_kernels(void) {
+    const char * s = getenv("GGML_HTP_SCALAR");
+    return s && strcmp(s, "1") == 0;
 }
 
 void htp_config_print(const struct htp_config * cfg, FILE * f) {
@@ -423,7 +486,7 @@ void htp_config_print(const struct htp_config * cfg, FILE * f) {
 
     fprintf(f, "arch          v%d%s\n", cfg->arch, cfg->arch_auto ? " (until the NPU reports its own)" : "");
     fprintf(f, "nhvx          %u%s\n", cfg->nhvx, cfg->nhvx == 0 ? " (all)" : "");
-    fprintf(f, "nhmx          %d\n", cfg->nhmx);
+    fprintf(f, "nhmx          %d (%s)\n", cfg->nhmx, cfg->nhmx ? "HMX where the select levels allow it" : "HVX only");
     htp_config_format_size(a, sizeof a, cfg->vtcm_size);
     fprintf(f, "vtcm_size     %s\n", cfg->vtcm_size ? a : "auto");
     htp_config_format_size(a, sizeof a, cfg->vmem);
@@ -442,11 +505,16 @@ void htp_config_print(const struct htp_config * cfg, FILE * f) {
     fprintf(f, "opfusion      %d\n", cfg->opfusion);
     fprintf(f, "rt_repack     %d\n", cfg->rt_repack);
     fprintf(f, "opfilter      %s\n", cfg->has_opfilter ? cfg->opfilter_src : "(none)");
-    fprintf(f, "mm_select     %d (%s)\n", cfg->mm_select, select_name(cfg->mm_select, 1));
-    fprintf(f, "fa_select     %d (%s)\n", cfg->fa_select, select_name(cfg->fa_select, 1));
-    fprintf(f, "fa_split      %d\n", cfg->fa_split);
-    fprintf(f, "gdn_select    %d (%s)\n", cfg->gdn_select, select_name(cfg->gdn_select, 0));
-    fprintf(f, "ar_select     %d\n", cfg->ar_select);
+    fprintf(f, "mm_select     %d (%s)\n", cfg->mm_select, select_name(cfg->mm_select, 1, cfg->nhmx));
+    fprintf(f, "fa_select     %d (%s)\n", cfg->fa_select, select_name(cfg->fa_select, 1, cfg->nhmx));
+    fprintf(f, "fa_split      %d (%s)\n", cfg->fa_split,
+            cfg->fa_split ? "KV sequence split when work items are fewer than workers" : "never split");
+    fprintf(f, "session opts  %#x (HTP_SESSION_* bits sent to the NPU)\n", htp_config_session_options(cfg));
+    fprintf(f, "gdn_select    %d (parsed only: GATED_DELTA_NET has one kernel, on HVX)\n", cfg->gdn_select);
+    fprintf(f, "ar_select     %d (%s)\n", cfg->ar_select,
+            cfg->ar_select >= 2   ? "fused ALLREDUCE+ADD"
+            : cfg->ar_select == 1 ? "unfused ALLREDUCE"
+                                  : "CPY+FENCE fallback");
     fprintf(f, "ar_scatter    %d\n", cfg->ar_scatter);
     fprintf(f, "verbose       %d\n", cfg->verbose);
     fprintf(f, "profile       %d", cfg->profile);
@@ -458,7 +526,14 @@ void htp_config_print(const struct htp_config * cfg, FILE * f) {
     }
     fputc('\n', f);
     fprintf(f, "optrace       %u\n", cfg->optrace);
-    fprintf(f, "etm           %d\n", cfg->etm);
+    fprintf(f, "etm           %d (%s)\n", cfg->etm,
+            cfg->etm ? "requested; the software NPU has no ETM, nothing is traced" : "off");
+    fprintf(f, "trace         %s\n", cfg->trace_path[0] ? cfg->trace_path : "(none)");
     fprintf(f, "npu           %s\n", cfg->npu_path[0] ? cfg->npu_path : "(htp-npu next to libggml-htp.so)");
     fprintf(f, "npu exec      %s\n", cfg->npu_exec[0] ? cfg->npu_exec : "(none: the NPU program runs directly)");
+    fprintf(f, "fence timeout %llu ms (GGML_HEXAGON_FENCE_TIMEOUT_MS, read by the NPU)\n", fence_timeout_ms());
+    fprintf(f, "mmap stacking %d (GGML_HTP_MMAP_STACKING)\n", mmap_stacking());
+    fprintf(f, "scalar        %d (GGML_HTP_SCALAR, read by the NPU: 1 = portable C kernels)\n", scalar_kernels());
+    const char * fault = getenv("GGML_HTP_FAULT");
+    fprintf(f, "fault         %.200s (GGML_HTP_FAULT)\n", fault && fault[0] ? fault : "(none)");
 }

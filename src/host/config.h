@@ -72,9 +72,10 @@ struct htp_config {
     char    opfilter_src[256];  // the pattern, for htp_config_print (truncated if longer)
 
     // kernel selection
-    int mm_select;   // 2 HMX -> HVX -> CPU, 1 HVX -> CPU, 0 CPU
-    int fa_select;   // 2 HMX -> HVX -> CPU, 1 HVX -> CPU, 0 CPU
-    int fa_split;    // 1 head-split + team-split of FLASH_ATTN_EXT when few KV heads
+    // (HMX and HVX as the software NPU has them: htp-proto.h's enum htp_unit.)
+    int mm_select;   // MUL_MAT, MUL_MAT_ID: 2 HMX -> HVX -> CPU, 1 HVX -> CPU, 0 CPU (not claimed)
+    int fa_select;   // FLASH_ATTN_EXT: 2 HMX -> HVX -> CPU, 1 HVX -> CPU, 0 CPU (not claimed)
+    int fa_split;    // 1 FLASH_ATTN_EXT with fewer work items than workers also splits its KV sequence
     int gdn_select;  // 2 HMX -> HVX, 1 HVX, 0 CPU
     int ar_select;   // 2 fused ALLREDUCE+ADD, 1 unfused ALLREDUCE, 0 CPY+FENCE
     int ar_scatter;  // 1 reduce-scatter the fused ALLREDUCE+ADD, 0 full reduction
@@ -85,11 +86,12 @@ struct htp_config {
     uint32_t n_pmu_events;  // 0 or HTP_CONFIG_N_PMU
     uint32_t pmu_events[HTP_CONFIG_N_PMU];
     uint32_t optrace;  // trace events per thread per batch, at most HTP_MAX_TRACES
-    int      etm;      // embedded trace macrocell (real DSP only)
+    int      etm;      // embedded trace macrocell: accepted; no NPU of ours has one (htp-info says so)
 
     // ours
-    char npu_path[HTP_CONFIG_PATH_MAX];  // GGML_HEXAGON_NPU, "" = htp-npu next to the library
-    char npu_exec[HTP_CONFIG_PATH_MAX];  // GGML_HEXAGON_NPU_EXEC: launcher the NPU runs under, "" = none
+    char npu_path[HTP_CONFIG_PATH_MAX];    // GGML_HEXAGON_NPU, "" = htp-npu next to the library
+    char npu_exec[HTP_CONFIG_PATH_MAX];    // GGML_HEXAGON_NPU_EXEC: launcher the NPU runs under, "" = none
+    char trace_path[HTP_CONFIG_PATH_MAX];  // GGML_HTP_TRACE: Chrome/Perfetto trace-event file, "" = none (trace.h)
 };
 
 // The configuration of this process's backend, read-only once loaded: the
@@ -119,7 +121,16 @@ int htp_config_op_filtered(const struct htp_config * cfg, const char * op_desc);
 
 const char * htp_config_power_mode_name(int mode);
 
-// Print the configuration in force, one option per line (htp-info).
+// The session options (HTP_SESSION_* bits, htp-proto.h) the configuration
+// asks for: HMX off for an op family when GGML_HEXAGON_NHMX=0 or its select
+// level is below 2, and FLASH_ATTN_EXT's KV split off with FA_SPLIT=0.
+uint32_t htp_config_session_options(const struct htp_config * cfg);
+
+// Print the configuration in force, one option per line, each with its
+// effective value after defaults and clamping (htp-info); then the variables
+// other modules read themselves (GGML_HEXAGON_FENCE_TIMEOUT_MS and
+// GGML_HTP_SCALAR on the NPU, GGML_HTP_MMAP_STACKING, GGML_HTP_FAULT), as those
+// modules will take them.
 void htp_config_print(const struct htp_config * cfg, FILE * f);
 
 #endif  // HTP_CONFIG_H

@@ -61,13 +61,22 @@ struct htp_session * htp_device_session(struct htp_device * d) {
         p.poll         = cfg->oppoll ? 1 : 0;
         p.profile      = (uint32_t)cfg->profile;
         p.n_traces     = cfg->profile == 3 ? cfg->optrace : 0;
-        int rc         = htp_session_open(&p, &d->sess);
+        p.n_pmu_events = cfg->profile == 2 ? cfg->n_pmu_events : 0;
+        memcpy(p.pmu_events, cfg->pmu_events, sizeof p.pmu_events);
+        p.options = htp_config_session_options(cfg);
+        int rc    = htp_session_open(&p, &d->sess);
         if (rc != 0) {
             d->open_status = rc;
             d->sess        = NULL;
             HTP_LOG_ERROR("ggml-htp: %s: cannot open a session on NPU %u: %s\n", d->cfg.name, d->cfg.phys[0],
                           htp_status_str(rc));
-        } else if (d->cfg.n_members > 1) {
+        } else if (cfg->etm && !d->etm_logged) {
+            // The reference turns the DSP's embedded trace macrocell on here.
+            HTP_LOG_INFO("ggml-htp: %s: GGML_HEXAGON_ETM=1: the software NPU has no ETM, nothing is traced\n",
+                         d->cfg.name);
+            d->etm_logged = true;
+        }
+        if (rc == 0 && d->cfg.n_members > 1) {
             rc = open_group_members(d, &p);
             if (rc != 0) {
                 htp_session_close(d->sess);

@@ -41,6 +41,7 @@ struct htp_device {
     int                  open_status;     // non-zero once opening failed: not retried
     uint32_t             generation;      // sessions opened so far: what events and copies hold is of one
     bool                 failure_logged;  // the current session's failure was logged (backend.c)
+    bool                 etm_logged;      // GGML_HEXAGON_ETM's "no ETM here" was logged
 
     // Fence slots of this device's session used by async copies between
     // NPUs (backend.c), by the peer's device index: cpy_fence[s] is signalled

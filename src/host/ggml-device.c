@@ -80,6 +80,19 @@ static ggml_backend_buffer_type_t dev_get_host_buffer_type(ggml_backend_dev_t de
     return htp_backend_config->hostbuf ? &dev_of(dev)->host_buft : NULL;
 }
 
+// Ops whose select level is 0 (CPU): not claimed, so ggml-cpu takes them.
+static bool left_to_cpu(const struct htp_config * cfg, const struct ggml_tensor * op) {
+    switch (op->op) {
+        case GGML_OP_MUL_MAT:
+        case GGML_OP_MUL_MAT_ID:
+            return cfg->mm_select == 0;
+        case GGML_OP_FLASH_ATTN_EXT:
+            return cfg->fa_select == 0;
+        default:
+            return false;
+    }
+}
+
 // Only static properties of the op count here (shape, type, strides): ggml asks
 // before any buffer exists.
 static bool dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor * op) {
@@ -87,6 +100,9 @@ static bool dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor * o
     const struct htp_config * cfg = htp_backend_config;
 
     if (cfg->has_opfilter && regexec(&cfg->opfilter, ggml_op_desc(op), 0, NULL, 0) == 0) {
+        return false;
+    }
+    if (left_to_cpu(cfg, op)) {
         return false;
     }
     switch (op->op) {

@@ -136,8 +136,11 @@ int htp_opqueue_pop(struct htp_opqueue * q, struct htp_opbatch_rsp * rsp, struct
     if (l.end <= q->slot_size) {  // else a raw push with counts larger than the slot
         const uint8_t * m = q->slots + (uint64_t)slot * q->slot_size;
         if (c.n_ops > 0) {
-            prof->prof   = (const struct htp_prof_desc *)(m + l.prof);
-            prof->n_prof = c.n_ops;
+            prof->prof      = (const struct htp_prof_desc *)(m + l.prof);
+            prof->n_prof    = c.n_ops;
+            prof->ops       = (const struct htp_op_desc *)(m + l.ops);
+            prof->tensors   = (const struct htp_tensor *)(m + l.tensors);
+            prof->n_tensors = c.n_tensors;
         }
         if (c.n_traces > 0) {
             prof->trace     = (const struct htp_trace_desc *)(m + l.trace);

@@ -84,6 +84,9 @@ struct htp_opqueue_prof {
     uint32_t                      n_prof;
     const struct htp_trace_desc * trace;  // [n_threads][n_traces]: thread t's events at t * n_traces
     uint32_t                      n_threads, n_traces;
+    const struct htp_op_desc *    ops;      // [n_prof]: the batch's op descriptors as we pushed them
+    const struct htp_tensor *     tensors;  // [n_tensors]: and its tensors (for profiles and traces)
+    uint32_t                      n_tensors;
 };
 
 // Pop the response of the oldest batch in flight into *rsp and locate its

@@ -46,6 +46,8 @@ struct htp_session {
     struct htp_opbatch_rsp last_rsp;
     struct htp_prof_desc * last_prof;  // [batch_ops]
     uint32_t               n_last_prof;
+    struct htp_pmu_info    pmu;          // what mode 2 counts (the NPU's answer to HTP_CTL_PROFILER)
+    bool                   prof_broken;  // a read-back failed its check: profiles of this session are ignored
 
     // Multi-NPU group (htp_session_group_init): a leader owns the other
     // members' sessions; every batch goes to all of them, headed by

@@ -22,7 +22,10 @@ struct htp_session_params {
     uint32_t poll;           // 1: both sides poll their rings instead of sleeping (GGML_HEXAGON_OPPOLL)
     uint32_t profile;        // 0 off, 1 basic, 2 pmu, 3 trace (GGML_HEXAGON_PROFILE)
     uint32_t n_traces;       // trace events per thread per batch when profile == 3 (GGML_HEXAGON_OPTRACE)
+    uint32_t n_pmu_events;   // 0, or HTP_PMU_SLOTS: pmu_events holds mode 2's event numbers
+    uint32_t pmu_events[8];  // GGML_HEXAGON_PROFILE's PMU event numbers (the NPU's pmu.h maps them)
     uint32_t n_fences;       // fence slots in the pinned buffer (default 512)
+    uint32_t options;        // HTP_SESSION_* bits: engines not to use, FA's KV split off (0 = none; config.h)
     bool     measure_vmem;   // measure the usable VA window at open by mapping until failure (GGML_HEXAGON_VMEM=0)
     bool     dma64;          // map buffers of weight operands extended, outside the window (GGML_HEXAGON_DMA64)
     bool     mmap_stacking;  // map all pending buffers at flush, largest first (default; GGML_HTP_MMAP_STACKING=0

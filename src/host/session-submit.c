@@ -22,6 +22,7 @@
 #include "wait.h"
 #include "session-impl.h"
 #include "status.h"
+#include "trace.h"
 
 uint32_t htp_session_in_flight(const struct htp_session * sess) {
     return htp_opqueue_in_flight(&sess->queue);
@@ -48,14 +49,27 @@ static int collect_one(struct htp_session * sess, bool record_status) {
             sess->have_rsp    = true;
             sess->last_rsp    = rsp;
             sess->n_last_prof = 0;
-            if (sess->last_prof && p.prof) {
+            if (sess->last_prof && p.prof && !sess->prof_broken) {
                 uint32_t n = p.n_prof < sess->params.batch_ops ? p.n_prof : sess->params.batch_ops;
                 memcpy(sess->last_prof, p.prof, sizeof *p.prof * n);
-                sess->n_last_prof = n;
-                htp_profile_log_ops(sess->params.name, &rsp, sess->last_prof, n);
+                char why[128];
+                if (htp_profile_check(&rsp, sess->last_prof, n, p.ops, sess->n_threads, &sess->pmu, why, sizeof why) !=
+                    0) {
+                    // The NPU wrote nonsense into its profile: say so once, use none of it.
+                    HTP_LOG_ERROR("ggml-htp: %s: batch %llu: bad profile read-back (%s); profiles off\n",
+                                  sess->params.name, (unsigned long long)rsp.seq, why);
+                    sess->prof_broken = true;
+                } else {
+                    sess->n_last_prof = n;
+                    htp_profile_log_ops(sess->params.name, &rsp, sess->last_prof, n, &sess->pmu);
+                    if (p.trace) {
+                        htp_profile_log_trace(sess->params.name, &rsp, &p);
+                    }
+                    htp_trace_batch(sess->params.name, (int)htp_npu_pid(sess->npu), &rsp, &p);
+                }
             }
-            if (p.trace) {
-                htp_profile_log_trace(sess->params.name, &rsp, &p);
+            if (htp_trace_on()) {
+                htp_trace_counter("queue", htp_wait_now_us(), (double)htp_opqueue_in_flight(&sess->queue));
             }
             if (rsp.status != HTP_STATUS_OK && record_status) {
                 htp_session_record_error(sess, (int)rsp.status, "batch %llu failed at op %u of %u",
@@ -65,7 +79,9 @@ static int collect_one(struct htp_session * sess, bool record_status) {
         }
         const uint64_t t0 = htp_wait_now_us();
         const int      rw = htp_opqueue_wait(&sess->queue, HTP_SESSION_WAIT_SLICE_US);
-        sess->wait_usecs += htp_wait_now_us() - t0;
+        const uint64_t t1 = htp_wait_now_us();
+        sess->wait_usecs += t1 - t0;
+        htp_trace_span("flush_wait", t0, t1);
         if (rw != 0 && !htp_npu_alive(sess->npu)) {
             return htp_session_npu_died(sess);
         }
@@ -210,7 +226,17 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
 
     int rc = make_room(sess);
     if (rc == 0) {
+        const uint64_t t0 = htp_wait_now_us();
         rc = htp_opqueue_push(&sess->queue, b->bufs, b->n_bufs, b->tensors, b->n_tensors, b->ops, b->n_ops);
+        if (htp_trace_on()) {
+            const uint64_t t1 = htp_wait_now_us();
+            htp_trace_span("push", t0, t1);
+            htp_trace_counter("queue", t1, (double)htp_opqueue_in_flight(&sess->queue));
+            const double MiB = 1024.0 * 1024.0;
+            htp_trace_counter("vmem", t1, (double)htp_buffer_window_bytes(&sess->target, NULL) / MiB);
+            htp_trace_counter("vmem_batch", t1, (double)b->vmem / MiB);
+            htp_trace_counter("vmem_window", t1, (double)sess->max_vmem / MiB);
+        }
         if (rc != 0) {
             rc = htp_session_record_error(sess, rc == HTP_OPQUEUE_BUSY ? HTP_STATUS_HOST_ERR : rc,
                                           "pushing batch of %u ops", b->n_ops);

@@ -24,12 +24,14 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "contract/window.h"
 #include "fence.h"
 #include "log.h"
 #include "opbatch.h"
 #include "opqueue.h"
+#include "profile.h"
 #include "session-error.h"
 #include "session-impl.h"
 #include "session-vmem.h"
@@ -67,6 +69,10 @@ static int check_params(const struct htp_session_params * p) {
                       HTP_QUEUE_MAX_DEPTH);
         return HTP_STATUS_HOST_ERR;
     }
+    if (p->options & ~HTP_SESSION_OPTIONS_ALL) {
+        HTP_LOG_ERROR("ggml-htp: %s: unknown session options %#x\n", p->name, p->options);
+        return HTP_STATUS_HOST_ERR;
+    }
     if (p->profile > 3 || p->n_traces > HTP_MAX_TRACES || p->n_fences == 0 || p->n_fences > 65536) {
         HTP_LOG_ERROR("ggml-htp: %s: bad profile %u / traces %u / fences %u\n", p->name, p->profile, p->n_traces,
                       p->n_fences);
@@ -100,6 +106,7 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
     req.u.open.n_threads = params->n_threads;
     req.u.open.vtcm_size = params->vtcm_size;
     req.u.open.vmem_size = params->vmem_size;
+    req.u.open.options   = params->options;
     rc                   = ctl(sess, &req, &rsp);
     if (rc != 0) {
         HTP_LOG_ERROR("ggml-htp: %s: session open failed: %s\n", params->name, htp_status_str(rc));
@@ -161,12 +168,19 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
     sess->queue_started = true;
 
     if (params->profile) {
-        req                 = (struct htp_ctl_req){.type = HTP_CTL_PROFILER};
-        req.u.profiler.mode = params->profile;
-        rc                  = ctl(sess, &req, &rsp);
+        req                     = (struct htp_ctl_req){.type = HTP_CTL_PROFILER};
+        req.u.profiler.mode     = params->profile;
+        req.u.profiler.n_events = params->n_pmu_events == HTP_PMU_SLOTS ? HTP_PMU_SLOTS : 0;
+        memcpy(req.u.profiler.events, params->pmu_events, sizeof req.u.profiler.events);
+        rc = ctl(sess, &req, &rsp);
         if (rc != 0) {
             HTP_LOG_ERROR("ggml-htp: %s: profiler mode %u failed: %s\n", params->name, params->profile,
                           htp_status_str(rc));
+            goto fail;
+        }
+        sess->pmu = rsp.u.pmu;
+        if (htp_profile_pmu_answer(params->name, params->profile, &sess->pmu) != 0) {
+            rc = HTP_STATUS_PROTOCOL;
             goto fail;
         }
         sess->last_prof = calloc(params->batch_ops, sizeof *sess->last_prof);
@@ -198,10 +212,10 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
 
     HTP_VERBOSE(
         "ggml-htp: %s session %u on NPU %u (pid %d): threads %u batch %u depth %u slot %llu pinned %llu "
-        "vmem %llu poll %u profile %u\n",
+        "vmem %llu poll %u profile %u options %#x\n",
         params->name, sess->id, params->phys_idx, (int)htp_npu_pid(sess->npu), sess->n_threads, params->batch_ops,
         depth, (unsigned long long)sess->slot_size, (unsigned long long)pinned, (unsigned long long)sess->max_vmem,
-        params->poll, params->profile);
+        params->poll, params->profile, params->options);
     *out = sess;
     return 0;
 fail:

@@ -49,11 +49,13 @@ struct run_ctx {
     struct htp_batch *           b;
     const struct htp_batch_env * env;
     uint32_t                     nth;        // workers for this op
+    uint32_t                     lanes;      // trace areas of the slot (workers of the layout)
     int                          on_caller;  // a small op: every slice on the calling thread
     uint32_t                     op;         // op index (trace events)
     int                          trace;      // write trace events
+    int                          pmu;        // count PMU events (mode 2)
     int                          pooled;     // ctx->run was called
-    htp_job_fn                   job;        // the kernel's job while tracing
+    htp_job_fn                   job;        // the kernel's job while observed
     void *                       arg;
 };
 
@@ -72,15 +74,34 @@ static void trace_event(struct htp_batch * b, uint32_t thread, uint32_t op, uint
     b->n_trace[thread] = k + 1;
 }
 
-// Worker 0's begin/end are written around the whole op by the batch loop.
-static void traced_job(void * arg, uint32_t ith, uint32_t nth) {
+// A slice under the profiler: trace events and PMU counts go to the worker
+// that runs it. The calling worker's are taken around the whole op by the
+// batch loop, so its slices are not observed twice. A helper beyond the
+// slot's trace areas (a session with fewer workers than the pool) has no
+// trace events.
+static void observed_job(void * arg, uint32_t ith, uint32_t nth) {
     struct run_ctx * rc = arg;
-    if (ith > 0) {
-        trace_event(rc->b, ith, rc->op, HTP_TRACE_EVT_OP_BEGIN);
+    const uint32_t   w  = htp_pool_slice_worker(rc->env->pool, ith);
+    if (w == 0 || w >= HTP_MAX_NTHREADS) {
+        rc->job(rc->arg, ith, nth);
+        return;
+    }
+    uint64_t v0[HTP_PMU_SLOTS], v1[HTP_PMU_SLOTS];
+    uint32_t m = rc->pmu ? htp_pmu_sample(htp_pmu_helper(w), rc->env->pmu_packed, v0) : 0;
+    if (rc->trace && w < rc->lanes) {
+        trace_event(rc->b, w, rc->op, HTP_TRACE_EVT_OP_BEGIN);
     }
     rc->job(rc->arg, ith, nth);
-    if (ith > 0) {
-        trace_event(rc->b, ith, rc->op, HTP_TRACE_EVT_OP_END);
+    if (rc->trace && w < rc->lanes) {
+        trace_event(rc->b, w, rc->op, HTP_TRACE_EVT_OP_END);
+    }
+    if (m != 0) {
+        m &= htp_pmu_sample(htp_pmu_helper(w), rc->env->pmu_packed, v1);
+        for (uint32_t k = 0; k < HTP_PMU_SLOTS; k++) {
+            if (m >> k & 1u) {
+                rc->b->pmu_acc[w][k] += v1[k] - v0[k];
+            }
+        }
     }
 }
 
@@ -93,10 +114,10 @@ static void batch_run(void * p, htp_job_fn job, void * arg) {
         }
         return;
     }
-    if (rc->trace) {
+    if (rc->trace || rc->pmu) {
         rc->job = job;
         rc->arg = arg;
-        htp_pool_run(rc->env->pool, rc->nth, traced_job, rc);
+        htp_pool_run(rc->env->pool, rc->nth, observed_job, rc);
     } else {
         htp_pool_run(rc->env->pool, rc->nth, job, arg);
     }
@@ -135,6 +156,7 @@ static void make_ctx(struct htp_batch * b, const struct htp_batch_env * env, uin
     rc->on_caller     = bytes < HTP_SMALL_OP_BYTES;
     ctx->vtcm         = env->vtcm;
     ctx->op.vtcm_size = env->vtcm_size;
+    ctx->options      = env->options;
     ctx->run          = batch_run;
     ctx->pool         = rc;
     ctx->cancel       = env->cancel;
@@ -228,6 +250,7 @@ int htp_batch_execute(struct htp_batch * b, const struct htp_batch_env * env, st
     const struct htp_opbatch_req * r      = &b->req;
     uint32_t                       nth    = op_threads(env);
     int                            trace  = env->prof_mode == 3 && r->n_traces > 0;
+    int                            pmu    = env->prof_mode == 2 && env->pmu_packed != 0 && env->pmu_caller != NULL;
     int                            status = HTP_STATUS_OK;
     uint32_t                       done   = 0;
 
@@ -239,10 +262,16 @@ int htp_batch_execute(struct htp_batch * b, const struct htp_batch_env * env, st
     int              grouped = r->n_ops > 0 && b->ops[0].opcode == HTP_OP_MDEV_GROUP;
 
     for (; done < r->n_ops; done++) {
-        struct run_ctx    rc = {.b = b, .env = env, .nth = nth, .op = done, .trace = trace};
+        struct run_ctx    rc = {.b = b, .env = env, .nth = nth, .lanes = nth, .op = done, .trace = trace, .pmu = pmu};
         struct htp_op_ctx ctx;
         make_ctx(b, env, done, &rc, &ctx);
 
+        uint64_t pv0[HTP_PMU_SLOTS], pv1[HTP_PMU_SLOTS];
+        uint32_t pmask = 0;
+        if (pmu) {
+            memset(b->pmu_acc, 0, sizeof(b->pmu_acc));
+            pmask = htp_pmu_sample(env->pmu_caller, env->pmu_packed, pv0);
+        }
         if (trace) {
             trace_event(b, 0, done, HTP_TRACE_EVT_OP_BEGIN);
         }
@@ -262,9 +291,23 @@ int htp_batch_execute(struct htp_batch * b, const struct htp_batch_env * env, st
             .opcode    = b->ops[done].opcode,
             .status    = (uint32_t)st,
             .n_threads = rc.pooled && !rc.on_caller ? nth : 1,
+            .engine    = ctx.engine,
         };
         if (trace) {
             trace_event(b, 0, done, HTP_TRACE_EVT_OP_END);
+        }
+        if (pmask != 0) {
+            pmask &= htp_pmu_sample(env->pmu_caller, env->pmu_packed, pv1);
+            pd.pmu_mask = pmask;
+            for (uint32_t k = 0; k < HTP_PMU_SLOTS; k++) {
+                if (pmask >> k & 1u) {
+                    uint64_t sum = pv1[k] - pv0[k];
+                    for (uint32_t w = 1; w < HTP_MAX_NTHREADS; w++) {
+                        sum += b->pmu_acc[w][k];
+                    }
+                    pd.pmu[k] = sum;
+                }
+            }
         }
         memcpy(b->slot + b->layout.prof + (uint64_t)done * sizeof(pd), &pd, sizeof(pd));
         if (st != HTP_STATUS_OK) {
@@ -303,6 +346,7 @@ int htp_batch_execute(struct htp_batch * b, const struct htp_batch_env * env, st
     rsp->n_ops     = r->n_ops;
     rsp->n_done    = done;
     rsp->n_traces  = n_traces;
+    rsp->start_us  = t0;
     rsp->usecs     = htp_plat_now_us() - t0;
     rsp->cycles    = htp_plat_cycles() - c0;
     return status;

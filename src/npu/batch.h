@@ -11,8 +11,11 @@
 //                       operand indices, each op's own check). Nothing runs
 //                       unless all of it passes.
 //   htp_batch_execute   runs the validated ops in order, writes one profile
-//                       descriptor per op (and trace events) back into the
-//                       slot and fills the response.
+//                       descriptor per op (with PMU counts in mode 2, trace
+//                       events in mode 3) back into the slot and fills the
+//                       response. Trace events are filed under the worker
+//                       that ran the slice (the pool's slice_worker), a
+//                       helper's PMU counts likewise.
 //
 // htp_batch_process does both and is what the queue reader calls; tests call
 // the steps directly. The private tables are allocated once, at the limits,
@@ -26,6 +29,7 @@
 
 #include "proto/htp-proto.h"
 #include "ops/kernel-iface.h"
+#include "pmu.h"
 #include "pool.h"
 
 // A mapped buffer as the session's map table knows it.
@@ -50,9 +54,12 @@ struct htp_batch_env {
     uint32_t                 n_threads;  // workers per op; also the slot layout's thread count
     uint8_t *                vtcm;       // scratch
     size_t                   vtcm_size;
-    struct htp_pool *        pool;       // NULL: jobs run serially on the caller (tests)
-    uint32_t                 prof_mode;  // 0 off, 1 basic, 2 pmu, 3 trace (trace events written)
-    const _Atomic uint32_t * cancel;     // the queue's stop flag: ops that wait give up once set (NULL: none)
+    uint32_t                 options;     // HTP_SESSION_* bits: engines the kernels must not use (0: all allowed)
+    struct htp_pool *        pool;        // NULL: jobs run serially on the caller (tests)
+    uint32_t                 prof_mode;   // 0 off, 1 basic, 2 pmu, 3 trace (trace events written)
+    uint32_t                 pmu_packed;  // mode 2: what the slots count (htp_pmu_pack; 0 = nothing)
+    struct htp_pmu_thread *  pmu_caller;  // mode 2: the calling thread's counters (NULL: none)
+    const _Atomic uint32_t * cancel;      // the queue's stop flag: ops that wait give up once set (NULL: none)
 };
 
 struct htp_batch {
@@ -65,8 +72,10 @@ struct htp_batch {
     struct htp_op_desc *     ops;                        // [HTP_OP_MAX_OPS]
     struct htp_tensor_view * views;                      // [HTP_OP_MAX_TENSORS]
     uint32_t                 n_trace[HTP_MAX_NTHREADS];  // trace events written per thread
-    uint64_t                 t_start;                    // batch start (trace timestamps are relative to it)
-    uint32_t                 bad_op;                     // validate: index of the op whose check failed (or n_ops)
+    // Mode 2: counts of the current op's slices run by helper w (written by w only).
+    uint64_t pmu_acc[HTP_MAX_NTHREADS][HTP_PMU_SLOTS];
+    uint64_t t_start;  // batch start (trace timestamps are relative to it)
+    uint32_t bad_op;   // validate: index of the op whose check failed (or n_ops)
 };
 
 // Allocate the private tables. HTP_STATUS_OK or HTP_STATUS_NO_MEMORY.

@@ -112,6 +112,7 @@ static void worker_main(void * p) {
         uint32_t i;
         while ((i = pool_claim(pool, gen, ith)) != 0) {
             // Claimed: the caller waits for us before it publishes another job.
+            pool->slice_worker[i] = ith;
             pool->job(pool->arg, i, pool->nth);
         }
         // Our slices' writes happen-before the caller's load of running == 0.
@@ -144,7 +145,10 @@ int htp_pool_init(struct htp_pool * pool, uint32_t n_threads) {
     atomic_init(&pool->sleepers, 0);
     atomic_init(&pool->parked, 0);
     pool->threads = NULL;
-    pool->pinned  = n_threads > 1 && n_threads >= htp_plat_cpu_count();
+    for (uint32_t i = 0; i < 32; i++) {
+        pool->slice_worker[i] = 0;
+    }
+    pool->pinned = n_threads > 1 && n_threads >= htp_plat_cpu_count();
     if (n_threads == 1) {
         return HTP_STATUS_OK;
     }
@@ -207,6 +211,7 @@ void htp_pool_run(struct htp_pool * pool, uint32_t nth, htp_job_fn job, void * a
         nth = pool->n_threads;
     }
     if (pool->n_threads == 1 || nth == 1) {
+        pool->slice_worker[0] = 0;
         job(arg, 0, nth);
         return;
     }
@@ -227,9 +232,11 @@ void htp_pool_run(struct htp_pool * pool, uint32_t nth, htp_job_fn job, void * a
         futex_wake_all(&pool->generation);
     }
 
+    pool->slice_worker[0] = 0;
     job(arg, 0, nth);
     uint32_t i;
     while ((i = pool_claim(pool, gen, 0)) != 0) {
+        pool->slice_worker[i] = 0;
         job(arg, i, nth);  // no worker has come for it yet
     }
 

@@ -52,6 +52,13 @@ struct htp_pool {
     int              pinned;        // each thread on its own processor (see above)
     uint32_t         idle_spin_us;  // a helper with no job spins this long before sleeping
     uint32_t         join_spin_us;  // the caller waiting for helpers spins this long before sleeping
+
+    // slice_worker[i]: the worker running slice i of the current job (0: the
+    // caller). Written by that thread before it calls the job, so the job may
+    // read its own entry (htp_pool_slice_worker); others read it after
+    // htp_pool_run returns. Profiles use it to charge a slice to the thread
+    // that ran it.
+    uint32_t slice_worker[32];
 };
 
 // Start n_threads - 1 helper threads (n_threads >= 1). Returns HTP_STATUS_OK or
@@ -76,5 +83,10 @@ void htp_pool_park(struct htp_pool * pool);
 // thread that claims it first, the caller included. So slices must not wait
 // for each other. Returns when all have returned.
 void htp_pool_run(struct htp_pool * pool, uint32_t nth, htp_job_fn job, void * arg);
+
+// From inside a job: the worker running slice ith (0: the calling thread).
+static inline uint32_t htp_pool_slice_worker(const struct htp_pool * pool, uint32_t ith) {
+    return pool != NULL && ith < 32 ? pool->slice_worker[ith] : 0;
+}
 
 #endif  // HTP_POOL_H

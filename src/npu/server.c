@@ -202,6 +202,7 @@ static int open_session(const void * owner, const struct htp_ctl_req * req, uint
         .n_threads = req->u.open.n_threads,
         .vtcm_size = req->u.open.vtcm_size,
         .vmem_size = req->u.open.vmem_size,
+        .options   = req->u.open.options,
     };
     struct htp_npu_session * s  = NULL;
     int                      rc = htp_npu_session_open(&srv.dev, &p, &s);
@@ -316,7 +317,8 @@ static void handle(const void * owner, const struct htp_ctl_req * req, int fd, s
             rc = htp_npu_session_queue_stop(s);
             break;
         case HTP_CTL_PROFILER:
-            rc = htp_npu_session_set_profiler(s, req->u.profiler.mode);
+            rc = htp_npu_session_set_profiler(s, req->u.profiler.mode, req->u.profiler.events, req->u.profiler.n_events,
+                                              &rsp->u.pmu);
             break;
         case HTP_CTL_VMEM_INFO:
             htp_npu_session_vmem_info(s, &rsp->u.vmem);

@@ -42,6 +42,7 @@ struct htp_npu_session {
     uint32_t                id;
     uint32_t                virt_idx;
     uint32_t                n_threads;
+    uint32_t                options;  // HTP_SESSION_* bits in force
 
     struct htp_lock  lock;  // map table and window
     struct htp_lock  busy;  // held while a batch runs, and by an unmap (one reader per session)
@@ -53,7 +54,8 @@ struct htp_npu_session {
     uint8_t * vtcm;
     size_t    vtcm_size;
 
-    _Atomic uint32_t prof_mode;  // relaxed: a setting read at each batch start
+    _Atomic uint32_t prof_mode;   // relaxed: a setting read at each batch start (the mode in force)
+    _Atomic uint32_t pmu_packed;  // relaxed, likewise: mode 2's slots (htp_pmu_pack)
 
     // Queue (valid while running).
     int                      running;
@@ -187,7 +189,7 @@ int htp_npu_session_open(struct htp_npu_device * dev, const struct htp_npu_sessi
                          struct htp_npu_session ** out) {
     uint64_t vtcm_size = p->vtcm_size ? p->vtcm_size : dev->hw.vtcm_size;
     uint64_t vmem_size = p->vmem_size ? p->vmem_size : dev->hw.vmem_size;
-    if (p->id == 0 || vtcm_size > VTCM_MAX || vmem_size > VMEM_MAX) {
+    if (p->id == 0 || vtcm_size > VTCM_MAX || vmem_size > VMEM_MAX || (p->options & ~HTP_SESSION_OPTIONS_ALL)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     struct htp_npu_session * s = calloc(1, sizeof(*s));
@@ -198,9 +200,12 @@ int htp_npu_session_open(struct htp_npu_device * dev, const struct htp_npu_sessi
     s->id        = p->id;
     s->virt_idx  = p->virt_idx;
     s->n_threads = p->n_threads == 0 || p->n_threads > dev->hw.n_threads ? dev->hw.n_threads : p->n_threads;
+    // Without a matrix unit every op runs on the vector units.
+    s->options = p->options | (dev->hw.n_hmx == 0 ? HTP_SESSION_MM_NO_HMX | HTP_SESSION_FA_NO_HMX : 0);
     htp_lock_init(&s->lock);
     htp_lock_init(&s->busy);
     atomic_init(&s->prof_mode, 0);
+    atomic_init(&s->pmu_packed, 0);
     atomic_init(&s->stop, 0);
 
     int rc = htp_vmem_init(&s->vmem, vmem_size);
@@ -320,11 +325,15 @@ void htp_npu_session_vmem_info(struct htp_npu_session * s, struct htp_vmem_info 
     htp_lock_release(&s->lock);
 }
 
-int htp_npu_session_set_profiler(struct htp_npu_session * s, uint32_t mode) {
-    if (mode > 3) {
+int htp_npu_session_set_profiler(struct htp_npu_session * s, uint32_t mode, const uint32_t * events, uint32_t n_events,
+                                 struct htp_pmu_info * info) {
+    memset(info, 0, sizeof(*info));
+    if (mode > 3 || (n_events != 0 && n_events != HTP_PMU_SLOTS)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    atomic_store_explicit(&s->prof_mode, mode, memory_order_relaxed);
+    htp_pmu_choose(mode, events, n_events, info);
+    atomic_store_explicit(&s->pmu_packed, htp_pmu_pack(info->counter), memory_order_relaxed);
+    atomic_store_explicit(&s->prof_mode, info->mode, memory_order_relaxed);
     return HTP_STATUS_OK;
 }
 
@@ -429,6 +438,8 @@ static int64_t queue_spin_us(const struct queue_gap * g) {
 
 static void queue_reader(void * arg) {
     struct htp_npu_session * s = arg;
+    // This thread's counters (mode 2): it is the pool's worker 0 while its batches run.
+    struct htp_pmu_thread caller_pmu = {0};
 
     struct htp_batch_env env = {
         .lookup     = lookup_map,
@@ -439,8 +450,10 @@ static void queue_reader(void * arg) {
         .n_threads  = s->n_threads,
         .vtcm       = s->vtcm,
         .vtcm_size  = s->vtcm_size,
+        .options    = s->options,
         .pool       = &s->dev->pool,
         .cancel     = &s->stop,
+        .pmu_caller = &caller_pmu,
     };
 
     struct queue_gap gap = {0, QUEUE_SPIN_MAX_US};
@@ -456,8 +469,9 @@ static void queue_reader(void * arg) {
         queue_gap_request(&gap);
         struct htp_opbatch_req req;
         struct htp_opbatch_rsp rsp;
-        env.prof_mode = atomic_load_explicit(&s->prof_mode, memory_order_relaxed);
-        rc            = exec_enter(s, &req);
+        env.prof_mode  = atomic_load_explicit(&s->prof_mode, memory_order_relaxed);
+        env.pmu_packed = atomic_load_explicit(&s->pmu_packed, memory_order_relaxed);
+        rc             = exec_enter(s, &req);
         if (rc == HTP_RING_EMPTY) {
             continue;
         }
@@ -489,6 +503,7 @@ static void queue_reader(void * arg) {
         }
         gap.last_rsp_us = htp_plat_now_us();
     }
+    htp_pmu_thread_close(&caller_pmu);
     queues_remove(s);
 }
 

@@ -63,6 +63,7 @@ struct htp_npu_session_params {
     uint32_t n_threads;  // 0 = all of the device's
     uint64_t vtcm_size;  // 0 = the device's default
     uint64_t vmem_size;  // 0 = the device's default
+    uint32_t options;    // HTP_SESSION_* bits (htp-proto.h); unknown bits are refused
 };
 
 // Open a session: reserve its window, allocate its scratch. Returns
@@ -92,8 +93,11 @@ int htp_npu_session_queue_start(struct htp_npu_session * s, const struct htp_que
 // Stop and join the queue reader (no-op if none). HTP_STATUS_OK.
 int htp_npu_session_queue_stop(struct htp_npu_session * s);
 
-// Profiler mode 0..3 for the following batches.
-int htp_npu_session_set_profiler(struct htp_npu_session * s, uint32_t mode);
+// Profiler mode 0..3 for the following batches; events: mode 2's PMU event
+// numbers (n_events 0 or HTP_PMU_SLOTS). *info: what mode 2 counts here
+// (pmu.h), and the mode in force (2 becomes 1 where nothing counts).
+int htp_npu_session_set_profiler(struct htp_npu_session * s, uint32_t mode, const uint32_t * events, uint32_t n_events,
+                                 struct htp_pmu_info * info);
 
 // Validate a queue descriptor against the pinned buffer's mapped size (exposed
 // for tests). Returns HTP_STATUS_OK or HTP_STATUS_INVAL_PARAMS.

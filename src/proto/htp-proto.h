@@ -13,7 +13,7 @@
 //              struct htp_buf_desc   bufs[n_bufs];       -- host writes
 //              struct htp_tensor     tensors[n_tensors]; -- host writes
 //              struct htp_op_desc    ops[n_ops];         -- host writes
-//              struct htp_prof_desc  prof[n_ops];        -- NPU writes back
+//              struct htp_prof_desc  prof[n_ops];        -- NPU writes back (PMU counts inside)
 //              struct htp_trace_desc trace[n_threads * n_traces]; -- NPU writes back
 //
 // Every integer is fixed width and little endian; structs carry explicit padding
@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HTP_PROTO_VERSION 4
+#define HTP_PROTO_VERSION 6
 
 // ---------------------------------------------------------------------------
 // Limits
@@ -54,6 +54,7 @@
 #define HTP_NO_TENSOR           0xffff         // unused src/dst entry of an op
 #define HTP_ALLREDUCE_MAX_RANKS 4              // ranks (NPUs) one ALLREDUCE sums over
 #define HTP_GROUP_MAX_MEMBERS   16             // NPUs of one MDEV_GROUP
+#define HTP_PMU_SLOTS           8              // PMU counters per op (profiling mode 2)
 
 // ---------------------------------------------------------------------------
 // Status codes: answers of control requests, batches and ops
@@ -282,13 +283,69 @@ struct htp_op_desc {
 // Profile and trace descriptors, written by the NPU after the op descriptors.
 // ---------------------------------------------------------------------------
 
+// Compute units. The DSP has vector units (HVX) and a matrix unit (HMX); the
+// software NPU stands in for HMX with its matrix-matrix micro-kernels, those
+// that meet several columns (MUL_MAT, MUL_MAT_ID) or several query rows
+// (FLASH_ATTN_EXT) with each weight / K load, and for HVX with its
+// matrix-vector ones (one column, one query row per load). Which ops may use
+// HMX is a session option (htp_session_option); a kernel takes HMX where its
+// op has more than one column / row per work item and uses HVX otherwise.
+enum htp_unit {
+    HTP_UNIT_NONE = 0,  // the op has no engine choice (every op but the three above)
+    HTP_UNIT_HVX  = 1,
+    HTP_UNIT_HMX  = 2,
+};
+
+// htp_prof_desc.engine: how the op ran: enum htp_unit in the low byte, flags above it.
+#define HTP_ENGINE_UNIT_MASK 0xffu
+#define HTP_ENGINE_KV_SPLIT  (1u << 8)  // FLASH_ATTN_EXT cut its KV sequence into chunks across workers
+
+// What one PMU slot counts: the NPU's answer to HTP_CTL_PROFILER (struct
+// htp_pmu_info) names one of these per slot. The first group are hardware
+// events (perf's generic events on Linux); the second, the OS's software
+// events, which the NPU falls back to where the hardware has no PMU.
+enum htp_pmu_counter {
+    HTP_PMU_OFF = 0,           // slot unused: its count stays 0
+    HTP_PMU_INSTRUCTIONS,      // instructions retired
+    HTP_PMU_CYCLES,            // CPU cycles
+    HTP_PMU_CACHE_REFS,        // last-level cache references
+    HTP_PMU_CACHE_MISSES,      // last-level cache misses
+    HTP_PMU_BRANCHES,          // branch instructions
+    HTP_PMU_BRANCH_MISSES,     // mispredicted branches
+    HTP_PMU_STALLED_FRONTEND,  // cycles the front end issued nothing
+    HTP_PMU_STALLED_BACKEND,   // cycles the back end was stalled
+    HTP_PMU_TASK_CLOCK_NS,     // software: nanoseconds the thread ran on a CPU
+    HTP_PMU_CONTEXT_SWITCHES,  // software: context switches of the thread
+    HTP_PMU_CPU_MIGRATIONS,    // software: moves to another CPU
+    HTP_PMU_PAGE_FAULTS,       // software: page faults (minor and major)
+    HTP_PMU_MINOR_FAULTS,      // software: faults served without I/O
+    HTP_PMU_MAJOR_FAULTS,      // software: faults that needed I/O
+    HTP_PMU_HEXAGON_EVENT,     // a Hexagon PMU event, the slot's event number programmed verbatim (cDSP)
+    HTP_PMU_COUNTER_COUNT
+};
+
+// Why the NPU counts less than was asked (struct htp_pmu_info.reason).
+enum htp_pmu_reason {
+    HTP_PMU_REASON_OK = 0,       // every slot asked for counts a hardware event
+    HTP_PMU_REASON_NO_HARDWARE,  // this machine has no PMU for some or all slots (perf: ENOENT, EOPNOTSUPP)
+    HTP_PMU_REASON_DENIED,       // the OS refuses counters (perf_event_paranoid: EACCES, EPERM)
+    HTP_PMU_REASON_UNAVAILABLE,  // the platform has no counter interface (the Hexagon build, other errors)
+};
+
+// Per-op profile. pmu[] is written in mode 2 only: the deltas of the slots
+// in pmu_mask over the op, summed over the workers that ran a slice of it
+// (the calling worker's count covers the whole op, dispatch and join
+// included; a helper's covers its slices). Slots outside pmu_mask are 0.
 struct htp_prof_desc {
-    uint64_t usecs;      // wall time of the op
-    uint64_t cycles;     // CPU cycles of the op (timestamp counter; 0 where unavailable)
-    uint32_t opcode;     // echo of the op's code
-    uint32_t status;     // enum htp_status of the op (ops after a failure stay 0 / not run)
-    uint32_t n_threads;  // workers the op was split across
-    uint32_t pad;
+    uint64_t usecs;               // wall time of the op
+    uint64_t cycles;              // CPU cycles of the op (timestamp counter; 0 where unavailable)
+    uint32_t opcode;              // echo of the op's code
+    uint32_t status;              // enum htp_status of the op (ops after a failure stay 0 / not run)
+    uint32_t n_threads;           // workers the op was split across
+    uint32_t pmu_mask;            // bit k: pmu[k] holds a count (a subset of htp_pmu_info.mask)
+    uint32_t engine;              // HTP_ENGINE_*: unit and flags (0 for ops without a choice), every mode
+    uint32_t pad;                 // 0
+    uint64_t pmu[HTP_PMU_SLOTS];  // counter deltas, slot k counting htp_pmu_info.counter[k]
 };
 
 enum htp_trace_event {
@@ -298,7 +355,7 @@ enum htp_trace_event {
 };
 
 struct htp_trace_desc {
-    uint64_t usecs;   // time since the batch started
+    uint64_t usecs;   // time since the batch started (htp_opbatch_rsp.start_us)
     uint32_t op;      // op index within the batch
     uint16_t event;   // enum htp_trace_event
     uint16_t thread;  // worker index
@@ -336,6 +393,9 @@ struct htp_opbatch_rsp {
     uint32_t n_traces;  // trace events written per thread
     uint64_t usecs;     // wall time of the batch, validation included
     uint64_t cycles;    // cycles of the batch
+    uint64_t start_us;  // when the ops began to run, on the NPU's monotonic clock (htp_plat_now_us):
+                        // trace events are relative to it. On Linux, and under qemu-hexagon, that
+                        // is CLOCK_MONOTONIC, the host's clock too. 0 when validation failed.
 };
 
 // ---------------------------------------------------------------------------
@@ -363,10 +423,21 @@ enum htp_ctl_type {
     HTP_CTL_UNMAP,          // in: session, fd (key).    out: vmem
     HTP_CTL_QUEUE_START,    // in: session, queue.       the pinned buffer must be mapped
     HTP_CTL_QUEUE_STOP,     // in: session
-    HTP_CTL_PROFILER,       // in: session, mode (0 off, 1 basic, 2 pmu, 3 trace)
+    HTP_CTL_PROFILER,       // in: session, mode (0 off, 1 basic, 2 pmu, 3 trace), events. out: pmu
     HTP_CTL_VMEM_INFO,      // in: session.              out: vmem
     HTP_CTL_COUNT
 };
+
+// Session options (htp_ctl_req.u.open.options): what a session's kernels must
+// not do. 0 is the default, every engine where it suits; the NPU refuses
+// unknown bits (HTP_STATUS_INVAL_PARAMS) and, with no HMX (hw.n_hmx == 0),
+// runs every op on HVX whatever the bits say.
+enum htp_session_option {
+    HTP_SESSION_MM_NO_HMX   = 1u << 0,  // MUL_MAT / MUL_MAT_ID on HVX only (GGML_HEXAGON_NHMX=0, _MM_SELECT=1)
+    HTP_SESSION_FA_NO_HMX   = 1u << 1,  // FLASH_ATTN_EXT on HVX only (GGML_HEXAGON_NHMX=0, _FA_SELECT=1)
+    HTP_SESSION_FA_NO_SPLIT = 1u << 2,  // FLASH_ATTN_EXT never cuts its KV sequence (GGML_HEXAGON_FA_SPLIT=0)
+};
+#define HTP_SESSION_OPTIONS_ALL 0x7u  // every bit the NPU knows
 
 // Hardware description returned by hello.
 struct htp_hw_info {
@@ -391,6 +462,17 @@ struct htp_vmem_info {
     uint32_t n_maps;        // buffers mapped in the window
     uint32_t n_extended;    // buffers mapped outside it
     uint32_t pad;
+};
+
+// The answer to HTP_CTL_PROFILER: what mode 2 counts on this NPU. The NPU
+// tries the hardware counters first; where none opens it counts software
+// events instead, and where those fail too it runs mode 1 (mode says which).
+struct htp_pmu_info {
+    uint32_t mode;    // mode in force (2 may have become 1)
+    uint32_t mask;    // bit k: slot k counts counter[k]
+    uint32_t reason;  // enum htp_pmu_reason: why fewer than asked (OK otherwise)
+    uint32_t pad;
+    uint32_t counter[HTP_PMU_SLOTS];  // enum htp_pmu_counter per slot (HTP_PMU_OFF outside mask)
 };
 
 // Where the rings and slots live in the pinned buffer (offsets from its start).
@@ -418,6 +500,8 @@ struct htp_ctl_req {
             uint32_t n_threads;  // workers wanted (0 = all)
             uint64_t vtcm_size;  // scratch bytes wanted (0 = default)
             uint64_t vmem_size;  // VA window bytes (0 = default)
+            uint32_t options;    // enum htp_session_option bits (0 = every engine where it suits)
+            uint32_t pad;        // 0
         } open;
         struct {
             int32_t  fd;     // the host's fd number, the key for later references
@@ -427,7 +511,8 @@ struct htp_ctl_req {
         struct htp_queue_desc queue;
         struct {
             uint32_t mode;
-            uint32_t pad;
+            uint32_t n_events;               // 0, or HTP_PMU_SLOTS: events[] holds the user's numbers
+            uint32_t events[HTP_PMU_SLOTS];  // GGML_HEXAGON_PROFILE's PMU event numbers (0: slot off)
         } profiler;
         uint8_t raw[56];
     } u;
@@ -447,6 +532,7 @@ struct htp_ctl_rsp {
             uint32_t pad;
         } open;
         struct htp_vmem_info vmem;
+        struct htp_pmu_info  pmu;
         uint8_t              raw[80];
     } u;
 };
@@ -464,14 +550,19 @@ _Static_assert(offsetof(struct htp_tensor, bi) == 88, "htp_tensor.bi offset");
 _Static_assert(offsetof(struct htp_op_desc, src) == 8, "htp_op_desc.src offset");
 _Static_assert(offsetof(struct htp_op_desc, params) == 32, "htp_op_desc.params offset");
 _Static_assert(sizeof(struct htp_op_desc) == 96, "htp_op_desc layout");
-_Static_assert(sizeof(struct htp_prof_desc) == 32, "htp_prof_desc layout");
+_Static_assert(sizeof(struct htp_prof_desc) == 104, "htp_prof_desc layout");
+_Static_assert(offsetof(struct htp_prof_desc, pmu) == 40, "htp_prof_desc.pmu offset");
+_Static_assert(HTP_PMU_COUNTER_COUNT <= 16, "htp_pmu_counter fits 4 bits (the NPU packs 8 slots in a word)");
 _Static_assert(sizeof(struct htp_trace_desc) == 16, "htp_trace_desc layout");
 _Static_assert(sizeof(struct htp_opbatch_req) == 40, "htp_opbatch_req layout");
-_Static_assert(sizeof(struct htp_opbatch_rsp) == 48, "htp_opbatch_rsp layout");
+_Static_assert(sizeof(struct htp_opbatch_rsp) == 56, "htp_opbatch_rsp layout");
 _Static_assert(sizeof(struct htp_fence_slot) == HTP_FENCE_SLOT_SIZE, "htp_fence_slot layout");
 _Static_assert(sizeof(struct htp_hw_info) == 64, "htp_hw_info layout");
 _Static_assert(sizeof(struct htp_vmem_info) == 40, "htp_vmem_info layout");
+_Static_assert(sizeof(struct htp_pmu_info) == 48, "htp_pmu_info layout");
 _Static_assert(sizeof(struct htp_queue_desc) == 48, "htp_queue_desc layout");
+_Static_assert(offsetof(struct htp_prof_desc, engine) == 32, "htp_prof_desc.engine offset");
+_Static_assert(offsetof(struct htp_ctl_req, u.open.options) == 32, "htp_ctl_req.u.open.options offset");
 _Static_assert(sizeof(struct htp_ctl_req) == 64, "htp_ctl_req layout");
 _Static_assert(sizeof(struct htp_ctl_rsp) == 88, "htp_ctl_rsp layout");
 

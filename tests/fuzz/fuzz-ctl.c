@@ -132,6 +132,7 @@ static void fill_req(struct rd * r, struct htp_ctl_req * q, const struct state *
             q->u.open.n_threads           = u8(r) % 4;
             q->u.open.vtcm_size           = (how & 2) ? u64(r) : vtcm[(how >> 2) & 3];
             q->u.open.vmem_size           = (how & 16) ? u64(r) : vmem[(how >> 5) & 3];
+            q->u.open.options             = (how & 128) ? u32(r) : 0;  // HTP_SESSION_*, or junk
             break;
         }
         case HTP_CTL_MAP: {

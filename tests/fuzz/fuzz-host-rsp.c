@@ -85,10 +85,25 @@ static void host_pop(struct htp_opqueue * q, struct htp_prof_desc * last_prof, u
         ((const uint8_t *)p.trace < slot || (const uint8_t *)(p.trace + (uint64_t)p.n_threads * p.n_traces) > end)) {
         abort();
     }
+    if (p.ops != NULL && ((const uint8_t *)p.ops < slot || (const uint8_t *)(p.ops + p.n_prof) > end ||
+                          (const uint8_t *)p.tensors < slot || (const uint8_t *)(p.tensors + p.n_tensors) > end)) {
+        abort();
+    }
     if (p.prof) {
         const uint32_t n = p.n_prof < batch_ops ? p.n_prof : batch_ops;
         memcpy(last_prof, p.prof, sizeof *p.prof * n);
-        htp_profile_log_ops("HTP0", &rsp, last_prof, n);
+        // As the session does: the read-back checked (here against a mode 2
+        // answer with software events), printed with its counters if sound.
+        struct htp_pmu_info pmu = {.mode = 2, .mask = 0x3f, .reason = HTP_PMU_REASON_NO_HARDWARE};
+        for (uint32_t k = 0; k < 6; k++) {
+            pmu.counter[k] = HTP_PMU_TASK_CLOCK_NS + k;
+        }
+        char why[128];
+        if (htp_profile_check(&rsp, last_prof, n, p.ops, 4, &pmu, why, sizeof why) == 0) {
+            htp_profile_log_ops("HTP0", &rsp, last_prof, n, &pmu);
+        } else {
+            htp_profile_log_ops("HTP0", &rsp, last_prof, n, NULL);
+        }
     }
     if (p.trace) {
         htp_profile_log_trace("HTP0", &rsp, &p);

@@ -122,7 +122,8 @@ def rsp_session(name, depth_log2, threads, traces, batch_ops, actions):
 
 
 def prof_pattern():
-    # One struct htp_prof_desc (usecs, cycles, opcode, status, n_threads, pad): the slot is tiled with it.
+    # The head of a struct htp_prof_desc (usecs, cycles, opcode, status, n_threads, pmu_mask; the
+    # eight PMU counts follow in the struct): the slot is tiled with it.
     p = list(struct.pack("<QQIIII", 12, 3400, OP["MUL_MAT"], 0, 2, 0))
     return [len(p)] + p
 

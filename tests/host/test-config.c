@@ -441,9 +441,20 @@ static const char * const all_vars[] = {
     "GGML_HEXAGON_NPU_EXEC",
 };
 
+// Read by other modules; htp_config_print shows them.
+static const char * const other_vars[] = {
+    "GGML_HEXAGON_FENCE_TIMEOUT_MS",
+    "GGML_HTP_MMAP_STACKING",
+    "GGML_HTP_SCALAR",
+    "GGML_HTP_FAULT",
+};
+
 static void env_clear(void) {
     for (size_t i = 0; i < sizeof all_vars / sizeof all_vars[0]; i++) {
         unsetenv(all_vars[i]);
+    }
+    for (size_t i = 0; i < sizeof other_vars / sizeof other_vars[0]; i++) {
+        unsetenv(other_vars[i]);
     }
 }
 
@@ -467,6 +478,7 @@ static void test_env_defaults(void) {
     CHECK(cfg.mm_select == 2 && cfg.fa_select == 2 && cfg.fa_split == 1 && cfg.gdn_select == 2 && cfg.ar_select == 2 &&
               cfg.ar_scatter == 1,
           "selects");
+    CHECK(htp_config_session_options(&cfg) == 0, "default session options %#x", htp_config_session_options(&cfg));
     CHECK(cfg.verbose == 0 && htp_log_verbose == 0, "verbose");
     CHECK(cfg.profile == 0 && cfg.n_pmu_events == 8 && cfg.pmu_events[0] == 0x3 && cfg.pmu_events[7] == 0x8C,
           "profile");
@@ -485,6 +497,61 @@ static void test_env_defaults(void) {
     rc = htp_config_load(&cfg);
     CHECK(rc == 0 && warn_count == 0, "empty strings: rc %d, warnings: %s", rc, warn_buf);
     CHECK(cfg.n_devices == 1 && cfg.opbatch == 2048 && cfg.vmem == HTP_VMEM_DEFAULT, "empty strings: defaults");
+    htp_config_free(&cfg);
+    env_clear();
+}
+
+// The engine options as the session sees them, and as htp-info shows them.
+static void test_env_engines(void) {
+    struct htp_config cfg;
+    env_clear();
+    setenv("GGML_HEXAGON_FA_SELECT", "1", 1);
+    htp_config_load(&cfg);
+    CHECK(htp_config_session_options(&cfg) == HTP_SESSION_FA_NO_HMX, "FA_SELECT=1: %#x",
+          htp_config_session_options(&cfg));
+    htp_config_free(&cfg);
+    env_clear();
+    setenv("GGML_HEXAGON_MM_SELECT", "0", 1);
+    setenv("GGML_HEXAGON_FA_SPLIT", "0", 1);
+    htp_config_load(&cfg);
+    CHECK(htp_config_session_options(&cfg) == (HTP_SESSION_MM_NO_HMX | HTP_SESSION_FA_NO_SPLIT),
+          "MM_SELECT=0 FA_SPLIT=0: %#x", htp_config_session_options(&cfg));
+    htp_config_free(&cfg);
+    env_clear();
+    setenv("GGML_HEXAGON_NHMX", "0", 1);
+    setenv("GGML_HEXAGON_FENCE_TIMEOUT_MS", "250", 1);
+    setenv("GGML_HTP_MMAP_STACKING", "0", 1);
+    setenv("GGML_HTP_SCALAR", "1", 1);
+    setenv("GGML_HTP_FAULT", "map:3", 1);
+    htp_config_load(&cfg);
+    CHECK(htp_config_session_options(&cfg) == (HTP_SESSION_MM_NO_HMX | HTP_SESSION_FA_NO_HMX), "NHMX=0: %#x",
+          htp_config_session_options(&cfg));
+    char * text = NULL;
+    size_t size = 0;
+    FILE * f    = open_memstream(&text, &size);
+    CHECK(f != NULL, "open_memstream");
+    if (f) {
+        htp_config_print(&cfg, f);
+        fclose(f);
+        CHECK(strstr(text, "mm_select     2 (HVX -> CPU: nhmx 0)\n") &&
+                  strstr(text, "fa_select     2 (HVX -> CPU: nhmx 0)\n") && strstr(text, "session opts  0x3 ") &&
+                  strstr(text, "fence timeout 250 ms") && strstr(text, "mmap stacking 0") &&
+                  strstr(text, "scalar        1") && strstr(text, "fault         map:3 "),
+              "print with NHMX=0:\n%s", text);
+        free(text);
+    }
+    htp_config_free(&cfg);
+    // A fence timeout the NPU would refuse shows its default.
+    setenv("GGML_HEXAGON_FENCE_TIMEOUT_MS", "-5", 1);
+    htp_config_load(&cfg);
+    text = NULL;
+    f    = open_memstream(&text, &size);
+    if (f) {
+        htp_config_print(&cfg, f);
+        fclose(f);
+        CHECK(strstr(text, "fence timeout 30000 ms"), "bad fence timeout shows the default:\n%s", text);
+        free(text);
+    }
     htp_config_free(&cfg);
     env_clear();
 }
@@ -534,6 +601,8 @@ static void test_env_good(void) {
     CHECK(cfg.hostbuf == 1 && cfg.mm_select == 1 && cfg.fa_select == 0 && cfg.fa_split == 0 && cfg.gdn_select == 1 &&
               cfg.ar_select == 0 && cfg.ar_scatter == 0,
           "selects");
+    CHECK(htp_config_session_options(&cfg) == (HTP_SESSION_MM_NO_HMX | HTP_SESSION_FA_NO_HMX | HTP_SESSION_FA_NO_SPLIT),
+          "session options %#x", htp_config_session_options(&cfg));
     CHECK(cfg.power_mode == HTP_POWER_MODE_BALANCED, "power");
     CHECK(strcmp(cfg.npu_path, "/opt/htp/htp-npu") == 0, "npu path");
     CHECK(strcmp(cfg.npu_exec, "qemu-hexagon -cpu v67") == 0, "npu launcher");
@@ -559,6 +628,14 @@ static void test_env_good(void) {
                   strstr(text, "power_mode    balanced\n") && strstr(text, "opfilter      MUL_MAT|add\n") &&
                   strstr(text, "dynamic 256 MiB, static 2 GiB, total 8 GiB") && strstr(text, "/opt/htp/htp-npu"),
               "print options:\n%s", text);
+        // effective values: nhmx 0 takes HMX from every level; ETM is accepted and said to be absent
+        CHECK(strstr(text, "nhmx          0 (HVX only)\n") && strstr(text, "mm_select     1 (HVX -> CPU)\n") &&
+                  strstr(text, "fa_select     0 (CPU)\n") && strstr(text, "fa_split      0 (never split)\n") &&
+                  strstr(text, "session opts  0x7 ") &&
+                  strstr(text, "etm           1 (requested; the software NPU has no ETM") &&
+                  strstr(text, "fence timeout 30000 ms") && strstr(text, "mmap stacking 1") &&
+                  strstr(text, "scalar        0") && strstr(text, "fault         (none)"),
+              "print effective values:\n%s", text);
         free(text);
     }
     htp_config_free(&cfg);
@@ -852,6 +929,8 @@ int main(void) {
     test_env_defaults();
     printf("test-config: environment, good values\n");
     test_env_good();
+    printf("test-config: environment, engine options\n");
+    test_env_engines();
     printf("test-config: environment, malformed values\n");
     test_env_bad();
 

@@ -302,13 +302,18 @@ static int compare_sides(const char * path, const char * label, int n_gen, const
 //
 // Quantized and BF16 weights get looser limits, because this model amplifies
 // the last bit: both sides quantize each activation row to 8 bits before the
-// integer dot (BF16: round it to bf16's 8-bit mantissa), so a one-ulp difference upstream (summation order, F16
-// rounding in attention) moves a value across a rounding step now and then, and one such step can swap two near-tied
-// tokens. ggml-cpu shows it against itself: with its repacked Q4_0 weights and without (HTP_STORIES_FLOOR=1 prints
-// this), greedy text parts at token 150, logit NMSE 5.4e-4, log-likelihood 1.2e-3. So for them: the first 8 greedy
-// tokens, the most likely token at 97 % of the teacher-forced positions, NMSE 1e-2 and log-likelihood 0.5 %. A wrong
-// kernel misses these by orders of magnitude.
-static const struct limits quant_limits = {8, 0.97, 1e-2, 5e-3};
+// integer dot (BF16: round it to bf16's 8-bit mantissa), so a one-ulp
+// difference upstream (summation order, F16 rounding in attention) moves a
+// value across a rounding step now and then, and one such step can swap two
+// near-tied tokens. ggml-cpu shows it against itself: with its repacked Q4_0
+// weights and without (HTP_STORIES_FLOOR=1 prints this), greedy text parts at
+// token 150, logit NMSE 5.4e-4, log-likelihood 1.2e-3. And rounding our
+// activation scales to fp16, as ggml-cpu does (closer to it op by op), moved
+// HTP0's Q8_0 log-likelihood gap from 1e-4 to 7e-3. So for them: the first 8
+// greedy tokens, the most likely token at 97 % of the teacher-forced
+// positions, NMSE 1e-2 and log-likelihood 1 %. A kernel that gets a block
+// wrong misses these by orders of magnitude.
+static const struct limits quant_limits = {8, 0.97, 1e-2, 1e-2};
 
 static const struct {
     const char *          name;

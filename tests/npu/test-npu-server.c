@@ -284,6 +284,18 @@ int main(int argc, char ** argv) {
     CHECK(simple(HTP_CTL_SESSION_CLOSE, 12345) == HTP_STATUS_NO_SESSION, "close of an unknown session");
     CHECK(simple(HTP_CTL_VMEM_INFO, 0) == HTP_STATUS_NO_SESSION, "vmem info of session 0");
 
+    // Session options: the known bits are taken, anything else refused.
+    memset(&req, 0, sizeof(req));
+    req.type             = HTP_CTL_SESSION_OPEN;
+    req.u.open.vmem_size = 64 << 20;
+    req.u.open.options   = HTP_SESSION_OPTIONS_ALL + 1;
+    CHECK(call(&req, -1, &rsp) == HTP_STATUS_INVAL_PARAMS, "open with an unknown session option");
+    req.u.open.options = 1u << 31;
+    CHECK(call(&req, -1, &rsp) == HTP_STATUS_INVAL_PARAMS, "open with session option bit 31");
+    req.u.open.options = HTP_SESSION_OPTIONS_ALL;
+    CHECK(call(&req, -1, &rsp) == HTP_STATUS_OK && rsp.u.open.session != 0, "open with every session option");
+    CHECK(simple(HTP_CTL_SESSION_CLOSE, rsp.u.open.session) == HTP_STATUS_OK, "close it");
+
     struct sess a, b;
     CHECK(open_session(&a, 2) == HTP_STATUS_OK && a.id != 0, "open session a");
     CHECK(open_session(&b, 2) == HTP_STATUS_OK && b.id != 0 && b.id != a.id, "open session b");

@@ -675,6 +675,68 @@ static void test_cpy_parallel(struct htp_pool * pool) {
     env = saved;
 }
 
+// The parallel copy again under the profiler with the real pool: mode 2's
+// counters (where this machine counts anything: pmu.h's choice) land in the
+// slots announced and only there; mode 3's events are filed under worker
+// indices within the slot's trace areas, each area's events its own.
+static void test_profile_modes(struct htp_pool * pool) {
+    struct htp_batch_env saved = env;
+    env.pool                   = pool;
+    struct tb b;
+    uint16_t  s = 0, d = 0;
+    tb_reset(&b);
+    s                       = tb_tensor(&b, 2, 0, HTP_TYPE_F32, 1000, 100, 1, 1);
+    d                       = tb_tensor(&b, 2, 400000, HTP_TYPE_F16, 1000, 100, 1, 1);
+    struct htp_op_desc * op = tb_op(&b, HTP_OP_CPY);
+    op->src[0]              = s;
+    op->dst[0]              = d;
+
+    struct htp_pmu_info info;
+    htp_pmu_choose(2, NULL, 0, &info);
+    struct htp_pmu_thread caller = {0};
+    env.prof_mode                = info.mode;
+    env.pmu_packed               = htp_pmu_pack(info.counter);
+    env.pmu_caller               = &caller;
+    struct htp_opbatch_rsp rsp;
+    CHECK(run(&b, &rsp) == HTP_STATUS_OK, "CPY under mode %u", info.mode);
+    struct htp_slot_layout l = htp_slot_layout(3, 2, 1, N_THREADS, 0);
+    struct htp_prof_desc   pd;
+    memcpy(&pd, slots + env.slot_size + l.prof, sizeof(pd));
+    CHECK(pd.pmu_mask == (info.mode == 2 ? info.mask : 0u), "counted slots %#x, announced %#x", pd.pmu_mask, info.mask);
+    int stray = 0, counted = 0;
+    for (int k = 0; k < HTP_PMU_SLOTS; k++) {
+        stray += !(pd.pmu_mask >> k & 1u) && pd.pmu[k] != 0;
+        counted += (pd.pmu_mask >> k & 1u) &&
+                   (info.counter[k] == HTP_PMU_TASK_CLOCK_NS || info.counter[k] == HTP_PMU_INSTRUCTIONS) &&
+                   pd.pmu[k] > 0;
+    }
+    CHECK(stray == 0, "counts in %d slots not counted", stray);
+    CHECK(info.mode != 2 || counted > 0, "no time / instruction count for a 100000-element copy");
+    htp_pmu_thread_close(&caller);
+
+    env.prof_mode            = 3;
+    env.pmu_packed           = 0;
+    env.pmu_caller           = NULL;
+    struct htp_opbatch_req r = tb_write(&b, 1, N_TRACES);
+    CHECK(htp_batch_process(&batch, &env, &r, &rsp) == HTP_STATUS_OK && rsp.start_us != 0, "CPY under mode 3");
+    l         = htp_slot_layout(3, 2, 1, N_THREADS, N_TRACES);
+    int wrong = 0, events = 0;
+    for (uint32_t t = 0; t < N_THREADS; t++) {
+        for (uint32_t k = 0; k < N_TRACES; k++) {
+            struct htp_trace_desc e;
+            memcpy(&e, slots + env.slot_size + l.trace + ((uint64_t)t * N_TRACES + k) * sizeof(e), sizeof(e));
+            if (e.event == 0) {
+                break;
+            }
+            events++;
+            wrong +=
+                e.thread != t || e.op != 0 || (e.event != HTP_TRACE_EVT_OP_BEGIN && e.event != HTP_TRACE_EVT_OP_END);
+        }
+    }
+    CHECK(wrong == 0 && events >= 2 && events % 2 == 0, "%d trace events, %d misfiled", events, wrong);
+    env = saved;
+}
+
 static void test_fences(void) {
     struct tb               b;
     struct htp_fence_slot * slot = (struct htp_fence_slot *)(void *)(maps[0].addr + 128);
@@ -777,6 +839,7 @@ int main(void) {
     test_cpy_strided();
     test_cpy_blocks();
     test_cpy_parallel(&pool);
+    test_profile_modes(&pool);
     test_fences();
 
     htp_pool_free(&pool);

@@ -202,7 +202,9 @@ static void test_type(enum ggml_type type, int64_t k, int nrows) {
 // The Q8 activation blocks of the Q4_0-family matmuls (quant.h): the SIMD
 // code gives the portable code's bytes, on values with ties (x / d exactly
 // half-way between two integers) and an all-zero block; and each block is a
-// quantization: |q| <= 127, |x - q d| <= d / 2 (plus rounding), sum = sum q.
+// quantization as ggml-cpu's q8_0: with e = max |x| / 127, |q| <= 127,
+// |x - q e| <= e / 2 (plus rounding), the stored scale d is e rounded to
+// fp16, and sum = sum q.
 static void test_qmm_activations(void) {
     enum { NB = 64 };
     float   x[NB * 32];
@@ -223,12 +225,17 @@ static void test_qmm_activations(void) {
         int32_t         sum, s = 0;
         memcpy(&d, o + 32, 4);
         memcpy(&sum, o + 36, 4);
+        float amax = 0.0f;
+        for (int j = 0; j < 32; j++) {
+            amax = fmaxf(amax, fabsf(x[32 * b + j]));
+        }
+        const float e = amax / 127.0f;
         for (int j = 0; j < 32; j++) {
             const int q = (int8_t)o[j];
             s += q;
-            bad += q < -127 || q > 127 || fabsf(x[32 * b + j] - (float)q * d) > 0.5001f * d + 1e-30f;
+            bad += q < -127 || q > 127 || fabsf(x[32 * b + j] - (float)q * e) > 0.5001f * e + 1e-30f;
         }
-        bad += s != sum;
+        bad += s != sum || d != ggml_fp16_to_fp32(ggml_fp32_to_fp16(e));
     }
     CHECK(bad == 0, "q8 activations: %d values or sums are not a quantization of the input", bad);
     printf("q8 activations (Q4_0 family): %d blocks checked\n", NB);

@@ -2586,18 +2586,10 @@ static void gen_flash_attn_ext(struct suite * s) {
 
 // FLASH_ATTN_EXT over a quantized or BF16 KV cache (llama.cpp's type_k /
 // type_v with flash attention), as test-backend-ops' type_KV sweep: block
-// types need head sizes of whole blocks, BF16 takes the odd ones too. Q5_0 /
-// Q5_1 are claimed only once the NPU's row dequantizer reads them
-// (htp_fa_kv_block_type), so their cases may be refused until then.
-#define OUTSIDE_FA_Q5 "Q5_0/Q5_1 K/V: claimed once the row dequantizer reads them"
-
+// types need head sizes of whole blocks, BF16 takes the odd ones too. Every
+// case must be claimed (a refusal fails).
 static void run_fa_q(struct suite * s, const struct p_fa * p) {
-    const enum ggml_type tv = fa_tv(p);
-    if (p->tkv == GGML_TYPE_Q5_0 || p->tkv == GGML_TYPE_Q5_1 || tv == GGML_TYPE_Q5_0 || tv == GGML_TYPE_Q5_1) {
-        run_case_outside(s, &fam_fa, p, OUTSIDE_FA_Q5);
-    } else {
-        run_case(s, &fam_fa, p);
-    }
+    run_case(s, &fam_fa, p);
 }
 
 static void gen_flash_attn_ext_q(struct suite * s) {

@@ -28,7 +28,16 @@
 // then also cut into chunks (head split + KV split, the reference's
 // GGML_HEXAGON_FA_SPLIT behaviour); each (item, chunk) leaves its partial
 // (max, sum, unnormalised output) in a shared part of the scratch area and a
-// second pass merges the chunks of each row.
+// second pass merges the chunks of each row. Prefill with few heads first
+// takes smaller token blocks (more items). The session option
+// HTP_SESSION_FA_NO_SPLIT (GGML_HEXAGON_FA_SPLIT=0) turns both off: items
+// keep FA_ROWS rows and the KV sequence is never cut.
+//
+// Units (htp-proto.h's enum htp_unit): on HMX the scores of up to 4 query
+// rows of an item are taken at once, each K vector loaded once for all of
+// them (fa_dot_rows, fa_qdot_n); on HVX one query row at a time. HMX is used
+// when the session allows it (not HTP_SESSION_FA_NO_HMX) and an item holds
+// more than one query row (GQA, or several tokens); the sums are the same.
 //
 // K and V types (a llama.cpp KV cache; k and v may differ), as ggml-cpu
 // computes them:
@@ -89,6 +98,7 @@ struct fa_args {
     int64_t             tpb, n_tb;                 // tokens per item; token blocks
     int64_t             n_items;
     int64_t             n_chunks, chunk;  // KV chunks per item and their length
+    int                 max_nq;           // query rows scored per K load: 4 on HMX, 1 on HVX
     uint8_t *           scratch;
     size_t              slice;     // scratch bytes per worker
     uint32_t            n_active;  // workers whose slice fits the scratch area
@@ -138,9 +148,10 @@ static size_t fa_partials_bytes(const struct fa_args * a) {
 }
 
 // Cuts the op into items and chunks for n_threads workers and vtcm_size
-// bytes of scratch. Returns enum htp_status (VTCM_TOO_SMALL if one worker's
-// slice does not fit).
-static int fa_plan(struct fa_args * a, uint32_t n_threads, size_t vtcm_size) {
+// bytes of scratch; split 0 keeps whole token blocks and KV sequences
+// (GGML_HEXAGON_FA_SPLIT=0). Returns enum htp_status (VTCM_TOO_SMALL if one
+// worker's slice does not fit).
+static int fa_plan(struct fa_args * a, uint32_t n_threads, size_t vtcm_size, int split) {
     const uint32_t kt = a->s.k->type;
     a->kdot           = kt == HTP_TYPE_F32 || kt == HTP_TYPE_F16     ? FA_KDOT_F32
                         : kt == HTP_TYPE_BF16                        ? FA_KDOT_BF16
@@ -167,7 +178,7 @@ static int fa_plan(struct fa_args * a, uint32_t n_threads, size_t vtcm_size) {
     for (;;) {
         a->n_tb    = (a->s.n_q + a->tpb - 1) / a->tpb;
         a->n_items = a->s.ne3 * a->s.n_head_kv * a->n_hsub * a->n_tb;
-        if (a->tpb == 1 || a->n_items >= (int64_t)a->n_active) {
+        if (!split || a->tpb == 1 || a->n_items >= (int64_t)a->n_active) {
             break;
         }
         a->tpb /= 2;  // prefill with few heads: smaller token blocks before splitting KV
@@ -177,7 +188,7 @@ static int fa_plan(struct fa_args * a, uint32_t n_threads, size_t vtcm_size) {
     a->n_chunks          = 1;
     a->chunk             = a->s.n_kv;
     const int64_t blocks = (a->s.n_kv + FA_KV_BLK - 1) / FA_KV_BLK;
-    if (a->n_items > 0 && a->n_items < (int64_t)a->n_active && blocks > 1) {
+    if (split && a->n_items > 0 && a->n_items < (int64_t)a->n_active && blocks > 1) {
         int64_t want = htp_min64(((int64_t)a->n_active + a->n_items - 1) / a->n_items, blocks);
         for (; want > 1; want--) {
             a->chunk    = (blocks + want - 1) / want * FA_KV_BLK;
@@ -404,9 +415,43 @@ static inline float fa_rd16(const uint8_t * p) {
     return htp_fp16_to_fp32(h);
 }
 
+#if defined(__AVX2__)
+// The 16 nibble bytes at p -> 32 nibbles in element order (low nibbles are
+// elements 0-15, high 16-31), each mapped through the 16-entry table tab.
+static inline void fa_expand_nibbles_avx2(const uint8_t * p, const int8_t tab[16], int8_t * q) {
+    const __m128i v  = _mm_loadu_si128((const __m128i *)(const void *)p);
+    const __m128i lo = _mm_and_si128(v, _mm_set1_epi8(15));
+    const __m128i hi = _mm_and_si128(_mm_srli_epi16(v, 4), _mm_set1_epi8(15));
+    const __m128i t  = _mm_loadu_si128((const __m128i *)(const void *)tab);
+    _mm_storeu_si128((__m128i *)(void *)q, _mm_shuffle_epi8(t, lo));
+    _mm_storeu_si128((__m128i *)(void *)(q + 16), _mm_shuffle_epi8(t, hi));
+}
+
+static const int8_t fa_q4_0_values[16] = {-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7};
+static const int8_t fa_q4_1_values[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+#endif
+
 // One K block of type at b -> 32 signed quants at q, its scale (and min).
 static void fa_expand_k_block(uint32_t type, const uint8_t * b, int8_t * q, float * d, float * m) {
     uint32_t qh;
+#if defined(__AVX2__)
+    switch (type) {  // the 4-bit types by table, 16 nibbles a shuffle
+        case HTP_TYPE_Q4_0:
+            *d = fa_rd16(b);
+            fa_expand_nibbles_avx2(b + 2, fa_q4_0_values, q);
+            return;
+        case HTP_TYPE_IQ4_NL:
+            *d = fa_rd16(b);
+            fa_expand_nibbles_avx2(b + 2, htp_iq4nl_values, q);
+            return;
+        case HTP_TYPE_Q4_1:
+            *d = fa_rd16(b), *m = fa_rd16(b + 2);
+            fa_expand_nibbles_avx2(b + 4, fa_q4_1_values, q);
+            return;
+        default:
+            break;
+    }
+#endif
     switch (type) {
         case HTP_TYPE_Q8_0:
             *d = fa_rd16(b);
@@ -751,7 +796,7 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
             float   dots[4];
             int64_t r = 0;
             while (r < rows) {
-                const int nq = (int)htp_min64(4, rows - r);
+                const int nq = (int)htp_min64(a->max_nq, rows - r);
                 if (qblk) {
                     fa_qdot_rows(a, ka, j, qa, r, nq, dots);
                 } else {
@@ -911,11 +956,16 @@ int htp_op_flash_attn_ext_run(struct htp_op_ctx * ctx) {
     if (htp_view_nelements(a.s.dst) == 0) {
         return HTP_STATUS_OK;
     }
-    st = fa_plan(&a, ctx->op.n_threads, ctx->op.vtcm_size);
+    st = fa_plan(&a, ctx->op.n_threads, ctx->op.vtcm_size, !(ctx->options & HTP_SESSION_FA_NO_SPLIT));
     if (st != HTP_STATUS_OK) {
         return st;
     }
-    a.scratch = ctx->vtcm;
+    // The unit: HMX when allowed and an item has several query rows.
+    const int64_t  item_rows = a.hsub * htp_min64(a.tpb, a.s.n_q);
+    const uint32_t unit      = !(ctx->options & HTP_SESSION_FA_NO_HMX) && item_rows > 1 ? HTP_UNIT_HMX : HTP_UNIT_HVX;
+    a.max_nq                 = unit == HTP_UNIT_HMX ? 4 : 1;
+    ctx->engine              = unit | (a.n_chunks > 1 ? HTP_ENGINE_KV_SPLIT : 0);
+    a.scratch                = ctx->vtcm;
     if (a.n_chunks > 1) {
         a.partials = (float *)(void *)(ctx->vtcm + (size_t)a.n_active * a.slice);
     }

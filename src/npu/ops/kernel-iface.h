@@ -20,6 +20,9 @@ typedef void (*htp_job_fn)(void * arg, uint32_t ith, uint32_t nth);
 struct htp_op_ctx {
     struct htp_op_call op;  // descriptor, operand views, n_threads, vtcm_size: what the check passed
 
+    uint32_t options;  // HTP_SESSION_* bits of the session (htp-proto.h): engines not to use, FA's KV split off
+    uint32_t engine;   // set by the kernel: how it ran (HTP_ENGINE_*), reported in the op's profile descriptor
+
     uint8_t * vtcm;  // per-session scratch ("VTCM", op.vtcm_size bytes); kernels stage tiles here
 
     // Run job(arg, ith, op.n_threads) for ith = 0 .. n_threads-1 across the

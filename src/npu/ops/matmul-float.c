@@ -43,6 +43,7 @@ struct mm_args {
     int64_t                        ncols;       // N * ne12 * ne13
     int64_t                        cb;          // columns per tile
     int64_t                        n_rb, n_cb;  // tiles along rows, along columns
+    int                            max_nc;      // columns per micro-kernel call: 4 on HMX, 1 on HVX (htp_mm_unit)
     int                            stage;       // 1: convert src1 columns into scratch first
     uint8_t *                      scratch;
     size_t                         slice;  // scratch bytes per worker
@@ -252,7 +253,7 @@ static void mm_job(void * arg, uint32_t ith, uint32_t nth) {
             const uint8_t * ar[4];
             mm_col_index(a, j, &n, &i2, &i3);
             int nc = 0;
-            for (; nc < 4 && j + nc < j1; nc++) {
+            for (; nc < a->max_nc && j + nc < j1; nc++) {
                 int64_t cn, c2, c3;
                 mm_col_index(a, j + nc, &cn, &c2, &c3);
                 if (c2 != i2 || c3 != i3) {
@@ -305,13 +306,15 @@ int htp_mm_float_run(struct htp_op_ctx * ctx) {
     if (a.cb < 1) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
-    a.stage   = htp_mm_needs_staging(a.src1);
-    a.scratch = ctx->vtcm;
-    a.r2      = a.src1->ne[2] / a.src0->ne[2];
-    a.r3      = a.src1->ne[3] / a.src0->ne[3];
-    a.ncols   = htp_view_nrows(a.src1);
-    a.n_rb    = (a.src0->ne[1] + MM_RB - 1) / MM_RB;
-    a.n_cb    = (a.ncols + a.cb - 1) / a.cb;
+    a.stage     = htp_mm_needs_staging(a.src1);
+    a.scratch   = ctx->vtcm;
+    a.r2        = a.src1->ne[2] / a.src0->ne[2];
+    a.r3        = a.src1->ne[3] / a.src0->ne[3];
+    a.ncols     = htp_view_nrows(a.src1);
+    ctx->engine = htp_mm_unit(ctx, a.ncols);
+    a.max_nc    = ctx->engine == HTP_UNIT_HMX ? 4 : 1;
+    a.n_rb      = (a.src0->ne[1] + MM_RB - 1) / MM_RB;
+    a.n_cb      = (a.ncols + a.cb - 1) / a.cb;
     ctx->run(ctx->pool, mm_job, &a);
     return HTP_STATUS_OK;
 }

@@ -63,6 +63,7 @@ struct kq_mm {
     int                            act_ready;  // MUL_MAT_QKV/FFN: the chunk's activations are quantized
     int64_t                        cb;         // columns per tile (all of the chunk's when plain)
     int64_t                        n_rb;       // tiles down the rows
+    int                            max_nc;     // columns per micro-kernel call: 4 on HMX, 1 on HVX (htp_mm_unit)
     struct htp_share               tiles;      // the chunk's tiles, column block major, between the workers
     atomic_int                     bad_id;     // an expert id out of range was met (relaxed: read after run)
 };
@@ -137,21 +138,26 @@ static void kq_tile(struct kq_mm * a, int64_t t, uint8_t * pack, const uint8_t *
     const int64_t g0 = rbi * KQ_RB, g1 = htp_min64(a->ngroup, g0 + KQ_RB);
     for (int64_t g = g0; g < g1; g++) {
         const int64_t m0 = g * HTP_KQ_R, nr = htp_min64(HTP_KQ_R, M - m0);
-        // Decode (a lone column): the tile's groups, four or two at a time.
+        // Decode (a lone column), or every column on HVX: the tile's groups,
+        // four or two at a time, one column at a time.
         const int ng = (int)htp_min64(g1 - g, 4) & ~1;
-        if (a->tiled && c1 - c0 == 1 && ng >= 2) {
-            const uint8_t *w, *x, *ar;
-            uint8_t *      y;
-            kq_col(a, a->j0 + c0, &w, &x, &y, &ar);
-            if (w) {
+        if (a->tiled && (c1 - c0 == 1 || a->max_nc == 1) && ng >= 2) {
+            for (int64_t c = c0; c < c1; c++) {
+                const uint8_t *w, *x, *ar;
+                uint8_t *      y;
+                kq_col(a, a->j0 + c, &w, &x, &y, &ar);
+                if (!w) {
+                    atomic_store_explicit(&a->bad_id, 1, memory_order_relaxed);
+                    continue;
+                }
                 float out[4][HTP_KQ_R];
                 htp_kq_dot_multi(a->src0->type, out, w + (size_t)g * a->gbytes, a->gbytes, ng, a->nsb,
-                                 a->act + c0 * a->nsb);
+                                 a->act + c * a->nsb);
                 const int64_t nrows = htp_min64((int64_t)ng * HTP_KQ_R, M - m0);
                 htp_mm_store(y, a->dst->nb[0], m0, &out[0][0], nrows, a->add, ar);
-                g += ng - 1;
-                continue;
             }
+            g += ng - 1;
+            continue;
         }
         for (int64_t c = c0; c < c1;) {
             // Up to 4 columns that read the same weight matrix.
@@ -166,7 +172,7 @@ static void kq_tile(struct kq_mm * a, int64_t t, uint8_t * pack, const uint8_t *
             }
             act[0] = a->act + c * a->nsb;
             int nc = 1;
-            for (; nc < 4 && c + nc < c1; nc++) {
+            for (; nc < a->max_nc && c + nc < c1; nc++) {
                 kq_col(a, a->j0 + c + nc, &wc, &x, &y[nc], &ar[nc]);
                 if (wc != w) {
                     break;
@@ -197,19 +203,21 @@ static void kq_glu_tile(struct kq_mm * a, int64_t t) {
     for (int64_t g = g0; g < g1; g++) {
         const int64_t m0 = g * HTP_KQ_R, nr = htp_min64(HTP_KQ_R, M - m0);
         const int     ng = (int)htp_min64(g1 - g, 4) & ~1;
-        if (c1 - c0 == 1 && ng >= 2) {
-            // Decode: four or two row groups of both at once.
-            const uint8_t *w, *x;
-            uint8_t *      y;
-            kq_col(a, a->j0 + c0, &w, &x, &y, NULL);
-            float gate[4][HTP_KQ_R], up[4][HTP_KQ_R], out[4 * HTP_KQ_R];
-            htp_kq_dot_multi(a->src0->type, gate, w + (size_t)g * a->gbytes, a->gbytes, ng, a->nsb,
-                             a->act + c0 * a->nsb);
-            htp_kq_dot_multi(a->src0->type, up, w + up_off + (size_t)g * a->gbytes, a->gbytes, ng, a->nsb,
-                             a->act + c0 * a->nsb);
-            const int64_t nrows = htp_min64((int64_t)ng * HTP_KQ_R, M - m0);
-            htp_vec_swiglu_f32(nrows, out, &gate[0][0], &up[0][0]);
-            htp_mm_store(y, a->dst->nb[0], m0, out, nrows, NULL, NULL);
+        if ((c1 - c0 == 1 || a->max_nc == 1) && ng >= 2) {
+            // Decode, or every column on HVX: four or two row groups of both at once.
+            for (int64_t c = c0; c < c1; c++) {
+                const uint8_t *w, *x;
+                uint8_t *      y;
+                kq_col(a, a->j0 + c, &w, &x, &y, NULL);
+                float gate[4][HTP_KQ_R], up[4][HTP_KQ_R], out[4 * HTP_KQ_R];
+                htp_kq_dot_multi(a->src0->type, gate, w + (size_t)g * a->gbytes, a->gbytes, ng, a->nsb,
+                                 a->act + c * a->nsb);
+                htp_kq_dot_multi(a->src0->type, up, w + up_off + (size_t)g * a->gbytes, a->gbytes, ng, a->nsb,
+                                 a->act + c * a->nsb);
+                const int64_t nrows = htp_min64((int64_t)ng * HTP_KQ_R, M - m0);
+                htp_vec_swiglu_f32(nrows, out, &gate[0][0], &up[0][0]);
+                htp_mm_store(y, a->dst->nb[0], m0, out, nrows, NULL, NULL);
+            }
             g += ng - 1;
             continue;
         }
@@ -220,7 +228,7 @@ static void kq_glu_tile(struct kq_mm * a, int64_t t) {
             kq_col(a, a->j0 + c, &w, &x, &y[0], NULL);
             act[0] = a->act + c * a->nsb;
             int nc = 1;
-            for (; nc < 4 && c + nc < c1; nc++) {
+            for (; nc < a->max_nc && c + nc < c1; nc++) {
                 kq_col(a, a->j0 + c + nc, &wc, &x, &y[nc], NULL);
                 if (wc != w) {
                     break;
@@ -303,6 +311,8 @@ static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
     uint8_t * p = ctx->vtcm + (a->ids ? ((size_t)a->ncols * sizeof(int32_t) + 127) / 128 * 128 : 0);
     a->pack     = a->tiled ? NULL : p;
     a->act      = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
+    ctx->engine = htp_mm_unit(ctx, a->ncols);
+    a->max_nc   = ctx->engine == HTP_UNIT_HMX ? 4 : 1;
     for (a->j0 = 0; a->j0 < a->ncols; a->j0 = a->j1) {
         a->j1 = htp_min64(a->ncols, a->j0 + chunk);
         kq_mm_quantize(ctx, a);
@@ -354,7 +364,9 @@ int htp_mm_kquant_shared_run(struct htp_op_ctx * ctx) {
     if (chunk < 1) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
-    a.act = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
+    a.act       = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
+    ctx->engine = htp_mm_unit(ctx, a.ncols);
+    a.max_nc    = ctx->engine == HTP_UNIT_HMX ? 4 : 1;
     for (a.j0 = 0; a.j0 < a.ncols; a.j0 = a.j1) {
         a.j1 = htp_min64(a.ncols, a.j0 + chunk);
         for (int i = 0; i < n; i++) {
@@ -395,10 +407,12 @@ int htp_mm_kquant_ffn_glu_run(struct htp_op_ctx * ctx) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
     kq_mm_weights(&a, w[0]);
-    a.r2  = a.src1->ne[2] / w[0]->ne[2];
-    a.r3  = a.src1->ne[3] / w[0]->ne[3];
-    a.act = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
-    a.cb  = KQ_CB;
+    a.r2        = a.src1->ne[2] / w[0]->ne[2];
+    a.r3        = a.src1->ne[3] / w[0]->ne[3];
+    a.act       = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
+    a.cb        = KQ_CB;
+    ctx->engine = htp_mm_unit(ctx, a.ncols);
+    a.max_nc    = ctx->engine == HTP_UNIT_HMX ? 4 : 1;
     for (a.j0 = 0; a.j0 < a.ncols; a.j0 = a.j1) {
         a.j1 = htp_min64(a.ncols, a.j0 + chunk);
         kq_mm_quantize(ctx, &a);

@@ -92,6 +92,7 @@ struct qmm_args {
     uint8_t *        acts;
     struct qmm_col * cols;
     int64_t          ncols, n_cb, n_groups;
+    int              max_nc;  // columns per micro-kernel call: QMM_NC on HMX, 1 on HVX (htp_mm_unit)
     uint8_t *        slices;  // per-worker scratch: one packed group or one f32 weight row
     size_t           slice_bytes;
     struct htp_share items;  // (column block, row group) items, group-major, between the workers
@@ -102,9 +103,16 @@ struct qmm_args {
 // ---------------------------------------------------------------------------
 
 // One block of 32 floats with its max |x| found -> one activation block at o.
+// As ggml-cpu's q8_0 / q8_1 activations: the quants are x * (127 / amax),
+// and the block's scale is amax / 127 rounded to fp16 (where ggml-cpu keeps
+// it), so the integer dot's result is scaled by the very same number.
+static inline float qmm_act_scale(float amax) {
+    return htp_fp16_to_fp32(htp_fp32_to_fp16(amax / 127.0f));
+}
+
 static inline void qmm_quantize_block(const float * xb, float amax, uint8_t * o) {
-    const float db = amax / 127.0f;
-    const float id = db != 0.0f ? 1.0f / db : 0.0f;
+    const float db = qmm_act_scale(amax);
+    const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
     int32_t     s  = 0;
     for (int j = 0; j < 32; j++) {
         // Ties to even, as ggml-cpu's SIMD; NaN / inf saturate (kernel-util.h).
@@ -170,8 +178,8 @@ static void qmm_quantize_blocks_avx512(const float * x, int64_t nb, uint8_t * ou
         const __m512  lo   = _mm512_loadu_ps(x + 32 * b);
         const __m512  hi   = _mm512_loadu_ps(x + 32 * b + 16);
         const float   amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(lo), _mm512_abs_ps(hi)));
-        const float   db   = amax / 127.0f;
-        const float   id   = db != 0.0f ? 1.0f / db : 0.0f;
+        const float   db   = qmm_act_scale(amax);
+        const float   id   = amax != 0.0f ? 127.0f / amax : 0.0f;
         const __m512  vid  = _mm512_set1_ps(id);
         const __m512i qlo  = qmm_f2i_sat_avx512(_mm512_mul_ps(lo, vid));
         const __m512i qhi  = qmm_f2i_sat_avx512(_mm512_mul_ps(hi, vid));
@@ -897,24 +905,27 @@ static const uint8_t * qmm_group(const struct qmm_args * a, struct qmm_worker * 
 }
 
 // Item t: row group t % n_groups against column block t / n_groups. Returns
-// how many items it did: 2 when a lone column (decode) took this group and
-// the next together (t + 1 < t1: the next one is this worker's too), else 1.
+// how many items it did: 2 when a lone column (decode), or every column on
+// HVX, took this group and the next together (t + 1 < t1: the next one is
+// this worker's too), else 1.
 static int64_t qmm_item(const struct qmm_args * a, struct qmm_worker * wk, int64_t t, int64_t t1) {
     const int64_t g = t % a->n_groups, cb = t / a->n_groups;
     const int64_t c0 = cb * QMM_CB, c1 = htp_min64(a->ncols, c0 + QMM_CB);
     const int64_t m0 = g * HTP_TILE_ROWS;
-    if (wk->kern && a->tiled && c1 - c0 == 1 && t + 1 < t1 && g + 1 < a->n_groups) {
-        const struct qmm_col * col = a->cols + c0;
-        const uint8_t *        w   = col->w + (size_t)g * a->gb;
-        float                  out[2][HTP_TILE_ROWS];
-        wk->kern->pair(w, w + a->gb, a->nblk, col, out);
-        qmm_write(a, col, 1, m0, out);
-        qmm_write(a, col, 1, m0 + HTP_TILE_ROWS, out + 1);
+    if (wk->kern && a->tiled && (c1 - c0 == 1 || a->max_nc == 1) && t + 1 < t1 && g + 1 < a->n_groups) {
+        for (int64_t c = c0; c < c1; c++) {
+            const struct qmm_col * col = a->cols + c;
+            const uint8_t *        w   = col->w + (size_t)g * a->gb;
+            float                  out[2][HTP_TILE_ROWS];
+            wk->kern->pair(w, w + a->gb, a->nblk, col, out);
+            qmm_write(a, col, 1, m0, out);
+            qmm_write(a, col, 1, m0 + HTP_TILE_ROWS, out + 1);
+        }
         return 2;
     }
     for (int64_t c = c0; c < c1;) {
         int nc = 1;
-        while (nc < QMM_NC && c + nc < c1 && a->cols[c + nc].w == a->cols[c].w) {
+        while (nc < a->max_nc && c + nc < c1 && a->cols[c + nc].w == a->cols[c].w) {
             nc++;
         }
         const struct qmm_col * cols = a->cols + c;
@@ -979,6 +990,14 @@ static void qmm_init(struct qmm_args * a, const struct htp_op_ctx * ctx) {
     a->nblk                          = f ? a->K / f->blck_size : 0;
     a->gb                            = f ? htp_tiled_group_bytes(f, a->K) : 0;
     a->dst_nb0                       = ctx->op.dst[0]->nb[0];
+    a->max_nc                        = QMM_NC;
+}
+
+// The op's unit (matmul.h) over its ncols columns: HVX takes one column per call.
+static void qmm_set_unit(struct qmm_args * a, struct htp_op_ctx * ctx, int64_t ncols) {
+    const uint32_t unit = htp_mm_unit(ctx, ncols);
+    a->max_nc           = unit == HTP_UNIT_HMX ? QMM_NC : 1;
+    ctx->engine         = unit;
 }
 
 // Lay out a chunk's scratch: acts, then cols, then worker slices.
@@ -1018,7 +1037,8 @@ int htp_mm_quant_run(struct htp_op_ctx * ctx) {
     }
     struct qmm_args a;
     qmm_init(&a, ctx);
-    a.add                  = ctx->op.desc->opcode == HTP_OP_MUL_MAT_ADD ? ctx->op.src[2] : NULL;
+    a.add = ctx->op.desc->opcode == HTP_OP_MUL_MAT_ADD ? ctx->op.src[2] : NULL;
+    qmm_set_unit(&a, ctx, htp_view_nrows(src1));
     const int64_t max_cols = htp_min64(qmm_plan(&a, ctx), htp_view_nrows(src1));
     if (max_cols < 1) {
         return HTP_STATUS_VTCM_TOO_SMALL;
@@ -1065,6 +1085,7 @@ int htp_mm_quant_id_run(struct htp_op_ctx * ctx) {
     }
     struct qmm_args a;
     qmm_init(&a, ctx);
+    qmm_set_unit(&a, ctx, U * T);
     const int64_t per_token = htp_max64(ne11, U);
     const int64_t max_cols  = qmm_plan(&a, ctx);
     if (max_cols < per_token) {

@@ -55,6 +55,17 @@ static inline void htp_mm_store(uint8_t * y, int64_t nb0, int64_t m0, const floa
     }
 }
 
+// The unit a matmul of ncols columns runs on (htp-proto.h's enum htp_unit):
+// HMX, the micro-kernels that meet several columns with each weight load
+// (up to 8 per call in matmul-quant.c, 4 in matmul-float.c and
+// matmul-kquant.c), when the session allows HMX for matmuls and there is
+// more than one column; else HVX, one column per micro-kernel call (decode's
+// kernels: several row groups or rows per activation load). Both give the
+// same sums per column; HVX is the slower way to do a prefill.
+static inline uint32_t htp_mm_unit(const struct htp_op_ctx * ctx, int64_t ncols) {
+    return !(ctx->options & HTP_SESSION_MM_NO_HMX) && ncols > 1 ? HTP_UNIT_HMX : HTP_UNIT_HVX;
+}
+
 int htp_mm_float_run(struct htp_op_ctx * ctx);
 int htp_mm_quant_run(struct htp_op_ctx * ctx);
 int htp_mm_quant_id_run(struct htp_op_ctx * ctx);

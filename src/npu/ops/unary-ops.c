@@ -21,6 +21,7 @@
 
 #include <math.h>
 
+#include "fp16.h"
 #include "kernels.h"
 #include "kernel-util.h"
 #include "vec.h"
@@ -219,6 +220,16 @@ static void unary_apply(const struct unary_args * a, int64_t n, float * y, const
     }
 }
 
+// GEGLU of F16 rows as ggml-cpu computes it: GELU of an f16 input comes from
+// its f16 table, so rounded to f16 before the gate multiplies it (where the
+// GELU is tiny that rounding is a few percent of the result).
+static void geglu_f16_rows(int64_t n, float * y, const float * x, const float * g) {
+    UNARY_ROW(n, y, x, g, vf_gelu(vx));  // (the gate is read, unused, here)
+    for (int64_t i = 0; i < n; i++) {
+        y[i] = htp_fp16_to_fp32(htp_fp32_to_fp16(y[i])) * g[i];
+    }
+}
+
 static int unary_all_packed(const struct unary_args * a) {
     return htp_view_is_f32_packed(a->x) && htp_view_is_f32_packed(a->dst) && (!a->g || htp_view_is_f32_packed(a->g));
 }
@@ -249,7 +260,11 @@ static void unary_job(void * arg, uint32_t ith, uint32_t nth) {
             if (g) {
                 htp_row_load_f32(bg, gr + c * g->nb[0], g->nb[0], g->type, n);
             }
-            unary_apply(a, n, bx, bx, g ? bg : NULL);
+            if (a->kind == UNARY_GEGLU && x->type == HTP_TYPE_F16) {
+                geglu_f16_rows(n, bx, bx, bg);
+            } else {
+                unary_apply(a, n, bx, bx, g ? bg : NULL);
+            }
             htp_row_store_f32(yr + c * dst->nb[0], dst->nb[0], dst->type, bx, n);
         }
     }

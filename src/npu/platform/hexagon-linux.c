@@ -38,6 +38,7 @@
 #include "hexagon/start.h"
 #include "hexagon/syscall.h"
 #include "hexagon/thread.h"
+#include "../../proto/htp-proto.h"  // HTP_PMU_REASON_* (this library has no src/ on its include path)
 
 #define HTP_PLAT_STACK_BYTES (1u << 20)
 
@@ -63,17 +64,17 @@
 #define MAP_NORESERVE 0x4000
 #define MAP_POPULATE  0x8000
 
-#define AF_UNIX          1
-#define SOCK_SEQPACKET   5
-#define SOCK_CLOEXEC     0x80000
-#define SOL_SOCKET       1
-#define SCM_RIGHTS       1
-#define SO_PEERCRED      17
-#define MSG_CTRUNC       0x8
-#define MSG_TRUNC        0x20
-#define MSG_NOSIGNAL     0x4000
-#define MSG_CMSG_CLOEXEC 0x40000000
-#define AT_FDCWD         (-100)
+#define AF_UNIX             1
+#define SOCK_SEQPACKET      5
+#define SOCK_CLOEXEC        0x80000
+#define SOL_SOCKET          1
+#define SCM_RIGHTS          1
+#define SO_PEERCRED         17
+#define MSG_CTRUNC          0x8
+#define MSG_TRUNC           0x20
+#define MSG_NOSIGNAL        0x4000
+#define MSG_CMSG_CLOEXEC    0x40000000
+#define AT_FDCWD            (-100)
 #define AT_SYMLINK_NOFOLLOW 0x100
 
 #define S_IFMT   0170000u
@@ -255,6 +256,28 @@ uint64_t htp_plat_cycles(void) {
     return c;
 }
 
+// No PMU reaches user space here: qemu-hexagon emulates none, and a cDSP's
+// is programmed through QuRT, not through Linux. Mode 2 falls back to 1.
+int htp_plat_pmu_open(const uint32_t * counters, const uint32_t * events, uint32_t n, struct htp_plat_pmu ** out,
+                      uint32_t * mask) {
+    (void)counters;
+    (void)events;
+    (void)n;
+    *out  = NULL;
+    *mask = 0;
+    return HTP_PMU_REASON_UNAVAILABLE;
+}
+
+int htp_plat_pmu_read(struct htp_plat_pmu * p, uint64_t * values) {
+    (void)p;
+    (void)values;
+    return -1;
+}
+
+void htp_plat_pmu_close(struct htp_plat_pmu * p) {
+    (void)p;
+}
+
 // ---------------------------------------------------------------------------
 // Memory
 // ---------------------------------------------------------------------------
@@ -432,10 +455,11 @@ static int private_dir(const char * path) {
     }
     const uint32_t me = (uint32_t)htp_sys_call0(HTP_NR_GETEUID);
     if ((st.mode & S_IFMT) != S_IFDIR || st.uid != me || (st.mode & 077) != 0) {
-        plat_log("refusing to listen in %s: the socket's directory must be a directory of uid %u with mode 0700 (it "
-                 "is %s, uid %u, mode %04o)",
-                 dir, (unsigned)me, (st.mode & S_IFMT) == S_IFDIR ? "a directory" : "not a directory",
-                 (unsigned)st.uid, (unsigned)(st.mode & 07777));
+        plat_log(
+            "refusing to listen in %s: the socket's directory must be a directory of uid %u with mode 0700 (it "
+            "is %s, uid %u, mode %04o)",
+            dir, (unsigned)me, (st.mode & S_IFMT) == S_IFDIR ? "a directory" : "not a directory", (unsigned)st.uid,
+            (unsigned)(st.mode & 07777));
         return -1;
     }
     return 0;
@@ -497,7 +521,7 @@ int htp_plat_ctl_accept(int listener) {
         }
         struct kernel_ucred peer;
         uint32_t            len = sizeof(peer);
-        long r = htp_sys_call5(HTP_NR_GETSOCKOPT, c, SOL_SOCKET, SO_PEERCRED, (long)&peer, (long)&len);
+        long                r   = htp_sys_call5(HTP_NR_GETSOCKOPT, c, SOL_SOCKET, SO_PEERCRED, (long)&peer, (long)&len);
         if (HTP_SYS_FAILED(r) || len != sizeof(peer)) {
             plat_log("refusing a peer whose credentials are unknown: error %ld", -r);
             htp_sys_call1(HTP_NR_CLOSE, c);

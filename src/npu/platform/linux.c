@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -158,6 +159,140 @@ uint64_t htp_plat_cycles(void) {
 #else
     return 0;
 #endif
+}
+
+// ---------------------------------------------------------------------------
+// Performance counters: perf_event_open(2) on the calling thread
+// ---------------------------------------------------------------------------
+
+struct htp_plat_pmu {
+    uint32_t n;
+    int      fd[HTP_PMU_SLOTS];  // -1: slot not open
+};
+
+// perf's type and config for counter c; 0 when c is none we know.
+static int pmu_attr(uint32_t c, struct perf_event_attr * a) {
+    static const struct {
+        uint32_t type;
+        uint64_t config;
+    } map[HTP_PMU_COUNTER_COUNT] = {
+        [HTP_PMU_INSTRUCTIONS]     = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+        [HTP_PMU_CYCLES]           = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+        [HTP_PMU_CACHE_REFS]       = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
+        [HTP_PMU_CACHE_MISSES]     = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+        [HTP_PMU_BRANCHES]         = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+        [HTP_PMU_BRANCH_MISSES]    = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
+        [HTP_PMU_STALLED_FRONTEND] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+        [HTP_PMU_STALLED_BACKEND]  = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
+        [HTP_PMU_TASK_CLOCK_NS]    = {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+        [HTP_PMU_CONTEXT_SWITCHES] = {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+        [HTP_PMU_CPU_MIGRATIONS]   = {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+        [HTP_PMU_PAGE_FAULTS]      = {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+        [HTP_PMU_MINOR_FAULTS]     = {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN},
+        [HTP_PMU_MAJOR_FAULTS]     = {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ},
+    };
+    if (c == HTP_PMU_OFF || c >= HTP_PMU_COUNTER_COUNT || c == HTP_PMU_HEXAGON_EVENT) {
+        return 0;
+    }
+    memset(a, 0, sizeof(*a));
+    a->size   = sizeof(*a);
+    a->type   = map[c].type;
+    a->config = map[c].config;
+    // User-space counts only: what perf_event_paranoid 2 (the usual
+    // default) allows an unprivileged process on its own threads.
+    a->exclude_kernel = 1;
+    a->exclude_hv     = 1;
+    // With more events than the PMU has counters the kernel time-shares
+    // them: read how long each was counting, to scale its count up.
+    a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+    return 1;
+}
+
+static int pmu_reason(int err) {
+    switch (err) {
+        case ENOENT:
+        case EOPNOTSUPP:
+        case ENODEV:
+            return HTP_PMU_REASON_NO_HARDWARE;
+        case EACCES:
+        case EPERM:
+            return HTP_PMU_REASON_DENIED;
+        default:
+            return HTP_PMU_REASON_UNAVAILABLE;
+    }
+}
+
+int htp_plat_pmu_open(const uint32_t * counters, const uint32_t * events, uint32_t n, struct htp_plat_pmu ** out,
+                      uint32_t * mask) {
+    (void)events;
+    *out  = NULL;
+    *mask = 0;
+    if (n > HTP_PMU_SLOTS) {
+        n = HTP_PMU_SLOTS;
+    }
+    struct htp_plat_pmu * p = malloc(sizeof(*p));
+    if (p == NULL) {
+        return HTP_PMU_REASON_UNAVAILABLE;
+    }
+    p->n       = n;
+    int reason = HTP_PMU_REASON_OK;
+    for (uint32_t k = 0; k < HTP_PMU_SLOTS; k++) {
+        p->fd[k] = -1;
+        if (k >= n || counters[k] == HTP_PMU_OFF) {
+            continue;
+        }
+        struct perf_event_attr a;
+        long                   fd  = -1;
+        int                    err = EINVAL;
+        if (pmu_attr(counters[k], &a)) {
+            fd  = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+            err = errno;
+        }
+        if (fd < 0) {
+            if (reason == HTP_PMU_REASON_OK) {
+                reason = pmu_reason(err);
+            }
+            continue;
+        }
+        p->fd[k] = (int)fd;
+        *mask |= 1u << k;
+    }
+    if (*mask == 0) {
+        free(p);
+    } else {
+        *out = p;
+    }
+    return reason;
+}
+
+int htp_plat_pmu_read(struct htp_plat_pmu * p, uint64_t * values) {
+    int rc = 0;
+    for (uint32_t k = 0; k < p->n; k++) {
+        uint64_t v[3];  // count, time enabled, time running (read_format above)
+        values[k] = 0;
+        if (p->fd[k] < 0) {
+            continue;
+        }
+        if (read(p->fd[k], v, sizeof(v)) != (ssize_t)sizeof(v)) {
+            rc = -1;
+            continue;
+        }
+        // Multiplexed: the count scaled to the whole time enabled (an estimate).
+        values[k] = v[2] > 0 && v[2] < v[1] ? (uint64_t)((double)v[0] * ((double)v[1] / (double)v[2])) : v[0];
+    }
+    return rc;
+}
+
+void htp_plat_pmu_close(struct htp_plat_pmu * p) {
+    if (p == NULL) {
+        return;
+    }
+    for (uint32_t k = 0; k < p->n; k++) {
+        if (p->fd[k] >= 0) {
+            close(p->fd[k]);
+        }
+    }
+    free(p);
 }
 
 // ---------------------------------------------------------------------------

@@ -98,6 +98,34 @@ uint64_t htp_plat_now_us(void);
 uint64_t htp_plat_cycles(void);
 
 // ---------------------------------------------------------------------------
+// Performance counters (profiling mode 2)
+// ---------------------------------------------------------------------------
+
+struct htp_plat_pmu;  // opaque; the counters of one thread
+
+// Open counters of the calling thread (user-space counts, kernel excluded),
+// one per slot k < n: counters[k] is an enum htp_pmu_counter (HTP_PMU_OFF:
+// slot unused), events[k] the slot's Hexagon PMU event number (the cDSP
+// programs it for HTP_PMU_HEXAGON_EVENT; Linux ignores it). Sets *mask to
+// the slots that opened and returns an enum htp_pmu_reason: OK when every
+// slot asked for opened, otherwise why the first one that failed did. *out
+// is NULL when nothing opened.
+// Linux: perf_event_open(2), one counter per slot (no group: a group larger
+// than the PMU would never be scheduled; the kernel multiplexes instead,
+// and a multiplexed count is scaled by its time enabled / time running).
+// cDSP: HAP_pmu / qurt_pmu_set for HTP_PMU_HEXAGON_EVENT. The Hexagon build
+// here (qemu-hexagon, no PMU) answers HTP_PMU_REASON_UNAVAILABLE.
+int htp_plat_pmu_open(const uint32_t * counters, const uint32_t * events, uint32_t n, struct htp_plat_pmu ** out,
+                      uint32_t * mask);
+
+// Current values of the open slots into values[k] (others 0), n as opened.
+// Must be called on the thread that opened p. 0 or -1.
+int htp_plat_pmu_read(struct htp_plat_pmu * p, uint64_t * values);
+
+// Close p (NULL: nothing).
+void htp_plat_pmu_close(struct htp_plat_pmu * p);
+
+// ---------------------------------------------------------------------------
 // Memory: the VA window, mapped buffers, scratch
 // ---------------------------------------------------------------------------
 
