@@ -221,28 +221,37 @@ static void kq_glu_tile(struct kq_mm * a, int64_t t) {
             g += ng - 1;
             continue;
         }
-        for (int64_t c = c0; c < c1;) {
-            const struct htp_q8k_block * act[4];
-            uint8_t *                    y[4];
-            const uint8_t *              w, *x, *wc;
-            kq_col(a, a->j0 + c, &w, &x, &y[0], NULL);
-            act[0] = a->act + c * a->nsb;
-            int nc = 1;
-            for (; nc < a->max_nc && c + nc < c1; nc++) {
-                kq_col(a, a->j0 + c + nc, &wc, &x, &y[nc], NULL);
-                if (wc != w) {
-                    break;
+        // The gate's row group against every column of the tile first, then
+        // the up's: one weight group stays in cache at a time (gate sums wait
+        // in gsum, KQ_CB columns of 16 rows).
+        float gsum[KQ_CB][HTP_KQ_R];
+        for (int pass = 0; pass < 2; pass++) {
+            for (int64_t c = c0; c < c1;) {
+                const struct htp_q8k_block * act[4];
+                uint8_t *                    y[4];
+                const uint8_t *              w, *x, *wc;
+                kq_col(a, a->j0 + c, &w, &x, &y[0], NULL);
+                act[0] = a->act + c * a->nsb;
+                int nc = 1;
+                for (; nc < a->max_nc && c + nc < c1; nc++) {
+                    kq_col(a, a->j0 + c + nc, &wc, &x, &y[nc], NULL);
+                    if (wc != w) {
+                        break;
+                    }
+                    act[nc] = a->act + (c + nc) * a->nsb;
                 }
-                act[nc] = a->act + (c + nc) * a->nsb;
+                float sums[4][HTP_KQ_R], out[HTP_KQ_R];
+                htp_kq_dot_group(a->src0->type, sums, w + (pass ? up_off : 0) + (size_t)g * a->gbytes, a->nsb, act, nc);
+                for (int i = 0; i < nc; i++) {
+                    if (pass == 0) {
+                        memcpy(gsum[c - c0 + i], sums[i], sizeof sums[i]);
+                    } else {
+                        htp_vec_swiglu_f32(nr, out, gsum[c - c0 + i], sums[i]);
+                        htp_mm_store(y[i], a->dst->nb[0], m0, out, nr, NULL, NULL);
+                    }
+                }
+                c += nc;
             }
-            float gate[4][HTP_KQ_R], up[4][HTP_KQ_R], out[HTP_KQ_R];
-            htp_kq_dot_group(a->src0->type, gate, w + (size_t)g * a->gbytes, a->nsb, act, nc);
-            htp_kq_dot_group(a->src0->type, up, w + up_off + (size_t)g * a->gbytes, a->nsb, act, nc);
-            for (int i = 0; i < nc; i++) {
-                htp_vec_swiglu_f32(nr, out, gate[i], up[i]);
-                htp_mm_store(y[i], a->dst->nb[0], m0, out, nr, NULL, NULL);
-            }
-            c += nc;
         }
     }
 }
