@@ -922,7 +922,7 @@ static inline __attribute__((always_inline)) void kq_dot_x_avx512(const uint32_t
                                                                   float out[4][HTP_KQ_R], const uint8_t * g0,
                                                                   size_t gstride, int64_t nsb,
                                                                   const struct htp_q8k_block * const * a) {
-    if (type == HTP_TYPE_Q2_K) {
+    if (type == HTP_TYPE_Q2_K || type == HTP_TYPE_Q3_K) {
         kq_dot_q23_avx512(type, ng, nc, out, g0, gstride, nsb, a);
         return;
     }
