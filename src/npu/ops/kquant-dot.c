@@ -791,10 +791,141 @@ static inline __attribute__((always_inline)) void kq_x_prefetch(const uint8_t * 
     }
 }
 
+// Q2_K and Q3_K: the frame of kq_dot_x_avx512 (output o is group o in the
+// decode form, column o in the group form) with fewer instructions a
+// sub-block. The four 2-bit fields k of a qs byte come out with one shift:
+// k = 0, 2 as (v & 3) and (v >> 4 & 3), k = 1, 3 as (v & 12) and
+// (v >> 4 & 12), i.e. 4 x the field (Q3_K's third bit adds 4, or 16 to the
+// times-4 ones). The two kinds sum into their own dot products dA and dB
+// (dB = 4 x its true sum, so isB >> 2 below is exact). Every per-row product
+// of a sub-block, scale x dot and min x sum, is one vpdpwssd on dwords whose
+// values fit in int16 with a zero high half on one side: |dA| <= 8 * 7 * 127,
+// |dB| <= 8 * 28 * 127, |bsum16| <= 16 * 128, scales and mins zero-extended
+// (Q3_K's signed scale masked to its low 16 bits), so the high halves add
+// nothing and the low halves multiply exactly. The offsets (Q2_K's mins,
+// Q3_K's 4 x sum(a)) sum apart as off and come off at the end:
+//   Q2_K  isum = isA + isB / 4  (times d),  off = sum_s m_s * bsum16_s  (times dmin)
+//   Q3_K  isum = isA + isB / 4 - off,      off = sum_s sc_s * 4 * bsum16_s
+static inline __attribute__((always_inline)) void kq_dot_q23_avx512(const uint32_t type, const int ng, const int nc,
+                                                                    float out[4][HTP_KQ_R], const uint8_t * g0,
+                                                                    size_t gstride, int64_t nsb,
+                                                                    const struct htp_q8k_block * const * a) {
+    const int     q3 = type == HTP_TYPE_Q3_K;
+    const size_t  qb = htp_kq_q_bytes(type), sbytes = htp_kq_s_bytes(type);
+    const size_t  d_off = q3 ? offsetof(struct htp_q6k_s, d) : offsetof(struct htp_q2k_s, d);
+    const int     no    = ng > nc ? ng : nc;
+    const __m512i m3 = _mm512_set1_epi8(3), m12 = _mm512_set1_epi8(12);
+    const __m512i b4 = _mm512_set1_epi8(4), b16 = _mm512_set1_epi8(16);
+    const __m512i low16 = _mm512_set1_epi32(0xffff), m15 = _mm512_set1_epi32(15);
+    __m512        acc[4];
+    for (int o = 0; o < 4; o++) {
+        acc[o] = _mm512_setzero_ps();
+    }
+    for (int64_t b = 0; b < nsb; b++) {
+        const uint8_t *q[4], *s[4];
+        for (int h = 0; h < ng; h++) {
+            const uint8_t * g = g0 + (size_t)h * gstride;
+            q[h]              = g + (size_t)b * qb;
+            s[h]              = g + (size_t)nsb * qb + (size_t)b * sbytes;
+        }
+        // Decode: prefetch super-block b + 2, past the last one of the groups
+        // the first ones of the ng groups that follow (the next tile, whoever
+        // takes it: without this a short K left each tile's first two
+        // super-blocks to demand misses, a quarter of the weights at K = 2048).
+        const uint8_t *pq[4] = {NULL}, *ps[4] = {NULL};
+        if (ng > 1 && b + 2 - nsb < nsb) {
+            const int64_t   bn   = b + 2 < nsb ? b + 2 : b + 2 - nsb;
+            const uint8_t * base = b + 2 < nsb ? g0 : g0 + (size_t)ng * gstride;
+            for (int h = 0; h < ng; h++) {
+                pq[h] = base + (size_t)h * gstride + (size_t)bn * qb;
+                ps[h] = base + (size_t)h * gstride + (size_t)nsb * qb + (size_t)bn * sbytes;
+            }
+        }
+        __m512i isa[4], isb[4], off[4];
+        for (int o = 0; o < 4; o++) {
+            isa[o] = isb[o] = off[o] = _mm512_setzero_si512();
+        }
+        for (int j = 0; j < 16; j++) {
+            __m512i da[4], db[4];
+            for (int o = 0; o < 4; o++) {
+                da[o] = db[o] = _mm512_setzero_si512();
+            }
+            for (int h = 0; h < ng; h++) {
+                if (pq[h]) {
+                    for (int L = j; L < (int)(qb / 64); L += 16) {
+                        _mm_prefetch((const char *)pq[h] + 64 * L, _MM_HINT_T0);
+                    }
+                    if (64 * j < (int)sbytes) {
+                        _mm_prefetch((const char *)ps[h] + 64 * j, _MM_HINT_T0);
+                    }
+                }
+                const __m512i v  = _mm512_loadu_si512(q[h] + 64 * j);  // qs[j]
+                const __m512i v4 = _mm512_srli_epi16(v, 4);
+                __m512i       u0 = _mm512_and_si512(v, m3), u1 = _mm512_and_si512(v, m12);
+                __m512i       u2 = _mm512_and_si512(v4, m3), u3 = _mm512_and_si512(v4, m12);
+                if (q3) {
+                    const struct htp_q3k_q * x = (const struct htp_q3k_q *)(const void *)q[h];
+                    u0                         = _mm512_mask_add_epi8(u0, kq_mask(x->qh[j][0]), u0, b4);
+                    u1                         = _mm512_mask_add_epi8(u1, kq_mask(x->qh[j][1]), u1, b16);
+                    u2                         = _mm512_mask_add_epi8(u2, kq_mask(x->qh[j][2]), u2, b4);
+                    u3                         = _mm512_mask_add_epi8(u3, kq_mask(x->qh[j][3]), u3, b16);
+                }
+                for (int i = 0; i < nc; i++) {
+                    const int8_t * y = a[i][b].qs + 16 * j;
+                    da[h + i]        = _mm512_dpbusd_epi32(da[h + i], u0, kq_bcast4(y));
+                    db[h + i]        = _mm512_dpbusd_epi32(db[h + i], u1, kq_bcast4(y + 4));
+                    da[h + i]        = _mm512_dpbusd_epi32(da[h + i], u2, kq_bcast4(y + 8));
+                    db[h + i]        = _mm512_dpbusd_epi32(db[h + i], u3, kq_bcast4(y + 12));
+                }
+            }
+            for (int o = 0; o < no; o++) {
+                const int                    h   = ng > 1 ? o : 0;
+                const struct htp_q8k_block * y   = a[ng > 1 ? 0 : o] + b;
+                const __m128i                sc8 = _mm_loadu_si128((const __m128i *)(const void *)(s[h] + 16 * j));
+                __m512i                      sc, w;
+                if (q3) {
+                    sc = _mm512_and_si512(_mm512_cvtepi8_epi32(sc8), low16);
+                    w  = _mm512_set1_epi32(4 * y->bsum16[j]);
+                } else {
+                    const __m512i sm = _mm512_cvtepu8_epi32(sc8);
+                    sc               = _mm512_and_si512(sm, m15);
+                    w                = _mm512_srli_epi32(sm, 4);  // the mins
+                }
+                isa[o] = _mm512_dpwssd_epi32(isa[o], da[o], sc);
+                isb[o] = _mm512_dpwssd_epi32(isb[o], db[o], sc);
+                off[o] = q3 ? _mm512_dpwssd_epi32(off[o], sc, w)
+                            : _mm512_dpwssd_epi32(off[o], w, _mm512_set1_epi32(y->bsum16[j]));
+            }
+        }
+        for (int o = 0; o < no; o++) {
+            const int    h    = ng > 1 ? o : 0;
+            const __m512 dact = _mm512_set1_ps(a[ng > 1 ? 0 : o][b].d);
+            const __m512 d    = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(s[h] + d_off)));
+            __m512i      isum = _mm512_add_epi32(isa[o], _mm512_srai_epi32(isb[o], 2));
+            if (q3) {
+                isum = _mm512_sub_epi32(isum, off[o]);
+            }
+            acc[o] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_mul_ps(d, dact), acc[o]);
+            if (!q3) {
+                const __m512 dmin =
+                    _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(s[h] + d_off + 32)));
+                acc[o] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(off[o]), _mm512_mul_ps(dmin, dact), acc[o]);
+            }
+        }
+    }
+    for (int o = 0; o < no; o++) {
+        _mm512_storeu_ps(out[o], acc[o]);
+    }
+}
+
 static inline __attribute__((always_inline)) void kq_dot_x_avx512(const uint32_t type, const int ng, const int nc,
                                                                   float out[4][HTP_KQ_R], const uint8_t * g0,
                                                                   size_t gstride, int64_t nsb,
                                                                   const struct htp_q8k_block * const * a) {
+    if (type == HTP_TYPE_Q2_K || type == HTP_TYPE_Q3_K) {
+        kq_dot_q23_avx512(type, ng, nc, out, g0, gstride, nsb, a);
+        return;
+    }
     const int     iq4 = type == HTP_TYPE_IQ4_XS, q2 = type == HTP_TYPE_Q2_K;
     const int     nsub = iq4 ? 8 : 16, sub = iq4 ? 32 : 16, nv = sub / 4;
     const size_t  qb = htp_kq_q_bytes(type), sbytes = htp_kq_s_bytes(type);
