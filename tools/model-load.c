@@ -26,6 +26,17 @@ void htp_model_register_htp(void) {
     pthread_once(&htp_once, register_htp);
 }
 
+// p's KV cache types and flash attention, where it sets them, into cp.
+static void cache_settings(const struct htp_model_load_params * p, struct llama_context_params * cp) {
+    if (p->kv_set) {
+        cp->type_k = p->type_k;
+        cp->type_v = p->type_v;
+    }
+    if (p->flash_attn_set) {
+        cp->flash_attn_type = p->flash_attn;
+    }
+}
+
 struct llama_context * htp_model_new_context(const struct htp_model_load_params * p, struct llama_model * model) {
     struct llama_context_params cp    = llama_context_default_params();
     uint32_t                    n_ctx = p->n_ctx;
@@ -41,13 +52,7 @@ struct llama_context * htp_model_new_context(const struct htp_model_load_params 
     cp.n_threads       = threads;
     cp.n_threads_batch = threads;
     cp.no_perf         = false;
-    if (p->kv_set) {
-        cp.type_k = p->type_k;
-        cp.type_v = p->type_v;
-    }
-    if (p->flash_attn_set) {
-        cp.flash_attn_type = p->flash_attn;
-    }
+    cache_settings(p, &cp);
     struct llama_context * ctx = llama_init_from_model(model, cp);
     if (!ctx) {
         fprintf(stderr, "error: cannot create a context for %s\n", p->path);
@@ -188,13 +193,7 @@ int htp_model_census(const struct htp_model_load_params * p, struct llama_model 
     cp.n_threads = cp.n_threads_batch = p->n_threads > 0 ? p->n_threads : 1;
     cp.cb_eval                        = census_eval;
     cp.cb_eval_user_data              = &c;
-    if (p->kv_set) {
-        cp.type_k = p->type_k;
-        cp.type_v = p->type_v;
-    }
-    if (p->flash_attn_set) {
-        cp.flash_attn_type = p->flash_attn;
-    }
+    cache_settings(p, &cp);
     struct llama_context * ctx = llama_init_from_model(model, cp);
     if (!ctx) {
         return -1;
