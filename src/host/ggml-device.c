@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "buffer-type.h"
+#include "codebooks.h"
 #include "config.h"
 #include "device.h"
 #include "event.h"
@@ -93,6 +94,18 @@ static bool left_to_cpu(const struct htp_config * cfg, const struct ggml_tensor 
     }
 }
 
+// Do op's sources need the IQ codebooks (contract/codebooks.h) that this
+// process could not derive? Then the NPU has none and must not be asked.
+static bool needs_missing_codebooks(const struct ggml_tensor * op) {
+    for (int i = 0; i < GGML_MAX_SRC; i++) {
+        const struct ggml_tensor * s = op->src[i];
+        if (s && htp_type_uses_codebooks((uint32_t)s->type)) {
+            return htp_host_codebooks() == NULL;
+        }
+    }
+    return false;
+}
+
 // Only static properties of the op count here (shape, type, strides): ggml asks
 // before any buffer exists.
 static bool dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor * op) {
@@ -102,7 +115,7 @@ static bool dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor * o
     if (cfg->has_opfilter && regexec(&cfg->opfilter, ggml_op_desc(op), 0, NULL, 0) == 0) {
         return false;
     }
-    if (left_to_cpu(cfg, op)) {
+    if (left_to_cpu(cfg, op) || needs_missing_codebooks(op)) {
         return false;
     }
     switch (op->op) {

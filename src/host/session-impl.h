@@ -32,7 +32,7 @@ struct htp_session {
     struct htp_map_target target;  // what buffers know of this session (set at SESSION_OPEN)
 
     struct htp_buffer * pinned;
-    uint64_t            rsp_off, slots_off, slot_size, fences_off;
+    uint64_t            rsp_off, slots_off, slot_size, fences_off, codebooks_off;
 
     struct htp_opqueue    queue;
     struct htp_opbatch    batch;

@@ -12,7 +12,9 @@
 //                                     slot_size = htp_slot_size(batch_ops, n_threads,
 //                                     n_traces) rounded up to 64
 //   fences_off         fence slots    n_fences * HTP_FENCE_SLOT_SIZE (64-aligned)
-//   fences_off + ...   (up to the 4 KiB rounding, then the guard page)
+//   codebooks_off      IQ codebooks   struct htp_codebooks (contract/codebooks.h), 64-aligned;
+//                                     the NPU copies it at queue start
+//   codebooks_off + .. (up to the 4 KiB rounding, then the guard page)
 //
 // The NPU learns these offsets from HTP_CTL_QUEUE_START (struct
 // htp_queue_desc). The rings carry the seq of each batch; slot k is used by
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codebooks.h"
 #include "contract/window.h"
 #include "fence.h"
 #include "log.h"
@@ -131,7 +134,9 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
     sess->slots_off      = ALIGN_UP(sess->rsp_off + htp_opqueue_ring_size(depth, HTP_OPQUEUE_RSP_SIZE), HTP_PAGE_SIZE);
     sess->slot_size      = ALIGN_UP(htp_slot_size(params->batch_ops, sess->n_threads, sess->n_traces), 64);
     sess->fences_off     = ALIGN_UP(sess->slots_off + (uint64_t)depth * sess->slot_size, HTP_FENCE_SLOT_SIZE);
-    uint64_t total       = sess->fences_off + (uint64_t)params->n_fences * HTP_FENCE_SLOT_SIZE;
+    sess->codebooks_off  = ALIGN_UP(sess->fences_off + (uint64_t)params->n_fences * HTP_FENCE_SLOT_SIZE, 64);
+    uint64_t                     total     = sess->codebooks_off + sizeof(struct htp_codebooks);
+    const struct htp_codebooks * codebooks = htp_host_codebooks();
 
     rc = htp_buffer_alloc(&sess->target, total, HTP_BUFFER_PINNED, &sess->pinned);
     if (rc != 0) {
@@ -147,20 +152,26 @@ int htp_session_open(const struct htp_session_params * params, struct htp_sessio
     if (rc != 0) {
         goto fail;
     }
+    if (codebooks) {
+        memcpy(base + sess->codebooks_off, codebooks, sizeof(*codebooks));
+    } else {
+        HTP_LOG_WARN("ggml-htp: %s: no IQ codebooks: IQ1/IQ2/IQ3 weights stay on the CPU\n", params->name);
+    }
     rc = htp_buffer_map(sess->pinned, &sess->target);
     if (rc != 0) {
         goto fail;
     }
 
-    req                      = (struct htp_ctl_req){.type = HTP_CTL_QUEUE_START};
-    req.u.queue.fd           = htp_buffer_fd(sess->pinned);
-    req.u.queue.depth        = depth;
-    req.u.queue.req_ring_off = 0;
-    req.u.queue.rsp_ring_off = sess->rsp_off;
-    req.u.queue.slots_off    = sess->slots_off;
-    req.u.queue.slot_size    = sess->slot_size;
-    req.u.queue.poll         = params->poll ? 1 : 0;
-    rc                       = ctl(sess, &req, &rsp);
+    req                       = (struct htp_ctl_req){.type = HTP_CTL_QUEUE_START};
+    req.u.queue.fd            = htp_buffer_fd(sess->pinned);
+    req.u.queue.depth         = depth;
+    req.u.queue.req_ring_off  = 0;
+    req.u.queue.rsp_ring_off  = sess->rsp_off;
+    req.u.queue.slots_off     = sess->slots_off;
+    req.u.queue.slot_size     = sess->slot_size;
+    req.u.queue.poll          = params->poll ? 1 : 0;
+    req.u.queue.codebooks_off = codebooks ? sess->codebooks_off : 0;
+    rc                        = ctl(sess, &req, &rsp);
     if (rc != 0) {
         HTP_LOG_ERROR("ggml-htp: %s: queue start failed: %s\n", params->name, htp_status_str(rc));
         goto fail;

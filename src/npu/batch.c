@@ -157,6 +157,7 @@ static void make_ctx(struct htp_batch * b, const struct htp_batch_env * env, uin
     ctx->vtcm         = env->vtcm;
     ctx->op.vtcm_size = env->vtcm_size;
     ctx->options      = env->options;
+    ctx->codebooks    = env->codebooks;
     ctx->run          = batch_run;
     ctx->pool         = rc;
     ctx->cancel       = env->cancel;

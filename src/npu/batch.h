@@ -46,20 +46,21 @@ typedef int (*htp_map_lookup_fn)(void * arg, int32_t fd, struct htp_map_entry * 
 
 // What a batch runs against: the session's state, read-only here.
 struct htp_batch_env {
-    htp_map_lookup_fn        lookup;
-    void *                   lookup_arg;
-    uint8_t *                slots;      // first op-queue slot (NPU address)
-    uint32_t                 depth;      // slots
-    uint64_t                 slot_size;  // bytes per slot
-    uint32_t                 n_threads;  // workers per op; also the slot layout's thread count
-    uint8_t *                vtcm;       // scratch
-    size_t                   vtcm_size;
-    uint32_t                 options;     // HTP_SESSION_* bits: engines the kernels must not use (0: all allowed)
-    struct htp_pool *        pool;        // NULL: jobs run serially on the caller (tests)
-    uint32_t                 prof_mode;   // 0 off, 1 basic, 2 pmu, 3 trace (trace events written)
-    uint32_t                 pmu_packed;  // mode 2: what the slots count (htp_pmu_pack; 0 = nothing)
-    struct htp_pmu_thread *  pmu_caller;  // mode 2: the calling thread's counters (NULL: none)
-    const _Atomic uint32_t * cancel;      // the queue's stop flag: ops that wait give up once set (NULL: none)
+    htp_map_lookup_fn            lookup;
+    void *                       lookup_arg;
+    uint8_t *                    slots;      // first op-queue slot (NPU address)
+    uint32_t                     depth;      // slots
+    uint64_t                     slot_size;  // bytes per slot
+    uint32_t                     n_threads;  // workers per op; also the slot layout's thread count
+    uint8_t *                    vtcm;       // scratch
+    size_t                       vtcm_size;
+    uint32_t                     options;     // HTP_SESSION_* bits: engines the kernels must not use (0: all allowed)
+    const struct htp_codebooks * codebooks;   // the session's IQ codebooks (NULL: none)
+    struct htp_pool *            pool;        // NULL: jobs run serially on the caller (tests)
+    uint32_t                     prof_mode;   // 0 off, 1 basic, 2 pmu, 3 trace (trace events written)
+    uint32_t                     pmu_packed;  // mode 2: what the slots count (htp_pmu_pack; 0 = nothing)
+    struct htp_pmu_thread *      pmu_caller;  // mode 2: the calling thread's counters (NULL: none)
+    const _Atomic uint32_t *     cancel;      // the queue's stop flag: ops that wait give up once set (NULL: none)
 };
 
 struct htp_batch {

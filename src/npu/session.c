@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contract/codebooks.h"
 #include "proto/htp-ring.h"
 #include "batch.h"
 #include "npu-util.h"
@@ -66,6 +67,8 @@ struct htp_npu_session {
     struct htp_ring *        req_ring;
     struct htp_ring *        rsp_ring;
     struct htp_batch         batch;
+    struct htp_codebooks     codebooks;      // the host's, copied and checked at queue start ...
+    int                      has_codebooks;  // ... if it sent any
 
     // Device scheduling, guarded by dev->exec_mutex.
     struct htp_npu_session * next_queue;   // link in dev->queues while the reader runs
@@ -381,6 +384,15 @@ int htp_queue_desc_check(const struct htp_queue_desc * q, uint64_t pinned_size) 
         overlap(q->rsp_ring_off, rsp_len, q->slots_off, slots_len)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
+    if (q->codebooks_off != 0) {
+        const uint64_t cb_len = sizeof(struct htp_codebooks);
+        if (q->codebooks_off % 8 != 0 || !range_ok(q->codebooks_off, cb_len, usable) ||
+            overlap(q->codebooks_off, cb_len, q->req_ring_off, req_len) ||
+            overlap(q->codebooks_off, cb_len, q->rsp_ring_off, rsp_len) ||
+            overlap(q->codebooks_off, cb_len, q->slots_off, slots_len)) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+    }
     return HTP_STATUS_OK;
 }
 
@@ -451,6 +463,7 @@ static void queue_reader(void * arg) {
         .vtcm       = s->vtcm,
         .vtcm_size  = s->vtcm_size,
         .options    = s->options,
+        .codebooks  = s->has_codebooks ? &s->codebooks : NULL,
         .pool       = &s->dev->pool,
         .cancel     = &s->stop,
         .pmu_caller = &caller_pmu,
@@ -515,6 +528,16 @@ int htp_npu_session_queue_start(struct htp_npu_session * s, const struct htp_que
     if (lookup_map(s, q->fd, &e) != HTP_STATUS_OK || !(e.flags & HTP_BUF_PINNED) ||
         htp_queue_desc_check(q, e.size) != HTP_STATUS_OK) {
         return HTP_STATUS_INVAL_PARAMS;
+    }
+    s->has_codebooks = 0;
+    if (q->codebooks_off != 0) {
+        // A private copy: the host could rewrite shared memory under a kernel.
+        memcpy(&s->codebooks, e.addr + q->codebooks_off, sizeof(s->codebooks));
+        if (!htp_codebooks_ok(&s->codebooks)) {
+            htp_npu_log("session %u: the IQ codebooks the host sent are malformed; queue not started", s->id);
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+        s->has_codebooks = 1;
     }
     int rc = htp_batch_init(&s->batch);
     if (rc != HTP_STATUS_OK) {

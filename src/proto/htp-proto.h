@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HTP_PROTO_VERSION 6
+#define HTP_PROTO_VERSION 7
 
 // ---------------------------------------------------------------------------
 // Limits
@@ -202,27 +202,37 @@ enum htp_op_flags {
 // ---------------------------------------------------------------------------
 
 enum htp_type {
-    HTP_TYPE_F32    = 0,
-    HTP_TYPE_F16    = 1,
-    HTP_TYPE_Q4_0   = 2,
-    HTP_TYPE_Q4_1   = 3,
-    HTP_TYPE_Q5_0   = 6,
-    HTP_TYPE_Q5_1   = 7,
-    HTP_TYPE_Q8_0   = 8,
-    HTP_TYPE_Q2_K   = 10,
-    HTP_TYPE_Q3_K   = 11,
-    HTP_TYPE_Q4_K   = 12,
-    HTP_TYPE_Q5_K   = 13,
-    HTP_TYPE_Q6_K   = 14,
-    HTP_TYPE_IQ4_NL = 20,
-    HTP_TYPE_IQ4_XS = 23,
-    HTP_TYPE_I8     = 24,
-    HTP_TYPE_I16    = 25,
-    HTP_TYPE_I32    = 26,
-    HTP_TYPE_I64    = 27,
-    HTP_TYPE_BF16   = 30,
-    HTP_TYPE_MXFP4  = 39,
-    HTP_TYPE_COUNT  = 40,  // one past the largest code the NPU knows
+    HTP_TYPE_F32     = 0,
+    HTP_TYPE_F16     = 1,
+    HTP_TYPE_Q4_0    = 2,
+    HTP_TYPE_Q4_1    = 3,
+    HTP_TYPE_Q5_0    = 6,
+    HTP_TYPE_Q5_1    = 7,
+    HTP_TYPE_Q8_0    = 8,
+    HTP_TYPE_Q2_K    = 10,
+    HTP_TYPE_Q3_K    = 11,
+    HTP_TYPE_Q4_K    = 12,
+    HTP_TYPE_Q5_K    = 13,
+    HTP_TYPE_Q6_K    = 14,
+    HTP_TYPE_IQ2_XXS = 16,
+    HTP_TYPE_IQ2_XS  = 17,
+    HTP_TYPE_IQ3_XXS = 18,
+    HTP_TYPE_IQ1_S   = 19,
+    HTP_TYPE_IQ4_NL  = 20,
+    HTP_TYPE_IQ3_S   = 21,
+    HTP_TYPE_IQ2_S   = 22,
+    HTP_TYPE_IQ4_XS  = 23,
+    HTP_TYPE_I8      = 24,
+    HTP_TYPE_I16     = 25,
+    HTP_TYPE_I32     = 26,
+    HTP_TYPE_I64     = 27,
+    HTP_TYPE_IQ1_M   = 29,
+    HTP_TYPE_BF16    = 30,
+    HTP_TYPE_MXFP4   = 39,
+    HTP_TYPE_NVFP4   = 40,
+    HTP_TYPE_Q1_0    = 41,
+    HTP_TYPE_Q2_0    = 42,
+    HTP_TYPE_COUNT   = 43,  // one past the largest code the NPU knows
 };
 
 // ---------------------------------------------------------------------------
@@ -485,6 +495,8 @@ struct htp_queue_desc {
     uint64_t slot_size;     // bytes per slot
     uint32_t poll;          // 1: the NPU polls the request ring instead of sleeping on the futex
     uint32_t pad;
+    uint64_t codebooks_off;  // struct htp_codebooks (contract/codebooks.h), 8-aligned; 0: none (the
+                             // NPU copies and checks it here; IQ1/IQ2/IQ3 kernels refuse to run without)
 };
 
 struct htp_ctl_req {
@@ -558,9 +570,9 @@ _Static_assert(sizeof(struct htp_opbatch_req) == 40, "htp_opbatch_req layout");
 _Static_assert(sizeof(struct htp_opbatch_rsp) == 56, "htp_opbatch_rsp layout");
 _Static_assert(sizeof(struct htp_fence_slot) == HTP_FENCE_SLOT_SIZE, "htp_fence_slot layout");
 _Static_assert(sizeof(struct htp_hw_info) == 64, "htp_hw_info layout");
+_Static_assert(sizeof(struct htp_queue_desc) == 56, "htp_queue_desc layout (fits htp_ctl_req.u.raw)");
 _Static_assert(sizeof(struct htp_vmem_info) == 40, "htp_vmem_info layout");
 _Static_assert(sizeof(struct htp_pmu_info) == 48, "htp_pmu_info layout");
-_Static_assert(sizeof(struct htp_queue_desc) == 48, "htp_queue_desc layout");
 _Static_assert(offsetof(struct htp_prof_desc, engine) == 32, "htp_prof_desc.engine offset");
 _Static_assert(offsetof(struct htp_ctl_req, u.open.options) == 32, "htp_ctl_req.u.open.options offset");
 _Static_assert(sizeof(struct htp_ctl_req) == 64, "htp_ctl_req layout");

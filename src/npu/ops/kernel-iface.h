@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "contract/codebooks.h"
 #include "contract/op-call.h"
 
 // One slice of work: worker ith of nth.
@@ -22,6 +23,10 @@ struct htp_op_ctx {
 
     uint32_t options;  // HTP_SESSION_* bits of the session (htp-proto.h): engines not to use, FA's KV split off
     uint32_t engine;   // set by the kernel: how it ran (HTP_ENGINE_*), reported in the op's profile descriptor
+
+    // The session's IQ codebooks (contract/codebooks.h, checked), or NULL
+    // when the host sent none: kernels of the IQ1/IQ2/IQ3 types then refuse.
+    const struct htp_codebooks * codebooks;
 
     uint8_t * vtcm;  // per-session scratch ("VTCM", op.vtcm_size bytes); kernels stage tiles here
 

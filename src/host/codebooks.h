@@ -1,0 +1,14 @@
+// codebooks.h (host): the IQ codebooks read back from the pinned ggml's
+// dequantizers, for the NPU (contract/codebooks.h says what they are and how
+// they travel).
+
+#ifndef HTP_HOST_CODEBOOKS_H
+#define HTP_HOST_CODEBOOKS_H
+
+#include "contract/codebooks.h"
+
+// The process's codebooks, derived on first use; NULL (and an error logged)
+// if ggml's dequantizers gave something outside the format's value sets.
+const struct htp_codebooks * htp_host_codebooks(void);
+
+#endif  // HTP_HOST_CODEBOOKS_H
