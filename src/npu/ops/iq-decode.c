@@ -1,0 +1,16 @@
+// iq-decode.c: which decoder each IQ codebook type has (iq-decode.h). The
+// decoders themselves live with their family: iq2-decode.c (IQ2_XXS, IQ2_XS,
+// IQ2_S), iq3-decode.c (IQ3_XXS, IQ3_S), iq1-decode.c (IQ1_S, IQ1_M).
+
+#include "iq-decode.h"
+
+#include <stddef.h>
+
+#include "proto/htp-proto.h"
+
+htp_iq_decode_fn htp_iq_decoder(uint32_t type) {
+    switch (type) {
+        default:
+            return NULL;
+    }
+}
