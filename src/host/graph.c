@@ -279,7 +279,7 @@ static int next_compute_node(const struct ggml_cgraph * graph, int i) {
 // output, and ggml's own use count (which also counts readers in other splits
 // of a scheduled graph: their views share the whole graph's counts) agrees.
 // Then the result need not exist once a fused op consumes it.
-static bool read_only_by(const struct ggml_cgraph * graph, int i, const struct ggml_tensor * reader) {
+bool htp_graph_read_only_by(const struct ggml_cgraph * graph, int i, const struct ggml_tensor * reader) {
     const struct ggml_tensor * t = graph->nodes[i];
     if (t->flags & GGML_TENSOR_FLAG_OUTPUT) {
         return false;
@@ -417,8 +417,8 @@ static bool fuse_ffn_glu(const struct ggml_cgraph * graph, int i, int j, int k, 
         return false;
     }
     const int gi = glu->src[0] == a && glu->src[1] == b ? i : glu->src[0] == b && glu->src[1] == a ? j : -1;
-    if (gi < 0 || !ggml_are_same_shape(a, b) || !ggml_are_same_shape(a, glu) || !read_only_by(graph, i, glu) ||
-        !read_only_by(graph, j, glu)) {
+    if (gi < 0 || !ggml_are_same_shape(a, b) || !ggml_are_same_shape(a, glu) ||
+        !htp_graph_read_only_by(graph, i, glu) || !htp_graph_read_only_by(graph, j, glu)) {
         return false;
     }
     const struct ggml_tensor * gate = graph->nodes[gi], *up = gi == i ? b : a;
@@ -474,7 +474,8 @@ static int try_fuse(const struct ggml_cgraph * graph, int i, struct htp_graph_no
     const struct ggml_tensor * other = other_source(next, node);
     // The intermediate is F32 (as the fused kernels keep it) and has the
     // result's shape; what else the fused op needs its check says.
-    if (!other || node->type != GGML_TYPE_F32 || !ggml_are_same_shape(node, next) || !read_only_by(graph, i, next)) {
+    if (!other || node->type != GGML_TYPE_F32 || !ggml_are_same_shape(node, next) ||
+        !htp_graph_read_only_by(graph, i, next)) {
         return -1;
     }
     if (!next->data || !other->data || !node->src[0] || !node->src[0]->data || (node->src[1] && !node->src[1]->data)) {

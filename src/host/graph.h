@@ -38,6 +38,11 @@ uint32_t htp_graph_opcode(const struct ggml_tensor * node);
 // not flagged for compute.
 bool htp_graph_node_is_free(const struct ggml_tensor * node);
 
+// Whether node i's result is read by reader alone (once, no views of it, no
+// graph output, and ggml's use count agrees): then a fused op may consume it
+// without it ever being stored.
+bool htp_graph_read_only_by(const struct ggml_cgraph * graph, int i, const struct ggml_tensor * reader);
+
 // Would the NPU run this node? Builds the op descriptor the node would get
 // (tiled flag and strides of repacked weights included) and runs the
 // contract's check on it, the one the NPU runs on the batch, so the host

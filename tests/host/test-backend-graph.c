@@ -3,7 +3,10 @@
 //    a graph without uid never hits, and results are identical either way;
 //  - graph_optimize pulls a MUL_MAT sharing src1 up to the head of its stack,
 //    but not past a node that writes what it reads; the reordered graph gives
-//    exactly the results of the original order (and of the CPU).
+//    exactly the results of the original order (and of the CPU);
+//  - a MUL_MAT and the ADD of its result (a run the host fuses) move as one:
+//    pulling the second matmul of a stack up brings its ADD along, and both
+//    pairs still reach the NPU as fused ops with the CPU's results.
 
 #include <math.h>
 #include <stdio.h>
@@ -87,6 +90,72 @@ static double nmse(const float * a, const float * b, int n) {
     return e / r;
 }
 
+// a = W1 x;  c = a + y;  z = 3 y2;  d = W2 x;  e = d + y.  a and d are read by
+// their ADD alone (not outputs): each pair is a fusion run.
+static void test_runs_move_whole(ggml_backend_t htp, ggml_backend_t cpu) {
+    struct ggml_init_params ip = {32 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true};
+    float                   res[2][3][M * N];
+    struct ggml_tensor *    order[2][5];
+    for (int b = 0; b < 2; b++) {
+        ggml_backend_t        be      = b ? htp : cpu;
+        struct ggml_context * ctx     = ggml_init(ip);
+        struct ggml_tensor *  w1      = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, M);
+        struct ggml_tensor *  w2      = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, M);
+        struct ggml_tensor *  x       = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, N);
+        struct ggml_tensor *  y       = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, M, N);
+        struct ggml_tensor *  y2      = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, M, N);
+        struct ggml_tensor *  a       = ggml_mul_mat(ctx, w1, x);
+        struct ggml_tensor *  c       = ggml_add(ctx, a, y);
+        struct ggml_tensor *  z       = ggml_scale(ctx, y2, 3.0f);
+        struct ggml_tensor *  d       = ggml_mul_mat(ctx, w2, x);
+        struct ggml_tensor *  e       = ggml_add(ctx, d, y);
+        struct ggml_cgraph *  gf      = ggml_new_graph(ctx);
+        struct ggml_tensor *  outs[3] = {c, z, e};
+        for (int i = 0; i < 3; i++) {
+            ggml_set_output(outs[i]);
+            ggml_build_forward_expand(gf, outs[i]);
+        }
+        CHECK(ggml_graph_n_nodes(gf) == 5 && ggml_graph_node(gf, 2) == z, "runs graph built in program order");
+        ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(ctx, be);
+        srand(5);
+        struct ggml_tensor * in[5] = {w1, w2, x, y, y2};
+        for (int i = 0; i < 5; i++) {
+            const int64_t n = ggml_nelements(in[i]);
+            float *       v = malloc(sizeof(float) * (size_t)n);
+            for (int64_t j = 0; j < n; j++) {
+                v[j] = (float)rand() / RAND_MAX * 2 - 1;
+            }
+            ggml_backend_tensor_set(in[i], v, 0, ggml_nbytes(in[i]));
+            free(v);
+        }
+        struct ggml_backend_htp_stats s0 = {0}, s1 = {0};
+        if (b) {
+            htp->iface.graph_optimize(htp, gf);
+            ggml_backend_htp_get_stats(htp, &s0);
+        }
+        for (int i = 0; i < 5; i++) {
+            order[b][i] = ggml_graph_node(gf, i);
+        }
+        CHECK(ggml_backend_graph_compute(be, gf) == GGML_STATUS_SUCCESS, "runs graph computes");
+        ggml_backend_synchronize(be);
+        if (b) {
+            ggml_backend_htp_get_stats(htp, &s1);
+            CHECK(order[1][0] == a && order[1][1] == c && order[1][2] == d && order[1][3] == e && order[1][4] == z,
+                  "W2 x moved up with its ADD, past z (a c d e z)");
+            CHECK(s1.fused - s0.fused == 2, "both MUL_MAT + ADD pairs fused: %llu nodes absorbed",
+                  (unsigned long long)(s1.fused - s0.fused));
+        }
+        for (int i = 0; i < 3; i++) {
+            ggml_backend_tensor_get(outs[i], res[b][i], 0, sizeof(float) * M * N);
+        }
+        ggml_backend_buffer_free(buf);
+        ggml_free(ctx);
+    }
+    for (int i = 0; i < 3; i++) {
+        CHECK(nmse(res[0][i], res[1][i], M * N) < 5e-4, "runs graph output %d matches CPU", i);
+    }
+}
+
 int main(void) {
     ggml_backend_register(ggml_backend_htp_reg());
     ggml_backend_dev_t dev = ggml_backend_dev_by_name("HTP0");
@@ -156,6 +225,7 @@ int main(void) {
     CHECK(memcmp(got1, got3, sizeof got1) == 0, "reordered graph gives identical results");
 
     net_free(&t);
+    test_runs_move_whole(htp, cpu);
     ggml_backend_free(htp);
     ggml_backend_free(cpu);
     return test_exit_code("test-backend-graph");
