@@ -618,16 +618,42 @@ static inline __attribute__((always_inline)) void kq_dot_q6_avx512(int nc, float
 // too slow for the hardware prefetcher, so unprefetched each line was a
 // demand miss.
 static inline __attribute__((always_inline)) void kq_prefetch_scales(const void * s, size_t sb, int L) {
-    if (64 * L < (int)sb) {
-        _mm_prefetch((const char *)s + 2 * sb + 64 * L, _MM_HINT_T0);
+    if (s && 64 * L < (int)sb) {
+        _mm_prefetch((const char *)s + 64 * L, _MM_HINT_T0);
     }
 }
 
 static inline __attribute__((always_inline)) void kq_prefetch_sb(const void * q, size_t qb, int L) {
-    const char * p = (const char *)q + 2 * qb;
+    if (!q) {
+        return;
+    }
+    const char * p = (const char *)q;
     _mm_prefetch(p + 64 * L, _MM_HINT_T0);
     if (32 + L < (int)(qb / 64)) {
         _mm_prefetch(p + 64 * (32 + L), _MM_HINT_T0);
+    }
+}
+
+// What the decode kernels prefetch while they read super-block b of ng groups
+// from g0 on: super-block b + 2 of each group, or, for the last two, the first
+// ones of the ng groups that follow (the next tile, whoever takes it: without
+// this each tile's first two super-blocks were demand misses, a quarter of
+// the weights at K = 2048). pq[h], ps[h]: quant and scale part, NULL when
+// there is none (a single group, or past the following tile).
+static inline __attribute__((always_inline)) void kq_prefetch_targets(const uint8_t * g0, size_t gstride, int ng,
+                                                                      int64_t nsb, size_t qb, size_t sbytes, int64_t b,
+                                                                      const uint8_t * pq[4], const uint8_t * ps[4]) {
+    for (int h = 0; h < 4; h++) {
+        pq[h] = ps[h] = NULL;
+    }
+    if (ng < 2 || b + 2 - nsb >= nsb) {
+        return;
+    }
+    const int64_t   bn   = b + 2 < nsb ? b + 2 : b + 2 - nsb;
+    const uint8_t * base = b + 2 < nsb ? g0 : g0 + (size_t)ng * gstride;
+    for (int h = 0; h < ng; h++) {
+        pq[h] = base + (size_t)h * gstride + (size_t)bn * qb;
+        ps[h] = base + (size_t)h * gstride + (size_t)nsb * qb + (size_t)bn * sbytes;
     }
 }
 
@@ -648,6 +674,8 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
             s[h] = (const struct htp_kmin_s *)(const void *)(gs[h] + (size_t)nsb * qb +
                                                              (size_t)b * sizeof(struct htp_kmin_s));
         }
+        const uint8_t *pq[4], *ps[4];
+        kq_prefetch_targets(g0, gstride, ng, nsb, qb, sizeof(struct htp_kmin_s), b, pq, ps);
         __m512i isum[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
                            _mm512_setzero_si512()};
         for (int j = 0; j < 8; j++) {
@@ -659,7 +687,7 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
                 const int8_t * y  = a[b].qs + 32 * j + 8 * c;
                 const __m512i  yl = kq_bcast4(y), yh = kq_bcast4(y + 4);
                 for (int h = 0; h < ng; h++) {
-                    kq_prefetch_sb(q[h], qb, 4 * j + c);
+                    kq_prefetch_sb(pq[h], qb, 4 * j + c);
                     const __m512i v  = _mm512_loadu_si512(q[h]->qs[j][c]);
                     __m512i       lo = _mm512_and_si512(v, m4), hi;
                     if (q5) {
@@ -674,7 +702,7 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
                 }
             }
             for (int h = 0; h < ng; h++) {
-                kq_prefetch_scales(s[h], sizeof(struct htp_kmin_s), j);
+                kq_prefetch_scales(ps[h], sizeof(struct htp_kmin_s), j);
                 const __m512i sc = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)s[h]->sc[j]));
                 const __m512i hi = q5 ? dh[h] : _mm512_srai_epi32(dh[h], 4);  // exact: multiples of 16
                 isum[h]          = _mm512_add_epi32(isum[h], _mm512_mullo_epi32(_mm512_add_epi32(dl[h], hi), sc));
@@ -716,6 +744,8 @@ static inline __attribute__((always_inline)) void kq_dot_q6_multi_avx512(int ng,
             s[h] = (const struct htp_q6k_s *)(const void *)(gs[h] + (size_t)nsb * sizeof(struct htp_q6k_q) +
                                                             (size_t)b * sizeof(struct htp_q6k_s));
         }
+        const uint8_t *pq[4], *ps[4];
+        kq_prefetch_targets(g0, gstride, ng, nsb, sizeof(struct htp_q6k_q), sizeof(struct htp_q6k_s), b, pq, ps);
         __m512i isum[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
                            _mm512_setzero_si512()};
         for (int g = 0; g < 16; g++) {
@@ -727,7 +757,7 @@ static inline __attribute__((always_inline)) void kq_dot_q6_multi_avx512(int ng,
                 const int8_t * y  = a[b].qs + 16 * g + 8 * c;
                 const __m512i  yl = kq_bcast4(y), yh = kq_bcast4(y + 4);
                 for (int h = 0; h < ng; h++) {
-                    kq_prefetch_sb(q[h], sizeof(struct htp_q6k_q), 2 * g + c);
+                    kq_prefetch_sb(pq[h], sizeof(struct htp_q6k_q), 2 * g + c);
                     const __m512i v  = _mm512_loadu_si512(q[h]->ql[g][c]);
                     __m512i       lo = _mm512_and_si512(v, m4);
                     __m512i       hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
@@ -741,7 +771,7 @@ static inline __attribute__((always_inline)) void kq_dot_q6_multi_avx512(int ng,
             }
             const __m512i off = _mm512_set1_epi32(32 * a[b].bsum16[g]);
             for (int h = 0; h < ng; h++) {
-                kq_prefetch_scales(s[h], sizeof(struct htp_q6k_s), g);
+                kq_prefetch_scales(ps[h], sizeof(struct htp_q6k_s), g);
                 const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)s[h]->sc[g]));
                 const __m512i t  = _mm512_sub_epi32(_mm512_add_epi32(dl[h], dh[h]), off);
                 isum[h]          = _mm512_add_epi32(isum[h], _mm512_mullo_epi32(t, sc));
@@ -785,7 +815,10 @@ static inline __attribute__((always_inline)) __m512i kq_x_vec(const uint32_t typ
 
 // Quant-part lines of super-block b + 2, spread over the nsub sub-block steps.
 static inline __attribute__((always_inline)) void kq_x_prefetch(const uint8_t * q, size_t qb, int nsub, int s) {
-    const char * p = (const char *)q + 2 * qb;
+    if (!q) {
+        return;
+    }
+    const char * p = (const char *)q;
     for (int L = s; L < (int)(qb / 64); L += nsub) {
         _mm_prefetch(p + 64 * L, _MM_HINT_T0);
     }
@@ -828,19 +861,8 @@ static inline __attribute__((always_inline)) void kq_dot_q23_avx512(const uint32
             q[h]              = g + (size_t)b * qb;
             s[h]              = g + (size_t)nsb * qb + (size_t)b * sbytes;
         }
-        // Decode: prefetch super-block b + 2, past the last one of the groups
-        // the first ones of the ng groups that follow (the next tile, whoever
-        // takes it: without this a short K left each tile's first two
-        // super-blocks to demand misses, a quarter of the weights at K = 2048).
-        const uint8_t *pq[4] = {NULL}, *ps[4] = {NULL};
-        if (ng > 1 && b + 2 - nsb < nsb) {
-            const int64_t   bn   = b + 2 < nsb ? b + 2 : b + 2 - nsb;
-            const uint8_t * base = b + 2 < nsb ? g0 : g0 + (size_t)ng * gstride;
-            for (int h = 0; h < ng; h++) {
-                pq[h] = base + (size_t)h * gstride + (size_t)bn * qb;
-                ps[h] = base + (size_t)h * gstride + (size_t)nsb * qb + (size_t)bn * sbytes;
-            }
-        }
+        const uint8_t *pq[4], *ps[4];
+        kq_prefetch_targets(g0, gstride, ng, nsb, qb, sbytes, b, pq, ps);
         __m512i isa[4], isb[4], off[4];
         for (int o = 0; o < 4; o++) {
             isa[o] = isb[o] = off[o] = _mm512_setzero_si512();
@@ -945,6 +967,8 @@ static inline __attribute__((always_inline)) void kq_dot_x_avx512(const uint32_t
             q[h]              = g + (size_t)b * qb;
             s[h]              = g + (size_t)nsb * qb + (size_t)b * sbytes;
         }
+        const uint8_t *pq[4], *ps[4];
+        kq_prefetch_targets(g0, gstride, ng, nsb, qb, sbytes, b, pq, ps);
         __m512i isum[4], msum[4];
         for (int o = 0; o < 4; o++) {
             isum[o] = msum[o] = _mm512_setzero_si512();
@@ -956,8 +980,8 @@ static inline __attribute__((always_inline)) void kq_dot_x_avx512(const uint32_t
             }
             for (int h = 0; h < ng; h++) {
                 if (ng > 1) {
-                    kq_x_prefetch(q[h], qb, nsub, j);
-                    kq_prefetch_scales(s[h], sbytes, j);
+                    kq_x_prefetch(pq[h], qb, nsub, j);
+                    kq_prefetch_scales(ps[h], sbytes, j);
                 }
                 for (int k = 0; k < nv; k++) {
                     const __m512i u = kq_x_vec(type, q[h], j, k, lut);
