@@ -163,7 +163,7 @@ static void fill_req(struct rd * r, struct htp_ctl_req * q, const struct state *
             if (how & 0x10) {  // one offset or size off
                 const uint8_t  which = u8(r);
                 const uint64_t v     = u64(r);
-                switch (which & 3) {
+                switch (which % 5) {
                     case 0:
                         d->req_ring_off = v;
                         break;
@@ -172,6 +172,9 @@ static void fill_req(struct rd * r, struct htp_ctl_req * q, const struct state *
                         break;
                     case 2:
                         d->slots_off = v;
+                        break;
+                    case 3:  // the codebooks, wherever (their bytes are the buffer's: zeros or garbage)
+                        d->codebooks_off = v;
                         break;
                     default:
                         d->slot_size = v;

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "contract/codebooks.h"
 #include "proto/htp-proto.h"
 #include "proto/htp-ring.h"
 #include "test-ring-sys.h"
@@ -100,6 +101,7 @@ struct sess {
     uint64_t         size;
     uint8_t *        mem;
     uint64_t         slot_size;
+    uint64_t         codebooks_off;  // room for a struct htp_codebooks after the slots
     struct htp_ring *req, *rsp;
     uint64_t         seq;
 };
@@ -114,8 +116,9 @@ static uint32_t open_session(struct sess * s, uint32_t n_threads) {
     uint32_t st          = call(&req, -1, &rsp);
     s->id                = rsp.u.open.session;
     s->slot_size         = (htp_slot_size(MAX_OPS, n_threads, 0) + 7) & ~7ull;
-    s->size              = ((SLOTS_OFF + DEPTH * s->slot_size + PAGE - 1) & ~(uint64_t)(PAGE - 1)) + PAGE;
-    s->fd                = memfd_create("pinned", MFD_CLOEXEC);
+    s->codebooks_off     = SLOTS_OFF + DEPTH * s->slot_size;
+    s->size = ((s->codebooks_off + sizeof(struct htp_codebooks) + PAGE - 1) & ~(uint64_t)(PAGE - 1)) + PAGE;
+    s->fd   = memfd_create("pinned", MFD_CLOEXEC);
     if (ftruncate(s->fd, (off_t)s->size) != 0) {
         return 0xffffffffu;
     }
@@ -343,8 +346,31 @@ int main(int argc, char ** argv) {
     q    = queue_desc(&b);
     q.fd = a.fd;  // mapped into b, but not as b's pinned buffer
     CHECK(queue_start(&b, &q) == HTP_STATUS_INVAL_PARAMS, "queue in a buffer not mapped pinned");
-    q = queue_desc(&a);
-    CHECK(queue_start(&a, &q) == HTP_STATUS_OK, "queue a");
+    // Codebooks: misplaced or malformed ones stop the queue start; well-formed
+    // ones (any points of the right value sets) are taken.
+    q               = queue_desc(&a);
+    q.codebooks_off = a.codebooks_off;
+    CHECK(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "codebooks of zeros (no magic)");
+    q.codebooks_off = a.codebooks_off + 4;
+    CHECK(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "codebooks misaligned");
+    q.codebooks_off = SLOTS_OFF;
+    CHECK(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "codebooks over the slots");
+    q.codebooks_off = a.size - PAGE - 8;
+    CHECK(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "codebooks past the buffer");
+    struct htp_codebooks * cb = (struct htp_codebooks *)(void *)(a.mem + a.codebooks_off);
+    cb->magic                 = HTP_CODEBOOKS_MAGIC;
+    cb->bytes                 = sizeof(*cb);
+    memset(cb->iq2xxs, 25, sizeof cb->iq2xxs);
+    memset(cb->iq2xs, 43, sizeof cb->iq2xs);
+    memset(cb->iq2s, 8, sizeof cb->iq2s);
+    memset(cb->iq3xxs, 62, sizeof cb->iq3xxs);
+    memset(cb->iq3s, 14, sizeof cb->iq3s);  // even: not an IQ3_S coordinate
+    q.codebooks_off = a.codebooks_off;
+    CHECK(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "codebooks with a point outside its value set");
+    memset(cb->iq3s, 15, sizeof cb->iq3s);
+    q               = queue_desc(&a);
+    q.codebooks_off = a.codebooks_off;
+    CHECK(queue_start(&a, &q) == HTP_STATUS_OK, "queue a (with codebooks)");
     CHECK(queue_start(&a, &q) == HTP_STATUS_INVAL_PARAMS, "queue a started twice");
     q = queue_desc(&b);
     CHECK(queue_start(&b, &q) == HTP_STATUS_OK, "queue b");
