@@ -618,15 +618,12 @@ static inline __attribute__((always_inline)) void kq_dot_q6_avx512(int nc, float
 // too slow for the hardware prefetcher, so unprefetched each line was a
 // demand miss.
 static inline __attribute__((always_inline)) void kq_prefetch_scales(const void * s, size_t sb, int L) {
-    if (s && 64 * L < (int)sb) {
+    if (64 * L < (int)sb) {
         _mm_prefetch((const char *)s + 64 * L, _MM_HINT_T0);
     }
 }
 
 static inline __attribute__((always_inline)) void kq_prefetch_sb(const void * q, size_t qb, int L) {
-    if (!q) {
-        return;
-    }
     const char * p = (const char *)q;
     _mm_prefetch(p + 64 * L, _MM_HINT_T0);
     if (32 + L < (int)(qb / 64)) {
@@ -638,20 +635,16 @@ static inline __attribute__((always_inline)) void kq_prefetch_sb(const void * q,
 // from g0 on: super-block b + 2 of each group, or, for the last two, the first
 // ones of the ng groups that follow (the next tile, whoever takes it: without
 // this each tile's first two super-blocks were demand misses, a quarter of
-// the weights at K = 2048). pq[h], ps[h]: quant and scale part, NULL when
-// there is none (a single group, or past the following tile).
+// the weights at K = 2048). pq[h], ps[h]: quant and scale part. Where there is
+// nothing further (one group, or a K of one super-block) they name super-block
+// b itself, already loaded, so the inner loops need no test.
 static inline __attribute__((always_inline)) void kq_prefetch_targets(const uint8_t * g0, size_t gstride, int ng,
                                                                       int64_t nsb, size_t qb, size_t sbytes, int64_t b,
                                                                       const uint8_t * pq[4], const uint8_t * ps[4]) {
+    const int       ahead = ng > 1 && b + 2 - nsb < nsb;
+    const int64_t   bn    = !ahead ? b : b + 2 < nsb ? b + 2 : b + 2 - nsb;
+    const uint8_t * base  = ahead && b + 2 >= nsb ? g0 + (size_t)ng * gstride : g0;
     for (int h = 0; h < 4; h++) {
-        pq[h] = ps[h] = NULL;
-    }
-    if (ng < 2 || b + 2 - nsb >= nsb) {
-        return;
-    }
-    const int64_t   bn   = b + 2 < nsb ? b + 2 : b + 2 - nsb;
-    const uint8_t * base = b + 2 < nsb ? g0 : g0 + (size_t)ng * gstride;
-    for (int h = 0; h < ng; h++) {
         pq[h] = base + (size_t)h * gstride + (size_t)bn * qb;
         ps[h] = base + (size_t)h * gstride + (size_t)nsb * qb + (size_t)bn * sbytes;
     }
@@ -815,9 +808,6 @@ static inline __attribute__((always_inline)) __m512i kq_x_vec(const uint32_t typ
 
 // Quant-part lines of super-block b + 2, spread over the nsub sub-block steps.
 static inline __attribute__((always_inline)) void kq_x_prefetch(const uint8_t * q, size_t qb, int nsub, int s) {
-    if (!q) {
-        return;
-    }
     const char * p = (const char *)q;
     for (int L = s; L < (int)(qb / 64); L += nsub) {
         _mm_prefetch(p + 64 * L, _MM_HINT_T0);
@@ -873,7 +863,7 @@ static inline __attribute__((always_inline)) void kq_dot_q23_avx512(const uint32
                 da[o] = db[o] = _mm512_setzero_si512();
             }
             for (int h = 0; h < ng; h++) {
-                if (pq[h]) {
+                if (ng > 1) {
                     for (int L = j; L < (int)(qb / 64); L += 16) {
                         _mm_prefetch((const char *)pq[h] + 64 * L, _MM_HINT_T0);
                     }
