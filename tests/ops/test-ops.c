@@ -3582,14 +3582,17 @@ static int rt_repack_enabled(void) {
 }
 
 static void gen_fuse_mul_mat_shared(struct suite * s) {
-    static const enum ggml_type types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
+    // K-quant engine, then the QUANT engine's quantized types (no GLU fusion there).
+    static const enum ggml_type types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q4_0,
+                                           GGML_TYPE_Q8_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_MXFP4};
     static const int64_t        ns[]    = {1, 3, 33};
     for (int kind = FUSE_MUL_MAT_QKV; kind <= FUSE_MUL_MAT_FFN; kind++) {
         for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
             for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
                 for (int wb = 0; wb <= 1; wb++) {
                     g_weights_buf     = wb;
-                    const int     glu = kind == FUSE_MUL_MAT_FFN && (wb || rt_repack_enabled());
+                    const int     kq  = ggml_blck_size(types[t]) == 256;
+                    const int     glu = kq && kind == FUSE_MUL_MAT_FFN && (wb || rt_repack_enabled());
                     struct p_fuse p   = {(enum fuse_kind)kind,
                                          {512, 96, ns[i], 1},
                                          {0},
@@ -3601,7 +3604,7 @@ static void gen_fuse_mul_mat_shared(struct suite * s) {
             }
             // Batched activations (dim 2), K = 256. (FFN: the SWIGLU fuses too, its weights tiled:
             // runtime-repacked or in a weight buffer.)
-            const int     glu = kind == FUSE_MUL_MAT_FFN && rt_repack_enabled();
+            const int     glu = ggml_blck_size(types[t]) == 256 && kind == FUSE_MUL_MAT_FFN && rt_repack_enabled();
             struct p_fuse p   = {
                   (enum fuse_kind)kind, {256, 32, 2, 3}, {0}, types[t], .fused = kind == FUSE_MUL_MAT_QKV || glu ? 2 : 1};
             run_fuse(s, &p);
@@ -3614,15 +3617,21 @@ static void gen_fuse_mul_mat_shared(struct suite * s) {
     // FFN: the gate read elsewhere too: the pair fuses, the SWIGLU stays.
     struct p_fuse sh = {FUSE_MUL_MAT_FFN, {256, 64, 2, 1}, {0}, GGML_TYPE_Q4_K, .shared = 1, .fused = 1};
     run_fuse(s, &sh);
-    // V's weights of another engine (F16, Q4_0): Q and K alone fuse (as FFN's pair).
-    static const enum ggml_type other[] = {GGML_TYPE_F16, GGML_TYPE_Q4_0};
-    for (int i = 0; i < 2; i++) {
-        struct p_fuse p = {FUSE_MUL_MAT_QKV, {256, 64, 3, 1}, {0}, GGML_TYPE_Q4_K, .tv = other[i], .fused = 1};
+    // V's weights of another engine (F16, Q4_0 after Q4_K; F16, Q4_K after
+    // Q4_0): Q and K alone fuse (as FFN's pair). Two QUANT types share the q8
+    // activations: Q4_0 with a Q8_0 V fuses whole.
+    static const enum ggml_type qk[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q4_K, GGML_TYPE_Q4_0, GGML_TYPE_Q4_0, GGML_TYPE_Q4_0};
+    static const enum ggml_type vt[] = {GGML_TYPE_F16, GGML_TYPE_Q4_0, GGML_TYPE_F16, GGML_TYPE_Q4_K, GGML_TYPE_Q8_0};
+    for (int i = 0; i < 5; i++) {
+        struct p_fuse p = {FUSE_MUL_MAT_QKV, {256, 64, 3, 1}, {0}, qk[i], .tv = vt[i], .fused = i == 4 ? 2 : 1};
         run_fuse(s, &p);
     }
-    // All of another engine: nothing fuses.
-    struct p_fuse q = {FUSE_MUL_MAT_QKV, {256, 64, 3, 1}, {0}, GGML_TYPE_Q8_0, .fused = 0};
-    run_fuse(s, &q);
+    // Float or BF16 weights (activations not quantized): nothing fuses.
+    static const enum ggml_type flt[] = {GGML_TYPE_F16, GGML_TYPE_BF16};
+    for (int i = 0; i < 2; i++) {
+        struct p_fuse q = {FUSE_MUL_MAT_QKV, {256, 64, 3, 1}, {0}, flt[i], .fused = 0};
+        run_fuse(s, &q);
+    }
 }
 
 // The op table: each generator and the ops (ggml_op_desc names) it produces,

@@ -6,12 +6,14 @@
 //   MUL_MAT_ADD   src0, src1 as MUL_MAT; src2 F32 tiled over the matmul's
 //                 result; dst F32, the matmul's shape
 //   MUL_MAT_QKV   3 (FFN: 2) weights, each a MUL_MAT against the shared x, all
-//   MUL_MAT_FFN   K-quant (one Q8_K quantization of x serves them), scratch
+//   MUL_MAT_FFN   K-quant (one Q8_K quantization of x serves them) or all of
+//                 the QUANT engine (one q8 quantization, 32 a block), scratch
 //                 for the largest weight's plan plus one column
 
 #include "fused-check.h"
 
 #include "contract/kquant-tiles.h"
+#include "contract/tiled.h"
 
 #include "contract/op-params.h"
 #include "matmul-check.h"
@@ -107,6 +109,18 @@ int64_t htp_kq_shared_plan(const struct htp_tensor_view * const * w, int n, int6
     return htp_min64((int64_t)((vtcm_size - head) / col_b), ncols);
 }
 
+struct htp_qmm_plan htp_qmm_shared_plan(const struct htp_tensor_view * const * w, int n, uint32_t n_threads,
+                                        size_t vtcm_size) {
+    struct htp_qmm_plan p = htp_qmm_plan(w[0], n_threads, vtcm_size);
+    for (int i = 1; i < n; i++) {
+        const struct htp_qmm_plan q = htp_qmm_plan(w[i], n_threads, vtcm_size);
+        if (q.slice_bytes > p.slice_bytes) {
+            p = q;
+        }
+    }
+    return p;
+}
+
 int htp_op_mul_mat_shared_check(const struct htp_op_call * call) {
     const struct htp_tensor_view *w[3], *x, *out[3];
     const int                     n = htp_mm_shared_operands(call, w, &x, out);
@@ -136,16 +150,32 @@ int htp_op_mul_mat_shared_check(const struct htp_op_call * call) {
         if (rc != HTP_STATUS_OK) {
             return rc;
         }
-        // One quantization of x serves all: the K-quant kernel's (Q8_K blocks).
-        if (htp_mm_engine_of(HTP_OP_MUL_MAT, w[i]->type) != HTP_MM_KQUANT) {
+    }
+    // One quantization of x serves all: every weight on the K-quant engine
+    // (Q8_K blocks) or every one on the QUANT engine (its q8 blocks).
+    const enum htp_mm_engine engine = htp_mm_engine_of(HTP_OP_MUL_MAT, w[0]->type);
+    for (int i = 0; i < n; i++) {
+        if (htp_mm_engine_of(HTP_OP_MUL_MAT, w[i]->type) != engine) {
             return HTP_STATUS_NO_SUPPORT;
         }
     }
-    size_t fixed;
-    if (htp_view_nrows(x) > 0 && htp_kq_shared_plan(w, n, 1, call->n_threads, call->vtcm_size, &fixed) < 1) {
-        return HTP_STATUS_VTCM_TOO_SMALL;
+    if (engine == HTP_MM_KQUANT) {
+        size_t fixed;
+        if (htp_view_nrows(x) > 0 && htp_kq_shared_plan(w, n, 1, call->n_threads, call->vtcm_size, &fixed) < 1) {
+            return HTP_STATUS_VTCM_TOO_SMALL;
+        }
+        return HTP_STATUS_OK;
     }
-    return HTP_STATUS_OK;
+    if (engine == HTP_MM_QUANT) {
+        for (int i = 0; i < n; i++) {
+            if (!htp_tile_format(w[i]->type)) {
+                return HTP_STATUS_NO_SUPPORT;  // BF16: float activations, not the q8 blocks
+            }
+        }
+        return htp_qmm_shared_plan(w, n, call->n_threads, call->vtcm_size).max_cols >= 1 ? HTP_STATUS_OK
+                                                                                         : HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    return HTP_STATUS_NO_SUPPORT;
 }
 
 int htp_op_mul_mat_ffn_glu_check(const struct htp_op_call * call) {

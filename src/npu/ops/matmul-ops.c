@@ -19,9 +19,17 @@ int htp_op_mul_mat_run(struct htp_op_ctx * ctx) {
     }
 }
 
-// MUL_MAT_QKV / MUL_MAT_FFN: their check admits K-quant weights only.
+// MUL_MAT_QKV / MUL_MAT_FFN: their check admits weights all of the K-quant
+// engine or all of the QUANT engine (quantized).
 int htp_op_mul_mat_shared_run(struct htp_op_ctx * ctx) {
-    return htp_mm_kquant_shared_run(ctx);
+    switch (htp_mm_engine_of(HTP_OP_MUL_MAT, ctx->op.src[0]->type)) {
+        case HTP_MM_KQUANT:
+            return htp_mm_kquant_shared_run(ctx);
+        case HTP_MM_QUANT:
+            return htp_mm_quant_shared_run(ctx);
+        default:
+            return HTP_STATUS_NO_SUPPORT;
+    }
 }
 
 int htp_op_mul_mat_ffn_glu_run(struct htp_op_ctx * ctx) {

@@ -43,6 +43,7 @@
 
 #include <string.h>
 
+#include "contract/ops/fused-check.h"
 #include "contract/ops/matmul-check.h"
 #include "fp16.h"
 #include "contract/type-traits.h"
@@ -977,20 +978,25 @@ static int64_t qmm_plan(struct qmm_args * a, const struct htp_op_ctx * ctx) {
     return p.max_cols;
 }
 
+// The fields of a that follow from the weights w and their result dst.
 // Weights of a type with a tile format are quantized (the rest are float).
-static void qmm_init(struct qmm_args * a, const struct htp_op_ctx * ctx) {
-    memset(a, 0, sizeof *a);
-    a->src0                          = ctx->op.src[0];
-    a->src1                          = ctx->op.src[1];
-    const struct htp_tile_format * f = htp_tile_format(a->src0->type);
+static void qmm_set_weights(struct qmm_args * a, const struct htp_tensor_view * w, const struct htp_tensor_view * dst) {
+    const struct htp_tile_format * f = htp_tile_format(w->type);
+    a->src0                          = w;
     a->f                             = f;
-    a->tiled                         = (a->src0->flags & HTP_TENSOR_TILED) != 0;
-    a->K                             = a->src0->ne[0];
-    a->M                             = a->src0->ne[1];
+    a->tiled                         = (w->flags & HTP_TENSOR_TILED) != 0;
+    a->K                             = w->ne[0];
+    a->M                             = w->ne[1];
     a->nblk                          = f ? a->K / f->blck_size : 0;
     a->gb                            = f ? htp_tiled_group_bytes(f, a->K) : 0;
-    a->dst_nb0                       = ctx->op.dst[0]->nb[0];
-    a->max_nc                        = QMM_NC;
+    a->dst_nb0                       = dst->nb[0];
+}
+
+static void qmm_init(struct qmm_args * a, const struct htp_op_ctx * ctx) {
+    memset(a, 0, sizeof *a);
+    a->src1 = ctx->op.src[1];
+    qmm_set_weights(a, ctx->op.src[0], ctx->op.dst[0]);
+    a->max_nc = QMM_NC;
 }
 
 // The op's unit (matmul.h) over its ncols columns: HVX takes one column per call.
@@ -1010,7 +1016,7 @@ static void qmm_chunk_layout(struct qmm_args * a, const struct htp_op_ctx * ctx,
     a->slices = (uint8_t *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
 }
 
-static void qmm_run_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
+static void qmm_quantize_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
     // A decode's activations (a column or a few) take the caller well under
     // a microsecond: handing them to the pool would cost a dispatch and a
     // join for one worker's work.
@@ -1019,11 +1025,35 @@ static void qmm_run_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
     } else {
         ctx->run(ctx->pool, qmm_act_job, a);
     }
+}
+
+// The dot products of the chunk's columns (activations quantized).
+static void qmm_dot_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
     a->n_cb     = (a->ncols + QMM_CB - 1) / QMM_CB;
     a->n_groups = htp_tiled_ngroups(a->M);
     // Chunks of QMM_SHARE_CHUNK row groups: even, so decode's group pairs stay whole.
     htp_share_init(&a->items, a->n_groups * a->n_cb, QMM_SHARE_CHUNK, ctx->op.n_threads);
     ctx->run(ctx->pool, qmm_job, a);
+}
+
+static void qmm_run_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
+    qmm_quantize_chunk(a, ctx);
+    qmm_dot_chunk(a, ctx);
+}
+
+// Columns j0 .. j0 + ncols - 1 of src1 against weights w into dst (the
+// weights' 2-D slice broadcast over src1's dims 2 and 3, as MUL_MAT's).
+static void qmm_fill_cols(struct qmm_args * a, const struct htp_tensor_view * w, const struct htp_tensor_view * dst,
+                          int64_t j0) {
+    const struct htp_tensor_view * src1 = a->src1;
+    const int64_t                  r2 = src1->ne[2] / w->ne[2], r3 = src1->ne[3] / w->ne[3];
+    for (int64_t j = 0; j < a->ncols; j++) {
+        int64_t n, i2, i3;
+        htp_row_index(src1->ne, j0 + j, &n, &i2, &i3);
+        a->cols[j].act = a->acts + (size_t)j * a->act_stride;
+        a->cols[j].dst = htp_view_row(dst, n, i2, i3);
+        a->cols[j].w   = w->data + (i2 / r2) * w->nb[2] + (i3 / r3) * w->nb[3];
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -1045,19 +1075,60 @@ int htp_mm_quant_run(struct htp_op_ctx * ctx) {
     }
     qmm_chunk_layout(&a, ctx, max_cols);
     const int64_t ncols = htp_view_nrows(src1);
-    const int64_t r2 = src1->ne[2] / src0->ne[2], r3 = src1->ne[3] / src0->ne[3];
     for (int64_t j0 = 0; j0 < ncols; j0 += max_cols) {
         a.act_row0 = j0;
         a.n_act    = htp_min64(max_cols, ncols - j0);
         a.ncols    = a.n_act;
-        for (int64_t j = 0; j < a.ncols; j++) {
-            int64_t n, i2, i3;
-            htp_row_index(src1->ne, j0 + j, &n, &i2, &i3);
-            a.cols[j].act = a.acts + (size_t)j * a.act_stride;
-            a.cols[j].dst = htp_view_row(dst, n, i2, i3);
-            a.cols[j].w   = src0->data + (i2 / r2) * src0->nb[2] + (i3 / r3) * src0->nb[3];
-        }
+        qmm_fill_cols(&a, src0, dst, j0);
         qmm_run_chunk(&a, ctx);
+    }
+    return HTP_STATUS_OK;
+}
+
+// ---------------------------------------------------------------------------
+// MUL_MAT_QKV, MUL_MAT_FFN: n quantized weights against one activation tensor
+// ---------------------------------------------------------------------------
+
+// Each chunk of columns is quantized once (the q8 blocks do not depend on the
+// weight type); each weight's dot pass then reads the same blocks. Scratch:
+// contract/ops/fused-check.h's plan (the largest worker slice of the n).
+int htp_mm_quant_shared_run(struct htp_op_ctx * ctx) {
+    const struct htp_tensor_view *w[3], *x, *out[3];
+    const int                     n = htp_mm_shared_operands(&ctx->op, w, &x, out);
+    if (n == 0) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    const int64_t ncols = htp_view_nrows(x);
+    if (ncols == 0) {
+        return HTP_STATUS_OK;
+    }
+    struct qmm_args a;
+    memset(&a, 0, sizeof a);
+    a.src1                      = x;
+    a.max_nc                    = QMM_NC;
+    const struct htp_qmm_plan p = htp_qmm_shared_plan(w, n, ctx->op.n_threads, ctx->op.vtcm_size);
+    a.act_stride                = p.act_stride;
+    a.slice_bytes               = p.slice_bytes;
+    const int64_t max_cols      = htp_min64(p.max_cols, ncols);
+    if (max_cols < 1) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    qmm_set_unit(&a, ctx, ncols);
+    qmm_chunk_layout(&a, ctx, max_cols);
+    for (int64_t j0 = 0; j0 < ncols; j0 += max_cols) {
+        a.act_row0 = j0;
+        a.n_act    = htp_min64(max_cols, ncols - j0);
+        a.ncols    = a.n_act;
+        for (int i = 0; i < n; i++) {
+            qmm_set_weights(&a, w[i], out[i]);
+            if (i == 0) {
+                qmm_quantize_chunk(&a, ctx);
+            }
+            if (htp_view_nelements(out[i]) > 0) {
+                qmm_fill_cols(&a, w[i], out[i], j0);
+                qmm_dot_chunk(&a, ctx);
+            }
+        }
     }
     return HTP_STATUS_OK;
 }

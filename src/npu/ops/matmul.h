@@ -69,6 +69,7 @@ static inline uint32_t htp_mm_unit(const struct htp_op_ctx * ctx, int64_t ncols)
 int htp_mm_float_run(struct htp_op_ctx * ctx);
 int htp_mm_quant_run(struct htp_op_ctx * ctx);
 int htp_mm_quant_id_run(struct htp_op_ctx * ctx);
+int htp_mm_quant_shared_run(struct htp_op_ctx * ctx);  // MUL_MAT_QKV, MUL_MAT_FFN
 int htp_mm_kquant_run(struct htp_op_ctx * ctx);
 int htp_mm_kquant_id_run(struct htp_op_ctx * ctx);
 int htp_mm_kquant_shared_run(struct htp_op_ctx * ctx);  // MUL_MAT_QKV, MUL_MAT_FFN
