@@ -62,7 +62,8 @@ void htp_qmm_quantize_blocks_ref(const float * x, int64_t nb, uint8_t * out);
 
 // The micro-kernels of the Q4_0-family matmuls (matmul-quant.c) on one tiled
 // row group of nblk blocks, for tests: out[c][r] = dot(row r, column c) for
-// nc (1..8) columns of activation blocks acts[c] (htp_qmm_quantize_blocks);
+// nc (1..8) columns of activation blocks acts[c] (htp_qmm_quantize_blocks;
+// nblk * blck_size / 32 of them: Q1_0, Q2_0 and NVFP4 take several a block);
 // the pair form takes one column against groups g0 (out[0]) and g1 (out[1]),
 // as decode does. HVX or portable C as htp_kernels_portable() says.
 void htp_qmm_dot_tile(uint32_t type, const uint8_t * group, int64_t nblk, const uint8_t * const * acts, int nc,
