@@ -3,7 +3,8 @@
 // Q5_1, Q8_0, IQ4_NL and MXFP4, plain or tiled (where tiled.h has a format); CPY and SET_ROWS (a quantized KV cache)
 // write llama.cpp's quantized KV-cache types Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 and
 // IQ4_NL, bit-exact with ggml-cpu. The checks of those ops decide with these,
-// so host and NPU agree on them.
+// so host and NPU agree on them. Q1_0, Q2_0 and NVFP4 (blocks of several
+// 32-element units, htp_quant_is_unit_type) are read as the first group.
 
 #ifndef HTP_CONTRACT_QUANT_TYPES_H
 #define HTP_CONTRACT_QUANT_TYPES_H

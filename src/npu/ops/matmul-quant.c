@@ -1,5 +1,5 @@
 // matmul-quant.c: MUL_MAT with quantized (Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4,
-// Q5_0, Q5_1) or BF16 weights, and MUL_MAT_ID (mixture of experts) for every
+// Q5_0, Q5_1, NVFP4, Q1_0, Q2_0) or BF16 weights, and MUL_MAT_ID (mixture of experts) for every
 // weight type.
 //
 //   MUL_MAT     src0 [K, M, ne02, ne03]  src1 [K, N, ne12, ne13] F32/F16/BF16  dst [M, N, ne12, ne13] F32
@@ -19,6 +19,16 @@
 // and accumulated in f32; Q4_1 and Q5_1 add m_w * d_a * sum(q), as ggml-cpu
 // does with its q8_1 activations. Q5_0 / Q5_1 weights are unpacked as the
 // 4-bit types and get their fifth bit from the tile's masks (tiled.h).
+//
+// Q1_0 (blocks of 128), Q2_0 and NVFP4 (64) are taken as 32-element units,
+// one per activation block (tiled.h: unit k of a row is at k * unit bytes of
+// the group's quant parts): Q1_0's sign masks expand to 0 / 2 with offset 1
+// (x = d (2b - 1)), Q2_0's two bit planes to 0..3 with offset 1, NVFP4's
+// nibbles through the e2m1 table as MXFP4's. NVFP4 has a scale per 16
+// elements, so a unit takes two int dots (its low nibbles, elements 0-15,
+// and its high ones), each started at -128 * the sum of its 16 activation
+// quants and scaled by its own ue4m3 scale; Q1_0's and Q2_0's units all use
+// their block's d.
 //
 // Work: columns (one src1 row each; for MUL_MAT_ID one (slot, token) pair,
 // sorted by expert) are described in a list; tiles of one row group (16 rows)
