@@ -561,6 +561,21 @@ static inline __attribute__((always_inline)) void qmm_unit_unpack(const uint32_t
     }
 }
 
+// The scales of unit k of a group (sb: its scale parts): d0 (NVFP4: of the
+// unit's first sub-block) and d1 (NVFP4: of its second).
+static inline __attribute__((always_inline)) void qmm_unit_scales_avx512(const uint32_t type, const uint8_t * sb,
+                                                                         int64_t k, __m512 * d0, __m512 * d1) {
+    const int       nu = qmm_units(type);
+    const uint8_t * s  = sb + (size_t)(k / nu) * qmm_sbytes(type);
+    if (type == HTP_TYPE_NVFP4) {
+        *d0 = qmm_ue4m3_avx512(s + 32 * (k % nu));
+        *d1 = qmm_ue4m3_avx512(s + 32 * (k % nu) + 16);
+    } else {
+        *d0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)s));
+        *d1 = _mm512_setzero_ps();
+    }
+}
+
 // qmm_unit_tile_ref's arithmetic, 16 rows a vector.
 static inline __attribute__((always_inline)) void qmm_unit_tile(const uint32_t type, const int nc,
                                                                 const uint8_t * group, int64_t nblk,
@@ -580,14 +595,8 @@ static inline __attribute__((always_inline)) void qmm_unit_tile(const uint32_t t
         qmm_prefetch(group + k * ub, ub);
         __m512i w[8];
         qmm_unit_unpack(type, group + k * ub, lut, w);
-        const uint8_t * s = sb + (size_t)(k / nu) * qmm_sbytes(type);
-        __m512          d0, d1 = _mm512_setzero_ps();
-        if (type == HTP_TYPE_NVFP4) {
-            d0 = qmm_ue4m3_avx512(s + 32 * (k % nu));
-            d1 = qmm_ue4m3_avx512(s + 32 * (k % nu) + 16);
-        } else {
-            d0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)s));
-        }
+        __m512 d0, d1;
+        qmm_unit_scales_avx512(type, sb, k, &d0, &d1);
         for (int c = 0; c < nc; c++) {
             const uint8_t * aq = cols[c].act + k * QMM_ABLK;
             float           ad;
@@ -621,6 +630,69 @@ static inline __attribute__((always_inline)) void qmm_unit_tile(const uint32_t t
     for (int c = 0; c < nc; c++) {
         _mm512_storeu_ps(out[c], acc[c]);
     }
+}
+
+// Decode of the unit types: one column against two row groups, as
+// qmm_tile_pair: each activation broadcast feeds both groups, four
+// independent int chains. The int dots are exact, so splitting Q1_0's and
+// Q2_0's unit dot in two halves gives qmm_unit_tile's sums and bits.
+static inline __attribute__((always_inline)) void qmm_unit_pair(const uint32_t type, const uint8_t * g0,
+                                                                const uint8_t * g1, int64_t nblk,
+                                                                const struct qmm_col * col,
+                                                                float                  out[2][HTP_TILE_ROWS]) {
+    const int64_t   nk   = nblk * qmm_units(type);
+    const uint32_t  ub   = qmm_unit_bytes(type);
+    const int       off  = qmm_offset(type);
+    const uint8_t * sb0  = g0 + (size_t)nblk * qmm_qbytes(type);
+    const uint8_t * sb1  = g1 + (size_t)nblk * qmm_qbytes(type);
+    const __m512i   lut  = qmm_lut(type == HTP_TYPE_NVFP4 ? HTP_TYPE_MXFP4 : type);
+    __m512          acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+    qmm_prefetch_scales_start(type, sb0, nblk);
+    qmm_prefetch_scales_start(type, sb1, nblk);
+    for (int64_t k = 0; k < nk; k++) {
+        qmm_prefetch(g0 + k * ub, ub);
+        qmm_prefetch(g1 + k * ub, ub);
+        if (k % qmm_units(type) == 0) {
+            qmm_prefetch_scales(type, sb0, k / qmm_units(type));
+            qmm_prefetch_scales(type, sb1, k / qmm_units(type));
+        }
+        __m512i w0[8], w1[8];
+        qmm_unit_unpack(type, g0 + k * ub, lut, w0);
+        qmm_unit_unpack(type, g1 + k * ub, lut, w1);
+        const uint8_t * aq = col->act + k * QMM_ABLK;
+        float           ad;
+        int32_t         is;
+        memcpy(&ad, aq + 32, 4);
+        memcpy(&is, aq + 36, 4);
+        const int32_t is0 = type == HTP_TYPE_NVFP4 ? qmm_half_sum(aq) : is;
+        __m512i       lo0 = _mm512_set1_epi32(-off * is0), lo1 = lo0;
+        __m512i       hi0 = _mm512_set1_epi32(type == HTP_TYPE_NVFP4 ? -off * (is - is0) : 0), hi1 = hi0;
+        for (int g = 0; g < 4; g++) {
+            int32_t a4, b4;
+            memcpy(&a4, aq + 4 * g, 4);
+            memcpy(&b4, aq + 16 + 4 * g, 4);
+            const __m512i va = _mm512_set1_epi32(a4), vb = _mm512_set1_epi32(b4);
+            lo0 = _mm512_dpbusd_epi32(lo0, w0[g], va);
+            lo1 = _mm512_dpbusd_epi32(lo1, w1[g], va);
+            hi0 = _mm512_dpbusd_epi32(hi0, w0[g + 4], vb);
+            hi1 = _mm512_dpbusd_epi32(hi1, w1[g + 4], vb);
+        }
+        __m512 d00, d01, d10, d11;
+        qmm_unit_scales_avx512(type, sb0, k, &d00, &d01);
+        qmm_unit_scales_avx512(type, sb1, k, &d10, &d11);
+        const __m512 vad = _mm512_set1_ps(ad);
+        if (type == HTP_TYPE_NVFP4) {
+            acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(lo0), _mm512_mul_ps(d00, vad), acc0);
+            acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(lo1), _mm512_mul_ps(d10, vad), acc1);
+            acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(hi0), _mm512_mul_ps(d01, vad), acc0);
+            acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(hi1), _mm512_mul_ps(d11, vad), acc1);
+        } else {
+            acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(lo0, hi0)), _mm512_mul_ps(d00, vad), acc0);
+            acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(lo1, hi1)), _mm512_mul_ps(d10, vad), acc1);
+        }
+    }
+    _mm512_storeu_ps(out[0], acc0);
+    _mm512_storeu_ps(out[1], acc1);
 }
 
 static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, const int nc, const uint8_t * group,
@@ -677,9 +749,8 @@ static inline __attribute__((always_inline)) void qmm_tile_pair(const uint32_t t
                                                                 const uint8_t * g1, int64_t nblk,
                                                                 const struct qmm_col * col,
                                                                 float                  out[2][HTP_TILE_ROWS]) {
-    if (qmm_unit_type(type)) {  // one group after the other
-        qmm_unit_tile(type, 1, g0, nblk, col, out);
-        qmm_unit_tile(type, 1, g1, nblk, col, out + 1);
+    if (qmm_unit_type(type)) {
+        qmm_unit_pair(type, g0, g1, nblk, col, out);
         return;
     }
     const uint32_t qbytes = qmm_qbytes(type);
