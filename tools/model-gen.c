@@ -78,6 +78,9 @@ static const struct {
     {"iq4_nl", GGML_TYPE_IQ4_NL, LLAMA_FTYPE_MOSTLY_IQ4_NL},
     {"iq4_xs", GGML_TYPE_IQ4_XS, LLAMA_FTYPE_MOSTLY_IQ4_XS},
     {"mxfp4", GGML_TYPE_MXFP4, LLAMA_FTYPE_MOSTLY_MXFP4_MOE},
+    {"nvfp4", GGML_TYPE_NVFP4, LLAMA_FTYPE_MOSTLY_NVFP4},
+    {"q1_0", GGML_TYPE_Q1_0, LLAMA_FTYPE_MOSTLY_Q1_0},
+    {"q2_0", GGML_TYPE_Q2_0, LLAMA_FTYPE_MOSTLY_Q2_0},
 };
 
 #define N_WEIGHT_TYPES (sizeof(weight_types) / sizeof(weight_types[0]))

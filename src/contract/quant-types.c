@@ -8,7 +8,11 @@
 
 int htp_quant_can_dequant(uint32_t type) {
     return type == HTP_TYPE_Q4_0 || type == HTP_TYPE_Q4_1 || type == HTP_TYPE_Q5_0 || type == HTP_TYPE_Q5_1 ||
-           type == HTP_TYPE_Q8_0 || type == HTP_TYPE_IQ4_NL || type == HTP_TYPE_MXFP4;
+           type == HTP_TYPE_Q8_0 || type == HTP_TYPE_IQ4_NL || type == HTP_TYPE_MXFP4 || htp_quant_is_unit_type(type);
+}
+
+int htp_quant_is_unit_type(uint32_t type) {
+    return type == HTP_TYPE_Q1_0 || type == HTP_TYPE_Q2_0 || type == HTP_TYPE_NVFP4;
 }
 
 int htp_quant_can_dequant_row(uint32_t type) {

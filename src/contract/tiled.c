@@ -146,6 +146,133 @@ static void unpack_q5_1(const uint8_t * q, const uint8_t * s, int r, uint8_t * b
     tile_unpack_q5(q, s, r, block, 2);
 }
 
+// --- Q1_0, Q2_0, NVFP4: ggml blocks of 128 / 64 elements as 32-element units ---
+//
+// The matmul's activations come in blocks of 32, so each tile is a run of
+// units of 32 elements (tiled.h); unit u of a block is its elements
+// 32 u .. 32 u + 31.
+
+// Bit 4 r + j of little-endian 64-bit mask g (g = 0..7) of a unit's 64 bytes
+// of masks is bit 4 g + j of row r's 32-bit word (Q5_0's mask form).
+static void unit_masks_set(uint8_t * masks, int r, uint32_t word) {
+    for (int g = 0; g < 8; g++) {
+        masks[8 * g + r / 2] |= (uint8_t)(((word >> (4 * g)) & 15) << (4 * (r & 1)));
+    }
+}
+
+static uint32_t unit_masks_get(const uint8_t * masks, int r) {
+    uint32_t word = 0;
+    for (int g = 0; g < 8; g++) {
+        word |= (uint32_t)((masks[8 * g + r / 2] >> (4 * (r & 1))) & 15) << (4 * g);
+    }
+    return word;
+}
+
+static uint32_t load_le32(const uint8_t * p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void store_le32(uint8_t * p, uint32_t w) {
+    for (int i = 0; i < 4; i++) {
+        p[i] = (uint8_t)(w >> (8 * i));
+    }
+}
+
+// Q1_0: fp16 d, 16 bytes of sign bits (bit j of byte i: element 8 i + j).
+// Unit u's masks at q[64 u]: row r's word is bytes 4 u .. 4 u + 3 of qs.
+static void pack_q1_0(const uint8_t * const b[HTP_TILE_ROWS], uint8_t * q, uint8_t * s) {
+    tile_pack(b, q, s, 1, 2, 0, 0);
+    memset(q, 0, HTP_Q1_0_Q_BYTES);
+    for (int r = 0; r < HTP_TILE_ROWS; r++) {
+        for (int u = 0; b[r] && u < 4; u++) {
+            unit_masks_set(q + HTP_Q1_0_UNIT * u, r, load_le32(b[r] + 2 + 4 * u));
+        }
+    }
+}
+
+static void unpack_q1_0(const uint8_t * q, const uint8_t * s, int r, uint8_t * block) {
+    tile_unpack(q, s, r, block, 1, 2, 0, 0);
+    for (int u = 0; u < 4; u++) {
+        store_le32(block + 2 + 4 * u, unit_masks_get(q + HTP_Q1_0_UNIT * u, r));
+    }
+}
+
+// Q2_0: fp16 d, 16 bytes of 2-bit quants (bits 2 t, 2 t + 1 of byte i:
+// element 4 i + t). Unit u at q[128 u]: the masks of bit 0 of its 32 quants,
+// then those of bit 1.
+static void pack_q2_0(const uint8_t * const b[HTP_TILE_ROWS], uint8_t * q, uint8_t * s) {
+    tile_pack(b, q, s, 1, 2, 0, 0);
+    memset(q, 0, HTP_Q2_0_Q_BYTES);
+    for (int r = 0; r < HTP_TILE_ROWS; r++) {
+        for (int u = 0; b[r] && u < 2; u++) {
+            uint32_t plane[2] = {0, 0};
+            for (int e = 0; e < 32; e++) {
+                const int qv = (b[r][2 + 8 * u + e / 4] >> (2 * (e % 4))) & 3;
+                plane[0] |= (uint32_t)(qv & 1) << e;
+                plane[1] |= (uint32_t)(qv >> 1) << e;
+            }
+            unit_masks_set(q + HTP_Q2_0_UNIT * u, r, plane[0]);
+            unit_masks_set(q + HTP_Q2_0_UNIT * u + 64, r, plane[1]);
+        }
+    }
+}
+
+static void unpack_q2_0(const uint8_t * q, const uint8_t * s, int r, uint8_t * block) {
+    tile_unpack(q, s, r, block, 1, 2, 0, 0);
+    for (int u = 0; u < 2; u++) {
+        const uint32_t p0 = unit_masks_get(q + HTP_Q2_0_UNIT * u, r);
+        const uint32_t p1 = unit_masks_get(q + HTP_Q2_0_UNIT * u + 64, r);
+        for (int i = 0; i < 8; i++) {
+            uint8_t byte = 0;
+            for (int t = 0; t < 4; t++) {
+                const int e = 4 * i + t;
+                byte |= (uint8_t)((((p0 >> e) & 1) | ((p1 >> e) & 1) << 1) << (2 * t));
+            }
+            block[2 + 8 * u + i] = byte;
+        }
+    }
+}
+
+// NVFP4: 4 ue4m3 scales (sub-block t: elements 16 t .. 16 t + 15), 32 bytes
+// of nibbles (sub-block t's element i at qs[8 t + i % 8], low nibble for
+// i < 8). Unit u (sub-blocks 2 u, 2 u + 1) at q[256 u] in Q4_0's form: byte
+// 64 v + 4 r + j holds element 4 v + j of the unit (sub-block 2 u) in its
+// low nibble and element 16 + 4 v + j (sub-block 2 u + 1) in its high one.
+static int nvfp4_nibble(const uint8_t * qs, int t, int i) {
+    return (qs[8 * t + (i & 7)] >> (4 * (i >> 3))) & 15;
+}
+
+static void pack_nvfp4(const uint8_t * const b[HTP_TILE_ROWS], uint8_t * q, uint8_t * s) {
+    tile_pack(b, q, s, 4, 1, 0, 0);  // the scale fields
+    for (int r = 0; r < HTP_TILE_ROWS; r++) {
+        for (int u = 0; u < 2; u++) {
+            for (int v = 0; v < 4; v++) {
+                for (int j = 0; j < 4; j++) {
+                    const uint8_t * qs = b[r] ? b[r] + 4 : NULL;
+                    q[HTP_NVFP4_UNIT * u + 64 * v + 4 * r + j] =
+                        qs ? (uint8_t)(nvfp4_nibble(qs, 2 * u, 4 * v + j) | nvfp4_nibble(qs, 2 * u + 1, 4 * v + j) << 4)
+                           : 0;
+                }
+            }
+        }
+    }
+}
+
+static void unpack_nvfp4(const uint8_t * q, const uint8_t * s, int r, uint8_t * block) {
+    tile_unpack(q, s, r, block, 4, 1, 0, 0);
+    uint8_t * qs = block + 4;
+    memset(qs, 0, 32);
+    for (int u = 0; u < 2; u++) {
+        for (int e = 0; e < 16; e++) {
+            const uint8_t byte = q[HTP_NVFP4_UNIT * u + 64 * (e / 4) + 4 * r + e % 4];
+            for (int h = 0; h < 2; h++) {  // sub-block 2 u + h, element e
+                const int t = 2 * u + h;
+                qs[8 * t + (e & 7)] |= (uint8_t)(((byte >> (4 * h)) & 15) << (4 * (e >> 3)));
+            }
+        }
+    }
+}
+
 static const struct htp_tile_format tile_formats[] = {
     {HTP_TYPE_Q8_0, 32, 34, 512, 32, pack_q8_0, unpack_q8_0},
     {HTP_TYPE_Q4_0, 32, 18, 256, 32, pack_d_q4, unpack_d_q4},
@@ -154,6 +281,10 @@ static const struct htp_tile_format tile_formats[] = {
     {HTP_TYPE_MXFP4, 32, 17, 256, 16, pack_mxfp4, unpack_mxfp4},
     {HTP_TYPE_Q5_0, 32, 22, HTP_Q5_Q_BYTES, 32, pack_q5_0, unpack_q5_0},
     {HTP_TYPE_Q5_1, 32, 24, HTP_Q5_Q_BYTES, 64, pack_q5_1, unpack_q5_1},
+    // Blocks of several 32-element units (tiled.h).
+    {HTP_TYPE_Q1_0, 128, 18, HTP_Q1_0_Q_BYTES, 32, pack_q1_0, unpack_q1_0},
+    {HTP_TYPE_Q2_0, 64, 18, HTP_Q2_0_Q_BYTES, 32, pack_q2_0, unpack_q2_0},
+    {HTP_TYPE_NVFP4, 64, 36, HTP_NVFP4_Q_BYTES, 64, pack_nvfp4, unpack_nvfp4},
     // K-quants: tiles of one 256-element super-block per row, see kquant-tiles.h.
     {HTP_TYPE_Q4_K, 256, 144, 2048, 320, htp_kq_pack_q4_K, htp_kq_unpack_q4_K},
     {HTP_TYPE_Q5_K, 256, 176, 2560, 320, htp_kq_pack_q5_K, htp_kq_unpack_q5_K},

@@ -4,7 +4,8 @@
 //
 // Idea: the integer dot-product kernels want one vector load to feed many
 // weight rows at once. So rows are taken in groups of HTP_TILE_ROWS = 16 and,
-// for each block of the row (32 elements for Q4_0 .. MXFP4, 256 for K-quants),
+// for each block of the row (32 elements for Q4_0 .. MXFP4, 64 or 128 for Q2_0, NVFP4, Q1_0,
+// 256 for K-quants),
 // the 16 rows' blocks become one *tile*: a quant part, in which the 16 rows'
 // quants are interleaved 4 bytes at a time (so a 64-byte vector holds 4
 // consecutive k-values of 16 rows: one int32 lane per row for vpdpbusd), and a
@@ -56,6 +57,35 @@
 //   Q5_1    q: as Q5_0 (values 0..31, no offset: x = d*q + m)
 //           s: 64 bytes, 16 x fp16 d, then 16 x fp16 m
 //
+//   Blocks of more than 32 elements (Q1_0: 128, Q2_0 and NVFP4: 64) are
+//   cut into units of 32 elements (unit u = elements 32u .. 32u+31 of the
+//   block), because the activations are quantized in blocks of 32 (q8_0, as
+//   ggml-cpu's vec_dot_type of all three). A tile's quant part is its units'
+//   quant parts one after another, so unit k of a row (k = 32-element block
+//   of the row) is at q part start + k * unit bytes for every k, across tiles.
+//   Masks below are Q5_0's form: 8 masks of 8 bytes, bit 4r + j of the
+//   little-endian 64-bit mask g is bit 4g + j of row r's 32-bit word.
+//   Q1_0    q: 256 bytes, 4 units of 64 bytes: unit u is the masks of the
+//              words qs[4u .. 4u+3] (little-endian; bit e = sign bit of
+//              element 32u + e: 1 -> +d, 0 -> -d). The kernels expand a
+//              set bit to 2, a clear one to 0, and take offset 1 (2b - 1 = +-1).
+//              1 bit a weight, as ggml's block: its 128-element block stays one
+//              scale in s, read by all 4 units.
+//           s: 32 bytes, 16 x fp16 d
+//   Q2_0    q: 256 bytes, 2 units of 128 bytes: unit u's 64 bytes of masks
+//              of bit 0 of its 32 quants (element 32u + e: bit e), then 64
+//              bytes of masks of bit 1 (q = b0 + 2 b1, offset 1: x = (q-1) d)
+//           s: 32 bytes, 16 x fp16 d
+//   NVFP4   q: 512 bytes, 2 units of 256 bytes in Q4_0's nibble form:
+//              byte 64v + 4r + j of unit u has element 4v + j of the unit
+//              (sub-block 2u) in its low nibble and element 16 + 4v + j
+//              (sub-block 2u+1) in its high one, e2m1 table indices. So a
+//              unit's low nibbles are one 16-element sub-block and its high
+//              nibbles the next: the kernels take two dot products per unit,
+//              one per scale.
+//           s: 64 bytes, 4 fields of 16 bytes: s[16f + r] = ue4m3 scale f
+//              (sub-block f) of row r
+//
 // Unpacking a tile row gives back the original block bytes exactly (get_tensor
 // must return what set_tensor received).
 //
@@ -80,6 +110,14 @@
 
 #define HTP_Q5_Q_BYTES 320  // Q5_0 / Q5_1 quant part: 256 bytes of nibbles, then the masks
 #define HTP_Q5_MASKS   256  // offset of the 8 x 8 bytes of high-bit masks in it
+
+// Quant parts of the types whose blocks are several 32-element units, and the bytes of a unit.
+#define HTP_Q1_0_Q_BYTES  256
+#define HTP_Q1_0_UNIT     64
+#define HTP_Q2_0_Q_BYTES  256
+#define HTP_Q2_0_UNIT     128
+#define HTP_NVFP4_Q_BYTES 512
+#define HTP_NVFP4_UNIT    256
 
 struct htp_tile_format {
     uint32_t type;        // enum htp_type

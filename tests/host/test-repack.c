@@ -25,9 +25,10 @@
 #include "test-check.h"
 
 // Types with a tiled layout (src/npu/ops/tiled.c); add new ones here.
-static const enum ggml_type types[] = {
-    GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4, GGML_TYPE_Q5_0,  GGML_TYPE_Q5_1,
-    GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q3_K,   GGML_TYPE_Q2_K,  GGML_TYPE_IQ4_XS};
+static const enum ggml_type types[] = {GGML_TYPE_Q4_0,   GGML_TYPE_Q4_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
+                                       GGML_TYPE_MXFP4,  GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q4_K,
+                                       GGML_TYPE_Q5_K,   GGML_TYPE_Q6_K, GGML_TYPE_Q3_K, GGML_TYPE_Q2_K,
+                                       GGML_TYPE_IQ4_XS, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_NVFP4};
 
 // Shapes in blocks along ne0 (times the block size), then ne1..ne3.
 static const int64_t shapes[][4] = {

@@ -1063,7 +1063,8 @@ static void test_quant_rows(void) {
         {GGML_TYPE_Q5_1, HTP_TYPE_Q5_1},     {GGML_TYPE_Q8_0, HTP_TYPE_Q8_0}, {GGML_TYPE_IQ4_NL, HTP_TYPE_IQ4_NL},
         {GGML_TYPE_MXFP4, HTP_TYPE_MXFP4},   {GGML_TYPE_Q4_K, HTP_TYPE_Q4_K}, {GGML_TYPE_Q5_K, HTP_TYPE_Q5_K},
         {GGML_TYPE_Q6_K, HTP_TYPE_Q6_K},     {GGML_TYPE_Q2_K, HTP_TYPE_Q2_K}, {GGML_TYPE_Q3_K, HTP_TYPE_Q3_K},
-        {GGML_TYPE_IQ4_XS, HTP_TYPE_IQ4_XS},
+        {GGML_TYPE_IQ4_XS, HTP_TYPE_IQ4_XS}, {GGML_TYPE_Q1_0, HTP_TYPE_Q1_0}, {GGML_TYPE_Q2_0, HTP_TYPE_Q2_0},
+        {GGML_TYPE_NVFP4, HTP_TYPE_NVFP4},
     };
     static float yr[32 * QR_BLOCKS], yo[32 * QR_BLOCKS];
     for (size_t t = 0; t < sizeof dt / sizeof dt[0]; t++) {
@@ -1081,6 +1082,33 @@ static void test_quant_rows(void) {
             }
             CHECK(bad < 0, "dequantize %s input %d: first different element %d", ggml_type_name(dt[t].g), kind, bad);
         }
+    }
+    // Q1_0, Q2_0, NVFP4 from random bytes: every bit pattern of the quants
+    // and, for NVFP4, every ue4m3 scale (0x7f and those with bit 7 set too).
+    static const enum ggml_type ut[] = {GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_NVFP4};
+    for (size_t t = 0; t < sizeof ut / sizeof ut[0]; t++) {
+        const size_t bytes = (size_t)n / (size_t)ggml_blck_size(ut[t]) * ggml_type_size(ut[t]);
+        for (size_t i = 0; i < bytes; i++) {
+            ref[i] = (uint8_t)rnd_u32();
+        }
+        if (ut[t] == GGML_TYPE_NVFP4) {
+            for (int i = 0; i < 256; i++) {  // scale field i % 4 of block i / 4 is i
+                ref[36 * (i / 4) + i % 4] = (uint8_t)i;
+            }
+        } else {  // fp16 d: finite (ggml and the NPU agree on inf / NaN times 0 anyway)
+            for (size_t b = 0; b < bytes / ggml_type_size(ut[t]); b++) {
+                ref[b * ggml_type_size(ut[t]) + 1] &= 0x7b;
+            }
+        }
+        ggml_get_type_traits(ut[t])->to_float(ref, yr, n);
+        htp_quant_dequant_row((uint32_t)ut[t], ref, yo, n);
+        int bad = -1;
+        for (int i = 0; i < n && bad < 0; i++) {
+            if (memcmp(&yr[i], &yo[i], 4) != 0) {
+                bad = i;
+            }
+        }
+        CHECK(bad < 0, "dequantize %s random bytes: first different element %d", ggml_type_name(ut[t]), bad);
     }
 }
 
@@ -1144,6 +1172,21 @@ static void test_new_checks(void) {
     CHECK(ck(HTP_OP_CONCAT, 0, &a, &b8, &ab) == NS, "CONCAT Q4_0 with Q8_0");
     CHECK(ck(HTP_OP_CONCAT, 0, &as, &b, &ab) == NS, "CONCAT Q4_0 blocks not packed");
     CHECK(ck(HTP_OP_CONCAT, 1, &a, &b, &ab) == IP, "CONCAT dim 1 of unequal rows");
+    // Q1_0 rows need ne0 % 128 == 0, Q2_0 and NVFP4 rows ne0 % 64 == 0 (views of part blocks are refused)
+    {
+        struct htp_tensor_view w1 = ck_view(HTP_TYPE_Q1_0, 64, 4, 1, 1), w2 = ck_view(HTP_TYPE_Q2_0, 32, 4, 1, 1);
+        struct htp_tensor_view wn = ck_view(HTP_TYPE_NVFP4, 96, 4, 1, 1), ri = ck_view(HTP_TYPE_I32, 2, 1, 1, 1);
+        const struct htp_tensor_view * ws[] = {&w1, &w2, &wn};
+        for (int i = 0; i < 3; i++) {
+            struct htp_tensor_view xa = ck_view(HTP_TYPE_F32, ws[i]->ne[0], 2, 1, 1);
+            struct htp_tensor_view dm = ck_view(HTP_TYPE_F32, 4, 2, 1, 1);
+            struct htp_tensor_view dg = ck_view(HTP_TYPE_F32, ws[i]->ne[0], 2, 1, 1);
+            struct htp_tensor_view dc = ck_view(HTP_TYPE_F32, ws[i]->ne[0], 4, 1, 1);
+            CHECK(ck(HTP_OP_MUL_MAT, 0, ws[i], &xa, &dm) == NS, "MUL_MAT of part blocks (type %u)", ws[i]->type);
+            CHECK(ck(HTP_OP_GET_ROWS, 0, ws[i], &ri, &dg) == NS, "GET_ROWS of part blocks (type %u)", ws[i]->type);
+            CHECK(ck(HTP_OP_CPY, 0, ws[i], NULL, &dc) == NS, "CPY of part blocks (type %u)", ws[i]->type);
+        }
+    }
     // GET_ROWS of I32 rows
     struct htp_tensor_view src = ck_view(HTP_TYPE_I32, 8, 10, 1, 1), idx = ck_view(HTP_TYPE_I32, 4, 1, 1, 1);
     struct htp_tensor_view gi = ck_view(HTP_TYPE_I32, 8, 4, 1, 1), gf = ck_view(HTP_TYPE_F32, 8, 4, 1, 1);

@@ -3319,6 +3319,111 @@ static void gen_get_rows_q5(struct suite * s) {
     }
 }
 
+// ---- Q1_0 (blocks of 128), Q2_0 and NVFP4 (64): the QUANT engine takes their
+// blocks as 32-element units (tiled.h). MUL_MAT as gen_mul_mat_q's cases (k
+// in whole blocks: 128 .. 2048, broadcast, permuted operands, a view with
+// longer rows), MUL_MAT_ID, GET_ROWS in both buffers, CPY into F32.
+
+static const enum ggml_type unit_types[] = {GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_NVFP4};
+
+static void gen_mul_mat_unit(struct suite * s) {
+    static const int64_t ms[]     = {1, 15, 16, 33, 50};
+    static const int64_t ns[]     = {1, 3, 8, 9, 17};
+    static const int64_t ks[]     = {128, 384, 512};  // 1..4 blocks of Q1_0, 2..8 of the others
+    static const int64_t bss[][2] = {{1, 1}, {2, 3}};
+    for (size_t ti = 0; ti < sizeof unit_types / sizeof unit_types[0]; ti++) {
+        const enum ggml_type t  = unit_types[ti];
+        const int64_t        bk = ggml_blck_size(t);
+        for (size_t a = 0; a < 5; a++) {
+            for (size_t b = 0; b < 5; b++) {
+                for (size_t c = 0; c < 3; c++) {
+                    struct p_mul_mat p = {
+                        .ta = t, .m = ms[a], .n = ns[b], .k = ks[c], .bs = {1, 1}, .nr = {1, 1}, .per = {0, 1, 2, 3}};
+                    run_case_both(s, &fam_mul_mat, &p);
+                }
+            }
+        }
+        // one block (64 for Q2_0 / NVFP4)
+        struct p_mul_mat p1 = {.ta = t, .m = 17, .n = 3, .k = bk, .bs = {1, 1}, .nr = {1, 1}, .per = {0, 1, 2, 3}};
+        run_case_both(s, &fam_mul_mat, &p1);
+        for (int bc = 0; bc < 2; bc++) {  // batched, broadcast
+            struct p_mul_mat p = {.ta = t, .m = 17, .n = 5, .k = 256, .nr = {2, 1}, .per = {0, 1, 2, 3}};
+            memcpy(p.bs, bss[bc], sizeof p.bs);
+            run_case_both(s, &fam_mul_mat, &p);
+        }
+        // both operands permuted (non-contiguous: plain layout only), decode and prefill
+        for (int64_t n = 1; n <= 5; n += 4) {
+            struct p_mul_mat pp = {.ta = t, .m = 17, .n = n, .k = 384, .bs = {2, 3}, .nr = {2, 1}, .per = {0, 2, 1, 3}};
+            run_case(s, &fam_mul_mat, &pp);
+        }
+        // a view with longer rows in memory (plain layout only), and larger shapes
+        struct p_mul_mat pv = {
+            .ta = t, .m = 20, .n = 4, .k = 256, .bs = {1, 1}, .nr = {1, 1}, .per = {0, 1, 2, 3}, .k_v = 512};
+        run_case(s, &fam_mul_mat, &pv);
+        static const int64_t big[][3] = {{128, 1, 2048}, {64, 130, 1024}, {300, 67, 512}};
+        for (size_t a = 0; a < 3; a++) {
+            struct p_mul_mat p = {.ta  = t,
+                                  .m   = big[a][0],
+                                  .n   = big[a][1],
+                                  .k   = big[a][2],
+                                  .bs  = {1, 1},
+                                  .nr  = {1, 1},
+                                  .per = {0, 1, 2, 3}};
+            run_case_both(s, &fam_mul_mat, &p);
+        }
+    }
+}
+
+static void gen_mul_mat_id_unit(struct suite * s) {
+    static const struct p_mul_mat_id cs[] = {
+        {0, 16, 128, 4, 2, 2, 1}, {0, 17, 256, 4, 2, 1, 5},   {0, 33, 128, 8, 4, 4, 7},
+        {0, 5, 384, 3, 3, 1, 2},  {0, 64, 512, 16, 4, 4, 33}, {0, 40, 256, 32, 8, 1, 12},
+    };
+    for (size_t ti = 0; ti < sizeof unit_types / sizeof unit_types[0]; ti++) {
+        for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+            struct p_mul_mat_id p = cs[i];
+            p.ta                  = unit_types[ti];
+            run_case_both(s, &fam_mul_mat_id, &p);
+        }
+    }
+}
+
+static void gen_get_rows_unit(struct suite * s) {
+    static const int64_t ns[]    = {128, 384, 1024};
+    static const int64_t ms[]    = {1, 5, 37};
+    static const int64_t rs[]    = {1, 4, 9};
+    static const int64_t be[][2] = {{1, 1}, {2, 3}};
+    for (size_t t = 0; t < sizeof unit_types / sizeof unit_types[0]; t++) {
+        for (size_t a = 0; a < 3; a++) {
+            for (size_t b = 0; b < 3; b++) {
+                for (size_t c = 0; c < 3; c++) {
+                    for (size_t d = 0; d < 2; d++) {
+                        struct p_get_rows p = {unit_types[t], ns[a], ms[b], rs[c], be[d][0], be[d][1], 0};
+                        run_case_both(s, &fam_get_rows, &p);
+                    }
+                }
+            }
+        }
+        struct p_get_rows pv = {unit_types[t], 256, 12, 8, 2, 1, 1};  // the index a view
+        run_case_both(s, &fam_get_rows, &pv);
+    }
+}
+
+static void gen_cpy_dequant_unit(struct suite * s) {
+    for (size_t a = 0; a < sizeof unit_types / sizeof unit_types[0]; a++) {
+        const enum ggml_type t   = unit_types[a];
+        struct p_cpy         c[] = {
+                    {t, GGML_TYPE_F32, {256, 4, 4, 4}, {0}, {0}, {0}, 0, {0}},
+                    {t, GGML_TYPE_F32, {256, 2, 3, 4}, {0}, {0, 2, 1, 3}, {0}, 0, {0}},
+                    {t, GGML_TYPE_F32, {512, 3, 1, 2}, {0}, {0}, {0}, 0, {768, 3, 1, 2}},  // into a view
+                    {t, GGML_TYPE_F32, {128, 1, 1, 1}, {0}, {0}, {0}, 0, {0}},
+        };
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+            run_case(s, &fam_cpy, &c[i]);
+        }
+    }
+}
+
 static const struct op_family fam_cpy_wide = {build_cpy, desc_cpy, NULL, max_err_cpy, -3e9f, 3e9f};
 
 // CPY between F32 and I32 (ggml-cpu's only I32 conversions: toward zero
@@ -3692,6 +3797,10 @@ static const struct generator {
     {"FUSE_RMS_NORM_MUL", gen_fuse_rms_norm_mul},
     {"FUSE_MUL_MAT_ADD", gen_fuse_mul_mat_add},
     {"FUSE_MUL_MAT_QKV,FUSE_MUL_MAT_FFN", gen_fuse_mul_mat_shared},
+    {"MUL_MAT", gen_mul_mat_unit},
+    {"MUL_MAT_ID", gen_mul_mat_id_unit},
+    {"GET_ROWS", gen_get_rows_unit},
+    {"CPY", gen_cpy_dequant_unit},
 };
 
 // True when the comma-separated lists a and b share an op name.

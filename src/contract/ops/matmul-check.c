@@ -9,10 +9,11 @@
 
 // Weights of the QUANT engine's integer kernels (matmul-quant.c): the tiled
 // types of 32-element blocks (Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4, Q5_0, Q5_1);
+// and Q1_0, Q2_0, NVFP4, whose blocks the kernels take as 32-element units;
 // the K-quants' 256-element tiles have their own engine.
 static int mm_quant_type(uint32_t type) {
     const struct htp_tile_format * f = htp_tile_format(type);
-    return f != NULL && f->blck_size == 32;
+    return f != NULL && (f->blck_size == 32 || htp_quant_is_unit_type(type));
 }
 
 enum htp_mm_engine htp_mm_engine_of(uint32_t opcode, uint32_t weight_type) {
@@ -111,7 +112,9 @@ static int qmm_weights_check(const struct htp_tensor_view * w) {
         if (w->flags & HTP_TENSOR_TILED) {
             return htp_quant_tiled_view_ok(w) ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
         }
-        return w->nb[0] == (int64_t)htp_tile_format(w->type)->blck_bytes ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
+        const struct htp_tile_format * f = htp_tile_format(w->type);
+        return w->nb[0] == (int64_t)f->blck_bytes && w->ne[0] % f->blck_size == 0 ? HTP_STATUS_OK
+                                                                                  : HTP_STATUS_NO_SUPPORT;
     }
     if (htp_type_is_float(w->type) && !(w->flags & HTP_TENSOR_TILED)) {
         return HTP_STATUS_OK;

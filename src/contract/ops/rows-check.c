@@ -44,7 +44,9 @@ int htp_op_get_rows_check(const struct htp_op_call * call) {
         if (src0->flags & HTP_TENSOR_TILED) {
             return htp_quant_tiled_view_ok(src0) ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
         }
-        return src0->nb[0] == (int64_t)htp_type_traits(src0->type)->type_size ? HTP_STATUS_OK : HTP_STATUS_NO_SUPPORT;
+        const struct htp_type_traits * tt = htp_type_traits(src0->type);
+        return src0->nb[0] == (int64_t)tt->type_size && src0->ne[0] % tt->blck_size == 0 ? HTP_STATUS_OK
+                                                                                         : HTP_STATUS_NO_SUPPORT;
     }
     if (htp_quant_can_dequant_row(src0->type)) {  // 256-element types outside kquant-tiles: plain rows only
         const struct htp_type_traits * tt = htp_type_traits(src0->type);

@@ -1,5 +1,5 @@
 // matmul-quant.c: MUL_MAT with quantized (Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4,
-// Q5_0, Q5_1) or BF16 weights, and MUL_MAT_ID (mixture of experts) for every
+// Q5_0, Q5_1, NVFP4, Q1_0, Q2_0) or BF16 weights, and MUL_MAT_ID (mixture of experts) for every
 // weight type.
 //
 //   MUL_MAT     src0 [K, M, ne02, ne03]  src1 [K, N, ne12, ne13] F32/F16/BF16  dst [M, N, ne12, ne13] F32
@@ -19,6 +19,16 @@
 // and accumulated in f32; Q4_1 and Q5_1 add m_w * d_a * sum(q), as ggml-cpu
 // does with its q8_1 activations. Q5_0 / Q5_1 weights are unpacked as the
 // 4-bit types and get their fifth bit from the tile's masks (tiled.h).
+//
+// Q1_0 (blocks of 128), Q2_0 and NVFP4 (64) are taken as 32-element units,
+// one per activation block (tiled.h: unit k of a row is at k * unit bytes of
+// the group's quant parts): Q1_0's sign masks expand to 0 / 2 with offset 1
+// (x = d (2b - 1)), Q2_0's two bit planes to 0..3 with offset 1, NVFP4's
+// nibbles through the e2m1 table as MXFP4's. NVFP4 has a scale per 16
+// elements, so a unit takes two int dots (its low nibbles, elements 0-15,
+// and its high ones), each started at -128 * the sum of its 16 activation
+// quants and scaled by its own ue4m3 scale; Q1_0's and Q2_0's units all use
+// their block's d.
 //
 // Work: columns (one src1 row each; for MUL_MAT_ID one (slot, token) pair,
 // sorted by expert) are described in a list; tiles of one row group (16 rows)
@@ -261,6 +271,9 @@ static void qmm_act_job(void * arg, uint32_t ith, uint32_t nth) {
 
 static inline int qmm_offset(uint32_t type) {
     switch (type) {
+        case HTP_TYPE_Q1_0:  // expanded to 0 / 2
+        case HTP_TYPE_Q2_0:
+            return 1;
         case HTP_TYPE_Q4_0:
             return 8;
         case HTP_TYPE_Q5_0:
@@ -283,14 +296,137 @@ static inline int qmm_has_min(uint32_t type) {
     return type == HTP_TYPE_Q4_1 || type == HTP_TYPE_Q5_1;
 }
 
+// Q1_0, Q2_0, NVFP4: ggml blocks of several 32-element units (tiled.h).
+static inline int qmm_unit_type(uint32_t type) {
+    return type == HTP_TYPE_Q1_0 || type == HTP_TYPE_Q2_0 || type == HTP_TYPE_NVFP4;
+}
+
+// Units a ggml block, and bytes of a unit's quant part.
+static inline int qmm_units(uint32_t type) {
+    return type == HTP_TYPE_Q1_0 ? 4 : qmm_unit_type(type) ? 2 : 1;
+}
+
+static inline uint32_t qmm_unit_bytes(uint32_t type) {
+    return type == HTP_TYPE_Q1_0 ? HTP_Q1_0_UNIT : type == HTP_TYPE_Q2_0 ? HTP_Q2_0_UNIT : HTP_NVFP4_UNIT;
+}
+
 // Bytes of a tile's quant part and scale part (tiled.h).
 static inline uint32_t qmm_qbytes(uint32_t type) {
-    return type == HTP_TYPE_Q8_0 ? 512 : qmm_q5(type) ? HTP_Q5_Q_BYTES : 256;
+    return type == HTP_TYPE_Q8_0 || type == HTP_TYPE_NVFP4 ? 512 : qmm_q5(type) ? HTP_Q5_Q_BYTES : 256;
 }
 
 static inline uint32_t qmm_sbytes(uint32_t type) {
-    return qmm_has_min(type) ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
+    return qmm_has_min(type) || type == HTP_TYPE_NVFP4 ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
 }
+
+#if !defined(QMM_AVX512)
+// The unit types' scales of unit k of a row (sb: the group's scale parts),
+// for the 16 rows: d[r], and for NVFP4 d[r] of the unit's first sub-block
+// (its low nibbles) and d[16 + r] of its second. Every path (portable, AVX-512,
+// HVX) converts with these exact values.
+static inline void qmm_unit_scales(uint32_t type, const uint8_t * sb, int64_t k, float d[32]) {
+    const int       nu = qmm_units(type);
+    const uint8_t * s  = sb + (size_t)(k / nu) * qmm_sbytes(type);
+    if (type == HTP_TYPE_NVFP4) {
+        const int f = 2 * (int)(k % nu);
+        for (int r = 0; r < HTP_TILE_ROWS; r++) {
+            d[r]      = htp_ue4m3_to_fp32_half(s[16 * f + r]);
+            d[16 + r] = htp_ue4m3_to_fp32_half(s[16 * (f + 1) + r]);
+        }
+        return;
+    }
+    for (int r = 0; r < HTP_TILE_ROWS; r++) {
+        uint16_t h;
+        memcpy(&h, s + 2 * r, 2);
+        d[r] = htp_fp16_to_fp32(h);
+    }
+}
+
+#endif
+
+// Sum of the first 16 int8 quants of an activation block (NVFP4's first sub-block).
+static inline int32_t qmm_half_sum(const uint8_t * aq) {
+    int32_t s = 0;
+    for (int j = 0; j < 16; j++) {
+        s += (int8_t)aq[j];
+    }
+    return s;
+}
+
+#if !defined(QMM_AVX512)
+// Portable: unit k's u8 weights of row r (element order) from its quant part uq.
+static inline void qmm_unit_weights(uint32_t type, const uint8_t * uq, int r, uint8_t w[32]) {
+    for (int e = 0; e < 32; e++) {
+        const int g = e / 4, j = e % 4, bit = 4 * (r & 1) + j;
+        if (type == HTP_TYPE_NVFP4) {
+            const uint8_t b = uq[64 * (g & 3) + 4 * r + j];
+            w[e]            = (uint8_t)(htp_mxfp4_values[g < 4 ? (b & 15) : (b >> 4)] + 128);
+            continue;
+        }
+        const int b0 = (uq[8 * g + r / 2] >> bit) & 1;
+        if (type == HTP_TYPE_Q1_0) {
+            w[e] = (uint8_t)(2 * b0);
+        } else {
+            w[e] = (uint8_t)(b0 + 2 * ((uq[64 + 8 * g + r / 2] >> bit) & 1));
+        }
+    }
+}
+
+// Portable kernel of the unit types (also their reference on HVX builds):
+// unit by unit, rows r, columns c: the int dot(s) of the unit, then
+// out = fma(dot, d * d_a, out) (NVFP4: the first sub-block's, then the second's).
+static void qmm_unit_tile_ref(const uint32_t type, const int nc, const uint8_t * group, int64_t nblk,
+                              const uint8_t * const * acts, float (*out)[HTP_TILE_ROWS]) {
+    const int64_t   nk  = nblk * qmm_units(type);
+    const uint32_t  ub  = qmm_unit_bytes(type);
+    const int       off = qmm_offset(type);
+    const uint8_t * sb  = group + (size_t)nblk * qmm_qbytes(type);
+    for (int c = 0; c < nc; c++) {
+        memset(out[c], 0, sizeof out[c]);
+    }
+    for (int64_t k = 0; k < nk; k++) {
+        float d[32];
+        qmm_unit_scales(type, sb, k, d);
+        for (int r = 0; r < HTP_TILE_ROWS; r++) {
+            uint8_t w[32];
+            qmm_unit_weights(type, group + (size_t)k * ub, r, w);
+            for (int c = 0; c < nc; c++) {
+                const int8_t * aq = (const int8_t *)acts[c] + k * QMM_ABLK;
+                float          ad;
+                int32_t        is;
+                memcpy(&ad, aq + 32, 4);
+                memcpy(&is, aq + 36, 4);
+                if (type == HTP_TYPE_NVFP4) {
+                    const int32_t is0 = qmm_half_sum((const uint8_t *)aq);
+                    int32_t       lo = -off * is0, hi = -off * (is - is0);
+                    for (int e = 0; e < 16; e++) {
+                        lo += (int32_t)w[e] * aq[e];
+                        hi += (int32_t)w[16 + e] * aq[16 + e];
+                    }
+                    out[c][r] = __builtin_fmaf((float)lo, d[r] * ad, out[c][r]);
+                    out[c][r] = __builtin_fmaf((float)hi, d[16 + r] * ad, out[c][r]);
+                } else {
+                    int32_t ia = -off * is;
+                    for (int e = 0; e < 32; e++) {
+                        ia += (int32_t)w[e] * aq[e];
+                    }
+                    out[c][r] = __builtin_fmaf((float)ia, d[r] * ad, out[c][r]);
+                }
+            }
+        }
+    }
+}
+
+// The same on qmm_col columns.
+static inline void qmm_unit_tile_cols(const uint32_t type, const int nc, const uint8_t * group, int64_t nblk,
+                                      const struct qmm_col * cols, float (*out)[HTP_TILE_ROWS]) {
+    const uint8_t * acts[QMM_NC];
+    for (int c = 0; c < nc; c++) {
+        acts[c] = cols[c].act;
+    }
+    qmm_unit_tile_ref(type, nc, group, nblk, acts, out);
+}
+#endif
 
 #if defined(QMM_AVX512)
 
@@ -391,9 +527,182 @@ static inline __attribute__((always_inline)) __m512 qmm_scales(const uint32_t ty
     return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)s));
 }
 
+// NVFP4's ue4m3 scales, 16 bytes at s -> 16 floats, htp_ue4m3_to_fp32_half's values.
+static inline __m512 qmm_ue4m3_avx512(const uint8_t * s) {
+    const __m512i x  = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)s));
+    const __m512i x7 = _mm512_and_si512(x, _mm512_set1_epi32(0x7f));
+    const __m512i e  = _mm512_srli_epi32(x7, 3);
+    const __m512i m  = _mm512_and_si512(x7, _mm512_set1_epi32(7));
+    const __m512i norm =
+        _mm512_or_si512(_mm512_slli_epi32(_mm512_add_epi32(e, _mm512_set1_epi32(119)), 23), _mm512_slli_epi32(m, 20));
+    const __m512 sub = _mm512_mul_ps(_mm512_cvtepi32_ps(m), _mm512_set1_ps(1.0f / 1024.0f));
+    const __m512 v =
+        _mm512_mask_blend_ps(_mm512_cmpeq_epi32_mask(e, _mm512_setzero_si512()), _mm512_castsi512_ps(norm), sub);
+    return _mm512_maskz_mov_ps(_mm512_cmpneq_epi32_mask(x, _mm512_set1_epi32(0x7f)), v);
+}
+
+// Unit k of a unit type as 8 vectors of u8 weights (k-group g in w[g]).
+static inline __attribute__((always_inline)) void qmm_unit_unpack(const uint32_t type, const uint8_t * uq, __m512i lut,
+                                                                  __m512i w[8]) {
+    if (type == HTP_TYPE_NVFP4) {
+        qmm_unpack(HTP_TYPE_MXFP4, uq, lut, 0, w);  // Q4_0's nibble form, the e2m1 table
+        return;
+    }
+    for (int g = 0; g < 8; g++) {
+        uint64_t m0;
+        memcpy(&m0, uq + 8 * g, 8);
+        if (type == HTP_TYPE_Q1_0) {
+            w[g] = _mm512_maskz_mov_epi8(_cvtu64_mask64(m0), _mm512_set1_epi8(2));
+        } else {
+            uint64_t m1;
+            memcpy(&m1, uq + 64 + 8 * g, 8);
+            const __m512i b0 = _mm512_maskz_mov_epi8(_cvtu64_mask64(m0), _mm512_set1_epi8(1));
+            w[g]             = _mm512_mask_add_epi8(b0, _cvtu64_mask64(m1), b0, _mm512_set1_epi8(2));
+        }
+    }
+}
+
+// The scales of unit k of a group (sb: its scale parts): d0 (NVFP4: of the
+// unit's first sub-block) and d1 (NVFP4: of its second).
+static inline __attribute__((always_inline)) void qmm_unit_scales_avx512(const uint32_t type, const uint8_t * sb,
+                                                                         int64_t k, __m512 * d0, __m512 * d1) {
+    const int       nu = qmm_units(type);
+    const uint8_t * s  = sb + (size_t)(k / nu) * qmm_sbytes(type);
+    if (type == HTP_TYPE_NVFP4) {
+        *d0 = qmm_ue4m3_avx512(s + 32 * (k % nu));
+        *d1 = qmm_ue4m3_avx512(s + 32 * (k % nu) + 16);
+    } else {
+        *d0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)s));
+        *d1 = _mm512_setzero_ps();
+    }
+}
+
+// qmm_unit_tile_ref's arithmetic, 16 rows a vector.
+static inline __attribute__((always_inline)) void qmm_unit_tile(const uint32_t type, const int nc,
+                                                                const uint8_t * group, int64_t nblk,
+                                                                const struct qmm_col * cols,
+                                                                float (*out)[HTP_TILE_ROWS]) {
+    const int       nu  = qmm_units(type);
+    const int64_t   nk  = nblk * nu;
+    const uint32_t  ub  = qmm_unit_bytes(type);
+    const int       off = qmm_offset(type);
+    const uint8_t * sb  = group + (size_t)nblk * qmm_qbytes(type);
+    const __m512i   lut = qmm_lut(type == HTP_TYPE_NVFP4 ? HTP_TYPE_MXFP4 : type);
+    __m512          acc[QMM_NC];
+    for (int c = 0; c < nc; c++) {
+        acc[c] = _mm512_setzero_ps();
+    }
+    for (int64_t k = 0; k < nk; k++) {
+        qmm_prefetch(group + k * ub, ub);
+        __m512i w[8];
+        qmm_unit_unpack(type, group + k * ub, lut, w);
+        __m512 d0, d1;
+        qmm_unit_scales_avx512(type, sb, k, &d0, &d1);
+        for (int c = 0; c < nc; c++) {
+            const uint8_t * aq = cols[c].act + k * QMM_ABLK;
+            float           ad;
+            int32_t         is;
+            memcpy(&ad, aq + 32, 4);
+            memcpy(&is, aq + 36, 4);
+            const __m512 vad = _mm512_set1_ps(ad);
+            if (type == HTP_TYPE_NVFP4) {
+                const int32_t is0 = qmm_half_sum(aq);
+                __m512i       lo = _mm512_set1_epi32(-off * is0), hi = _mm512_set1_epi32(-off * (is - is0));
+                for (int g = 0; g < 4; g++) {
+                    int32_t a4, b4;
+                    memcpy(&a4, aq + 4 * g, 4);
+                    memcpy(&b4, aq + 16 + 4 * g, 4);
+                    lo = _mm512_dpbusd_epi32(lo, w[g], _mm512_set1_epi32(a4));
+                    hi = _mm512_dpbusd_epi32(hi, w[g + 4], _mm512_set1_epi32(b4));
+                }
+                acc[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(lo), _mm512_mul_ps(d0, vad), acc[c]);
+                acc[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(hi), _mm512_mul_ps(d1, vad), acc[c]);
+            } else {
+                __m512i ia = _mm512_set1_epi32(-off * is);
+                for (int g = 0; g < 8; g++) {
+                    int32_t a4;
+                    memcpy(&a4, aq + 4 * g, 4);
+                    ia = _mm512_dpbusd_epi32(ia, w[g], _mm512_set1_epi32(a4));
+                }
+                acc[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(ia), _mm512_mul_ps(d0, vad), acc[c]);
+            }
+        }
+    }
+    for (int c = 0; c < nc; c++) {
+        _mm512_storeu_ps(out[c], acc[c]);
+    }
+}
+
+// Decode of the unit types: one column against two row groups, as
+// qmm_tile_pair: each activation broadcast feeds both groups, four
+// independent int chains. The int dots are exact, so splitting Q1_0's and
+// Q2_0's unit dot in two halves gives qmm_unit_tile's sums and bits.
+static inline __attribute__((always_inline)) void qmm_unit_pair(const uint32_t type, const uint8_t * g0,
+                                                                const uint8_t * g1, int64_t nblk,
+                                                                const struct qmm_col * col,
+                                                                float                  out[2][HTP_TILE_ROWS]) {
+    const int64_t   nk   = nblk * qmm_units(type);
+    const uint32_t  ub   = qmm_unit_bytes(type);
+    const int       off  = qmm_offset(type);
+    const uint8_t * sb0  = g0 + (size_t)nblk * qmm_qbytes(type);
+    const uint8_t * sb1  = g1 + (size_t)nblk * qmm_qbytes(type);
+    const __m512i   lut  = qmm_lut(type == HTP_TYPE_NVFP4 ? HTP_TYPE_MXFP4 : type);
+    __m512          acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+    qmm_prefetch_scales_start(type, sb0, nblk);
+    qmm_prefetch_scales_start(type, sb1, nblk);
+    for (int64_t k = 0; k < nk; k++) {
+        qmm_prefetch(g0 + k * ub, ub);
+        qmm_prefetch(g1 + k * ub, ub);
+        if (k % qmm_units(type) == 0) {
+            qmm_prefetch_scales(type, sb0, k / qmm_units(type));
+            qmm_prefetch_scales(type, sb1, k / qmm_units(type));
+        }
+        __m512i w0[8], w1[8];
+        qmm_unit_unpack(type, g0 + k * ub, lut, w0);
+        qmm_unit_unpack(type, g1 + k * ub, lut, w1);
+        const uint8_t * aq = col->act + k * QMM_ABLK;
+        float           ad;
+        int32_t         is;
+        memcpy(&ad, aq + 32, 4);
+        memcpy(&is, aq + 36, 4);
+        const int32_t is0 = type == HTP_TYPE_NVFP4 ? qmm_half_sum(aq) : is;
+        __m512i       lo0 = _mm512_set1_epi32(-off * is0), lo1 = lo0;
+        __m512i       hi0 = _mm512_set1_epi32(type == HTP_TYPE_NVFP4 ? -off * (is - is0) : 0), hi1 = hi0;
+        for (int g = 0; g < 4; g++) {
+            int32_t a4, b4;
+            memcpy(&a4, aq + 4 * g, 4);
+            memcpy(&b4, aq + 16 + 4 * g, 4);
+            const __m512i va = _mm512_set1_epi32(a4), vb = _mm512_set1_epi32(b4);
+            lo0 = _mm512_dpbusd_epi32(lo0, w0[g], va);
+            lo1 = _mm512_dpbusd_epi32(lo1, w1[g], va);
+            hi0 = _mm512_dpbusd_epi32(hi0, w0[g + 4], vb);
+            hi1 = _mm512_dpbusd_epi32(hi1, w1[g + 4], vb);
+        }
+        __m512 d00, d01, d10, d11;
+        qmm_unit_scales_avx512(type, sb0, k, &d00, &d01);
+        qmm_unit_scales_avx512(type, sb1, k, &d10, &d11);
+        const __m512 vad = _mm512_set1_ps(ad);
+        if (type == HTP_TYPE_NVFP4) {
+            acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(lo0), _mm512_mul_ps(d00, vad), acc0);
+            acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(lo1), _mm512_mul_ps(d10, vad), acc1);
+            acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(hi0), _mm512_mul_ps(d01, vad), acc0);
+            acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(hi1), _mm512_mul_ps(d11, vad), acc1);
+        } else {
+            acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(lo0, hi0)), _mm512_mul_ps(d00, vad), acc0);
+            acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(lo1, hi1)), _mm512_mul_ps(d10, vad), acc1);
+        }
+    }
+    _mm512_storeu_ps(out[0], acc0);
+    _mm512_storeu_ps(out[1], acc1);
+}
+
 static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, const int nc, const uint8_t * group,
                                                            int64_t nblk, int64_t K, const struct qmm_col * cols,
                                                            float out[QMM_NC][HTP_TILE_ROWS]) {
+    if (qmm_unit_type(type)) {
+        qmm_unit_tile(type, nc, group, nblk, cols, out);
+        return;
+    }
     const uint32_t qbytes = qmm_qbytes(type);
     const int      off    = qmm_offset(type);
     const uint8_t *qb = group, *sb = group + (size_t)nblk * qbytes;
@@ -441,6 +750,10 @@ static inline __attribute__((always_inline)) void qmm_tile_pair(const uint32_t t
                                                                 const uint8_t * g1, int64_t nblk,
                                                                 const struct qmm_col * col,
                                                                 float                  out[2][HTP_TILE_ROWS]) {
+    if (qmm_unit_type(type)) {
+        qmm_unit_pair(type, g0, g1, nblk, col, out);
+        return;
+    }
     const uint32_t qbytes = qmm_qbytes(type);
     const int      off    = qmm_offset(type);
     const int      hi16   = type == HTP_TYPE_Q4_0 || type == HTP_TYPE_Q4_1;
@@ -508,6 +821,10 @@ static inline float qmm_scale(uint32_t type, const uint8_t * s, int r) {
 static inline __attribute__((always_inline)) void qmm_tile(const uint32_t type, const int nc, const uint8_t * group,
                                                            int64_t nblk, int64_t K, const struct qmm_col * cols,
                                                            float out[QMM_NC][HTP_TILE_ROWS]) {
+    if (qmm_unit_type(type)) {
+        qmm_unit_tile_cols(type, nc, group, nblk, cols, out);
+        return;
+    }
     const int q8 = type == HTP_TYPE_Q8_0;
     const uint32_t qbytes = qmm_qbytes(type);
     const uint32_t sbytes = qmm_sbytes(type);
@@ -671,11 +988,119 @@ static inline __attribute__((always_inline)) void qmm_hvx_rows(const uint32_t ty
     }
 }
 
+// The unit types: unit k's u8 weights of groups A and B (qa, qb: the unit's
+// quant part in each), lanes as qmm_hvx_weights'. Q1_0's and Q2_0's masks
+// are Q5_0's form, expanded by hvx_mask_or into bit 1 (Q1_0: 0 / 2) or bits
+// 0 and 1 (Q2_0's two planes). A Q1_0 unit's 128-byte load reads the next
+// unit or, after the last one, the group's scale parts and padding (at
+// least 64 bytes, tiled.h): it stays inside the group.
+static inline __attribute__((always_inline)) void qmm_hvx_unit_weights(const uint32_t type, const uint8_t * qa,
+                                                                       const uint8_t * qb, hvx_v lut, hvx_v w[8]) {
+    if (type == HTP_TYPE_NVFP4) {
+        qmm_hvx_weights(HTP_TYPE_MXFP4, qa, qb, lut, w);
+        return;
+    }
+    const hvx_vv m = hvx_zip(hvx_ld(qa), hvx_ld(qb), 8);  // lo: A's and B's bit-0 masks, hi: Q2_0's bit-1 masks
+    hvx_v        m0[8];
+    hvx_mask_words(hvx_lo(m), m0);
+    if (type == HTP_TYPE_Q1_0) {
+        for (int g = 0; g < 8; g++) {
+            w[g] = hvx_mask_or(hvx_zero(), m0[g], 1);
+        }
+        return;
+    }
+    hvx_v m1[8];
+    hvx_mask_words(hvx_hi(m), m1);
+    for (int g = 0; g < 8; g++) {
+        w[g] = hvx_mask_or(hvx_mask_or(hvx_zero(), m0[g], 0), m1[g], 1);
+    }
+}
+
+// qmm_unit_tile_ref's rows: out[r] = fma(fa[r], d[r] * ad, out[r]).
+static inline __attribute__((always_inline)) void qmm_hvx_unit_rows(const float * fa, const float * d, float ad,
+                                                                    float * out) {
+    _Pragma("clang loop unroll(disable)") for (int r = 0; r < HTP_TILE_ROWS; r++) {
+        out[r] = __builtin_fmaf(fa[r], d[r] * ad, out[r]);
+    }
+}
+
+// The unit types on HVX: qmm_unit_tile_ref's integer dots 32 lanes at a
+// time (groups A and B, or A twice), its scaling in the same order.
+static inline __attribute__((always_inline)) void qmm_hvx_unit(const uint32_t type, const int nc, const uint8_t * ga,
+                                                               const uint8_t * gb, const int two, int64_t nblk,
+                                                               const struct qmm_col * cols,
+                                                               float (*outa)[HTP_TILE_ROWS],
+                                                               float (*outb)[HTP_TILE_ROWS]) {
+    const int64_t   nk  = nblk * qmm_units(type);
+    const uint32_t  ub  = qmm_unit_bytes(type);
+    const int       off = qmm_offset(type);
+    const uint8_t * sba = ga + (size_t)nblk * qmm_qbytes(type);
+    const uint8_t * sbb = gb + (size_t)nblk * qmm_qbytes(type);
+    const hvx_v     lut = type == HTP_TYPE_NVFP4 ? hvx_table16(htp_mxfp4_values, 128) : hvx_zero();
+    for (int c = 0; c < nc; c++) {
+        memset(outa[c], 0, sizeof outa[c]);
+        if (two) {
+            memset(outb[c], 0, sizeof outb[c]);
+        }
+    }
+    float da[32], db[32];
+    float fa[32] HVX_ALIGN, fb[32] HVX_ALIGN;
+    for (int64_t k = 0; k < nk; k++) {
+        qmm_unit_scales(type, sba, k, da);
+        if (two) {
+            qmm_unit_scales(type, sbb, k, db);
+        }
+        hvx_v w[8];
+        qmm_hvx_unit_weights(type, ga + k * ub, gb + k * ub, lut, w);
+        for (int c = 0; c < nc; c++) {
+            const int8_t * aq = (const int8_t *)cols[c].act + k * QMM_ABLK;
+            float          ad;
+            int32_t        is;
+            memcpy(&ad, __builtin_assume_aligned(aq + 32, 4), 4);
+            memcpy(&is, __builtin_assume_aligned(aq + 36, 4), 4);
+            if (type == HTP_TYPE_NVFP4) {
+                const int32_t is0 = qmm_half_sum((const uint8_t *)aq);
+                hvx_v         lo = hvx_w(-off * is0), hi = hvx_w(-off * (is - is0));
+                for (int g = 0; g < 4; g++) {
+                    lo = hvx_rmpy_acc(lo, w[g], hvx_word(aq + 4 * g));
+                    hi = hvx_rmpy_acc(hi, w[g + 4], hvx_word(aq + 16 + 4 * g));
+                }
+                hvx_st(fa, hvx_small_int_to_float_bits(lo));
+                hvx_st(fb, hvx_small_int_to_float_bits(hi));
+                for (int r = 0; r < HTP_TILE_ROWS; r++) {  // per row: the first sub-block, then the second
+                    outa[c][r] = __builtin_fmaf(fa[r], da[r] * ad, outa[c][r]);
+                    outa[c][r] = __builtin_fmaf(fb[r], da[16 + r] * ad, outa[c][r]);
+                }
+                if (two) {
+                    for (int r = 0; r < HTP_TILE_ROWS; r++) {
+                        outb[c][r] = __builtin_fmaf(fa[16 + r], db[r] * ad, outb[c][r]);
+                        outb[c][r] = __builtin_fmaf(fb[16 + r], db[16 + r] * ad, outb[c][r]);
+                    }
+                }
+                continue;
+            }
+            hvx_v acc = hvx_w(-off * is);
+            for (int g = 0; g < 8; g++) {
+                acc = hvx_rmpy_acc(acc, w[g], hvx_word(aq + 4 * g));
+            }
+            hvx_st(fa, hvx_small_int_to_float_bits(acc));
+            qmm_hvx_unit_rows(fa, da, ad, outa[c]);
+            if (two) {
+                qmm_hvx_unit_rows(fa + 16, db, ad, outb[c]);
+            }
+        }
+    }
+}
+
 // nc columns against groups A (outa) and, when two, B (outb); else gb = ga.
 static inline __attribute__((always_inline)) void qmm_hvx(const uint32_t type, const int nc, const uint8_t * ga,
                                                           const uint8_t * gb, const int two, int64_t nblk,
                                                           const struct qmm_col * cols, float (*outa)[HTP_TILE_ROWS],
                                                           float (*outb)[HTP_TILE_ROWS]) {
+    if (qmm_unit_type(type)) {
+        qmm_hvx_unit(type, nc, ga, gb, two, nblk, cols, outa, outb);
+        return;
+    }
     const uint32_t  qbytes = qmm_qbytes(type);
     const int       off    = qmm_offset(type);
     const int       ss     = qmm_hvx_sstride(type);
@@ -766,6 +1191,9 @@ QMM_FNS(IQ4_NL)
 QMM_FNS(MXFP4)
 QMM_FNS(Q5_0)
 QMM_FNS(Q5_1)
+QMM_FNS(Q1_0)
+QMM_FNS(Q2_0)
+QMM_FNS(NVFP4)
 
 #if defined(__HVX__)
 #define QMM_HVX_FN(T, NC)                                                                                       \
@@ -799,6 +1227,9 @@ QMM_HVX_FNS(IQ4_NL)
 QMM_HVX_FNS(MXFP4)
 QMM_HVX_FNS(Q5_0)
 QMM_HVX_FNS(Q5_1)
+QMM_HVX_FNS(Q1_0)
+QMM_HVX_FNS(Q2_0)
+QMM_HVX_FNS(NVFP4)
 #endif
 
 static const struct qmm_kernels * qmm_kernels(uint32_t type) {
@@ -819,6 +1250,12 @@ static const struct qmm_kernels * qmm_kernels(uint32_t type) {
                 return &qmm_hvx_kernels_Q5_0;
             case HTP_TYPE_Q5_1:
                 return &qmm_hvx_kernels_Q5_1;
+            case HTP_TYPE_Q1_0:
+                return &qmm_hvx_kernels_Q1_0;
+            case HTP_TYPE_Q2_0:
+                return &qmm_hvx_kernels_Q2_0;
+            case HTP_TYPE_NVFP4:
+                return &qmm_hvx_kernels_NVFP4;
             default:
                 return NULL;
         }
@@ -839,6 +1276,12 @@ static const struct qmm_kernels * qmm_kernels(uint32_t type) {
             return &qmm_kernels_Q5_0;
         case HTP_TYPE_Q5_1:
             return &qmm_kernels_Q5_1;
+        case HTP_TYPE_Q1_0:
+            return &qmm_kernels_Q1_0;
+        case HTP_TYPE_Q2_0:
+            return &qmm_kernels_Q2_0;
+        case HTP_TYPE_NVFP4:
+            return &qmm_kernels_NVFP4;
         default:
             return NULL;
     }

@@ -4,7 +4,7 @@
 //
 //   engine   file              weights
 //   FLOAT    matmul-float.c    F32, F16 (MUL_MAT)
-//   QUANT    matmul-quant.c    Q4_0 Q4_1 Q8_0 IQ4_NL MXFP4 Q5_0 Q5_1, BF16; F32/F16 under MUL_MAT_ID
+//   QUANT    matmul-quant.c    Q4_0 Q4_1 Q8_0 IQ4_NL MXFP4 Q5_0 Q5_1 NVFP4 Q1_0 Q2_0, BF16; F32/F16 under MUL_MAT_ID
 //   KQUANT   matmul-kquant.c   Q2_K .. Q6_K, IQ4_XS (and their GET_ROWS)
 
 #ifndef HTP_MATMUL_H

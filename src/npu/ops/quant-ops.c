@@ -74,6 +74,51 @@ static uint16_t rd16(const uint8_t * p) {
     return h;
 }
 
+float htp_ue4m3_to_fp32_half(uint8_t x) {
+    // Bit 7 is ignored; 0x00 and 0x7f (NaN) read as 0. e = bits 3..6, m = bits 0..2:
+    // e = 0: m * 2^-10 (after the factor 0.5); else (1 + m/8) * 2^(e - 8), a normal float.
+    if (x == 0 || x == 0x7f) {
+        return 0.0f;
+    }
+    const uint32_t e = (x >> 3) & 15, m = x & 7;
+    if (e == 0) {
+        return (float)m * (1.0f / 1024.0f);
+    }
+    return htp_bits_f32((e + 119) << 23 | m << 20);
+}
+
+// One block of Q1_0 (128 elements), Q2_0 or NVFP4 (64) at b -> floats, with
+// the expressions of ggml's dequantize_row_q1_0 / _q2_0 / _nvfp4.
+static void dequant_unit_block(uint32_t type, const uint8_t * b, float * y) {
+    switch (type) {
+        case HTP_TYPE_Q1_0: {
+            const float d = htp_fp16_to_fp32(rd16(b)), nd = -d;
+            for (int j = 0; j < 128; j++) {
+                y[j] = (b[2 + j / 8] >> (j % 8)) & 1 ? d : nd;
+            }
+            break;
+        }
+        case HTP_TYPE_Q2_0: {
+            const float d = htp_fp16_to_fp32(rd16(b));
+            for (int j = 0; j < 64; j++) {
+                y[j] = (float)(((b[2 + j / 4] >> (2 * (j % 4))) & 3) - 1) * d;
+            }
+            break;
+        }
+        default: {  // NVFP4: sub-block t of 16 elements, scale t; its element i in qs[8 t + i % 8]
+            for (int t = 0; t < 4; t++) {
+                const float d = htp_ue4m3_to_fp32_half(b[t]);
+                for (int i = 0; i < 8; i++) {
+                    const uint8_t q   = b[4 + 8 * t + i];
+                    y[16 * t + i]     = (float)htp_mxfp4_values[q & 15] * d;
+                    y[16 * t + i + 8] = (float)htp_mxfp4_values[q >> 4] * d;
+                }
+            }
+            break;
+        }
+    }
+}
+
 // One ggml block of type at b -> 32 floats.
 static void dequant_block(uint32_t type, const uint8_t * b, float * y) {
     switch (type) {
@@ -218,6 +263,12 @@ void htp_quant_dequant_row(uint32_t type, const uint8_t * x, float * y, int64_t 
         return;
     }
     const struct htp_type_traits * tt = htp_type_traits(type);
+    if (htp_quant_is_unit_type(type)) {
+        for (int64_t i = 0; i < n / tt->blck_size; i++) {
+            dequant_unit_block(type, x + i * tt->type_size, y + tt->blck_size * i);
+        }
+        return;
+    }
 #if defined(__HVX__)
     if (dequant_hvx_type(type) && !htp_kernels_portable()) {
         for (int64_t i = 0; i < n / 32; i += 4) {
@@ -260,7 +311,11 @@ void htp_quant_dequant_tiled_row(const struct htp_tensor_view * v, int64_t i1, i
     uint8_t block[64];
     for (int64_t kb = k0 / f->blck_size; kb < (k0 + n) / f->blck_size; kb++) {
         htp_tiled_unpack_block(f, group, nblk, (int)(i1 % HTP_TILE_ROWS), kb, block);
-        dequant_block(v->type, block, y + kb * f->blck_size - k0);
+        if (htp_quant_is_unit_type(v->type)) {
+            dequant_unit_block(v->type, block, y + kb * f->blck_size - k0);
+        } else {
+            dequant_block(v->type, block, y + kb * f->blck_size - k0);
+        }
     }
 }
 

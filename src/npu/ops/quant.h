@@ -12,6 +12,10 @@
 //   Q8_0    { fp16 d; i8 qs[32] }            x = d * q
 //   IQ4_NL  { fp16 d; u8 qs[16] }            x = d * iq4nl[q]
 //   MXFP4   { u8 e; u8 qs[16] }              x = 2^(e-128) * fp4x2[q]   (table values doubled)
+//   Q1_0    { fp16 d; u8 qs[16] }  128 elements: bit j % 8 of qs[j / 8] set -> +d, else -d
+//   Q2_0    { fp16 d; u8 qs[16] }  64 elements: q = bits 2 (j % 4) of qs[j / 4], x = d * (q - 1)
+//   NVFP4   { u8 s[4]; u8 qs[32] } 64 elements, sub-block t of 16: x = ue4m3(s[t]) / 2 * fp4x2[q],
+//                                  element i of t in qs[8 t + i % 8] (high nibble for i >= 8)
 // Nibble order (all 4-bit types): qs[j] & 15 is element j, qs[j] >> 4 element j + 16;
 // Q5_0 / Q5_1: bit 4 of element j's q is bit j of qh (a little-endian u32).
 
@@ -28,6 +32,9 @@ extern const int8_t htp_mxfp4_values[16];
 
 // ggml's e8m0 -> fp32 with the 0.5 factor of its doubled fp4 table.
 float htp_e8m0_to_fp32_half(uint8_t e);
+
+// NVFP4's ue4m3 scale -> fp32 as ggml_ue4m3_to_fp32 (which has the same 0.5 factor).
+float htp_ue4m3_to_fp32_half(uint8_t x);
 
 // n elements (a multiple of the block size) of a plain row at x -> y, for
 // the types htp_quant_can_dequant_row names (the K-quants through
@@ -55,7 +62,8 @@ void htp_qmm_quantize_blocks_ref(const float * x, int64_t nb, uint8_t * out);
 
 // The micro-kernels of the Q4_0-family matmuls (matmul-quant.c) on one tiled
 // row group of nblk blocks, for tests: out[c][r] = dot(row r, column c) for
-// nc (1..8) columns of activation blocks acts[c] (htp_qmm_quantize_blocks);
+// nc (1..8) columns of activation blocks acts[c] (htp_qmm_quantize_blocks;
+// nblk * blck_size / 32 of them: Q1_0, Q2_0 and NVFP4 take several a block);
 // the pair form takes one column against groups g0 (out[0]) and g1 (out[1]),
 // as decode does. HVX or portable C as htp_kernels_portable() says.
 void htp_qmm_dot_tile(uint32_t type, const uint8_t * group, int64_t nblk, const uint8_t * const * acts, int nc,

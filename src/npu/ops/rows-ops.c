@@ -32,6 +32,7 @@ struct rows_args {
 // Quantized rows (quant.h): GET_ROWS may read Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
 // IQ4_NL and MXFP4 rows, plain or tiled, and Q2_K, Q3_K, IQ4_XS plain rows (x is then unused: row (i1, i2, i3) is found
 // in the tiles); SET_ROWS may write the KV-cache quant types (plain rows).
+// Q1_0, Q2_0 and NVFP4 rows are read as the 32-element types' (plain or tiled).
 static void rows_copy_q(const struct htp_tensor_view * src, const struct htp_tensor_view * dst, uint8_t * y,
                         const uint8_t * x, int64_t n, int64_t i1, int64_t i2, int64_t i3) {
     float buf[HTP_CHUNK];

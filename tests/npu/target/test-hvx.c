@@ -177,6 +177,13 @@ static const struct qtype q5_types[] = {
     {HTP_TYPE_Q5_1, "q5_1", 24, 32},
 };
 
+// Blocks of several 32-element units (tiled.h): their matmul kernels.
+static const struct qtype unit_types[] = {
+    {HTP_TYPE_Q1_0, "q1_0", 18, 128},
+    {HTP_TYPE_Q2_0, "q2_0", 18, 64},
+    {HTP_TYPE_NVFP4, "nvfp4", 36, 64},
+};
+
 static const struct qtype kq_types[] = {
     {HTP_TYPE_Q4_K, "q4_K", 144, 256}, {HTP_TYPE_Q5_K, "q5_K", 176, 256}, {HTP_TYPE_Q6_K, "q6_K", 210, 256},
     {HTP_TYPE_Q3_K, "q3_K", 110, 256}, {HTP_TYPE_Q2_K, "q2_K", 84, 256},  {HTP_TYPE_IQ4_XS, "iq4_xs", 136, 256},
@@ -191,6 +198,8 @@ static int quant_offset(uint32_t type) {
             return 4;
         case HTP_TYPE_MXFP4:
             return 1;
+        case HTP_TYPE_NVFP4:
+            return 4;
         default:
             return 2;
     }
@@ -215,6 +224,13 @@ static void gen_block32(const struct qtype * t, uint8_t * b, int kind) {
             v = t->type == HTP_TYPE_Q8_0 ? (uint8_t)(i * 8 - 128) : (uint8_t)((i & 15) | ((15 - (i & 15)) << 4));
         }
         b[off + i] = v;
+    }
+    if (t->type == HTP_TYPE_NVFP4) {  // 4 ue4m3 scales: any byte, or edges (0, the 0x7f NaN, subnormals, bit 7)
+        static const uint8_t s_edges[] = {0, 1, 7, 8, 0x38, 0x7e, 0x7f, 0x80, 0xff};
+        for (int i = 0; i < 4; i++) {
+            b[i] = kind == 5 ? s_edges[rnd_n(9)] : (uint8_t)(0x20 + rnd_n(0x30));
+        }
+        return;
     }
     if (t->type == HTP_TYPE_MXFP4) {
         static const uint8_t e_edges[] = {0, 1, 2, 3, 127, 128, 200, 254, 255};
@@ -422,15 +438,17 @@ static void test_qmm_dot(const struct qtype * qt) {
             uint8_t *     rows  = gen_rows(qt, nrows, nblk, 0);
             size_t        gb;
             uint8_t *     g = pack_groups(qt, rows, nrows, nblk, &gb);
-            // 8 columns of activations, quantized as the op does.
-            const size_t stride = ((size_t)nblk * 40 + 63) / 64 * 64;
-            uint8_t *    acts   = guarded(stride * 8);
-            float *      x      = xalloc(sizeof(float) * 32 * (size_t)nblk);
+            // 8 columns of activations, quantized as the op does (blocks of 32:
+            // qk / 32 of them a weight block).
+            const int64_t nact   = nblk * (qt->qk / 32);
+            const size_t  stride = ((size_t)nact * 40 + 63) / 64 * 64;
+            uint8_t *     acts   = guarded(stride * 8);
+            float *       x      = xalloc(sizeof(float) * 32 * (size_t)nact);
             for (int c = 0; c < 8; c++) {
-                for (int64_t b = 0; b < nblk; b++) {
+                for (int64_t b = 0; b < nact; b++) {
                     gen_floats(x + 32 * b, 32, rnd_n(4) == 0 ? rnd_n(6) : 0);
                 }
-                htp_qmm_quantize_blocks_ref(x, nblk, acts + (size_t)c * stride);
+                htp_qmm_quantize_blocks_ref(x, nact, acts + (size_t)c * stride);
             }
             const uint8_t * act[8];
             for (int c = 0; c < 8; c++) {
@@ -694,6 +712,9 @@ int main(void) {
     }
     for (size_t i = 0; i < sizeof q5_types / sizeof q5_types[0]; i++) {
         test_qmm_dot(&q5_types[i]);
+    }
+    for (size_t i = 0; i < sizeof unit_types / sizeof unit_types[0]; i++) {
+        test_qmm_dot(&unit_types[i]);
     }
     for (size_t i = 0; i < sizeof kq_types / sizeof kq_types[0]; i++) {
         test_kq_dot(&kq_types[i]);
