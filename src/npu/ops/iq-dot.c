@@ -63,12 +63,6 @@ void htp_iq_dequant_block(htp_iq_decode_fn decode, const struct htp_codebooks * 
     }
 }
 
-static inline int32_t iq_rd32(const int8_t * p) {
-    int32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
 // The float step of one activation block: out[r] += (d[r] * ad) * tot[r].
 static inline void iq_accumulate(float out[HTP_IQ_TILE_R], const float d[HTP_IQ_TILE_R], float ad,
                                  const int32_t tot[HTP_IQ_TILE_R]) {
@@ -109,6 +103,12 @@ void htp_iq_dot_group_ref(float out[4][HTP_IQ_TILE_R], const struct htp_iq_dtile
 }
 
 #ifdef IQ_AVX512
+
+static inline int32_t iq_rd32(const int8_t * p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
 
 void htp_iq_dot_group(float out[4][HTP_IQ_TILE_R], const struct htp_iq_dtile * dg, int64_t nsb,
                       const struct htp_q8k_block * const * a, int nc) {
