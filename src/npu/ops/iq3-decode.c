@@ -9,7 +9,8 @@
 //
 // The AVX-512 variants gather the 4-byte points 16 at a time, one 64-byte
 // vector per 64 weights, and negate the weights a 64-bit mask of signs
-// names; scales and sign masks are the portable code's integers.
+// names (IQ3_XXS's expanded from its 7-bit fields in vector lanes); the
+// scales are the portable code's.
 
 #include "iq3-decode.h"
 
@@ -17,7 +18,7 @@
 
 #include "fp16.h"
 
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
 #define IQ3_AVX512 1
 #include <immintrin.h>
 #endif
@@ -52,17 +53,28 @@ static void iq3xxs_scales(const uint8_t * block, struct htp_iq_superblock * x) {
     }
 }
 
+// The 4 weights of a point (its bytes, little-endian) with the ones sign
+// bits 0..3 name negated: -v = (v ^ 0xff) + 1 per byte, no carry across
+// bytes since no coordinate is 0.
+static uint32_t signed_point(const uint8_t * point, uint32_t signs4) {
+    static const uint32_t byte_masks[16] = {
+        0x00000000, 0x000000ff, 0x0000ff00, 0x0000ffff, 0x00ff0000, 0x00ff00ff, 0x00ffff00, 0x00ffffff,
+        0xff000000, 0xff0000ff, 0xff00ff00, 0xff00ffff, 0xffff0000, 0xffff00ff, 0xffffff00, 0xffffffff,
+    };
+    const uint32_t m = byte_masks[signs4 & 15];
+    return (load32(point) ^ m) + (m & 0x01010101u);
+}
+
+static void store32(int8_t * q, uint32_t v) {
+    memcpy(q, &v, sizeof v);
+}
+
 void htp_iq3xxs_decode_ref(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
     iq3xxs_scales(block, x);
     for (int w = 0; w < 8; w++) {
         const uint32_t signs = iq3xxs_signs32(load32(block + 66 + 4 * w));
         for (int g = 0; g < 8; g++) {
-            const uint8_t * point = cb->iq3xxs[block[2 + 8 * w + g]];
-            for (int j = 0; j < 4; j++) {
-                const int i      = 4 * g + j;
-                const int v      = point[j];
-                x->q[32 * w + i] = (int8_t)((signs >> i) & 1 ? -v : v);
-            }
+            store32(x->q + 32 * w + 4 * g, signed_point(cb->iq3xxs[block[2 + 8 * w + g]], signs >> (4 * g)));
         }
     }
 }
@@ -80,13 +92,8 @@ static void iq3s_scales(const uint8_t * block, struct htp_iq_superblock * x) {
 void htp_iq3s_decode_ref(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
     iq3s_scales(block, x);
     for (int g = 0; g < 64; g++) {
-        const int       index = block[2 + g] | ((block[66 + g / 8] >> (g % 8)) & 1) << 8;
-        const uint8_t * point = cb->iq3s[index];
-        const uint8_t   signs = block[74 + g / 2];
-        for (int j = 0; j < 4; j++) {
-            const int v     = point[j];
-            x->q[4 * g + j] = (int8_t)((signs >> (4 * (g % 2) + j)) & 1 ? -v : v);
-        }
+        const int index = block[2 + g] | ((block[66 + g / 8] >> (g % 8)) & 1) << 8;
+        store32(x->q + 4 * g, signed_point(cb->iq3s[index], (uint32_t)block[74 + g / 2] >> (4 * (g % 2))));
     }
 }
 
@@ -96,6 +103,21 @@ static __m512i gather16(const uint8_t (*table)[4], __m512i index) {
     return _mm512_i32gather_epi32(index, (const void *)table, 4);
 }
 
+// iq3xxs_signs32 of the two words at p, in 8 lanes: the 7-bit fields, their
+// parity as bit 7, narrowed to the 8 bytes of a 64-bit mask.
+static __mmask64 iq3xxs_signs64_avx512(const uint8_t * p) {
+    const __m256i words =
+        _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(_mm_loadl_epi64((const __m128i *)(const void *)p)),
+                                    _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
+    const __m256i f   = _mm256_and_si256(_mm256_srlv_epi32(words, _mm256_setr_epi32(0, 7, 14, 21, 0, 7, 14, 21)),
+                                         _mm256_set1_epi32(127));
+    __m256i       par = _mm256_xor_si256(f, _mm256_srli_epi32(f, 4));
+    par               = _mm256_xor_si256(par, _mm256_srli_epi32(par, 2));
+    par               = _mm256_xor_si256(par, _mm256_srli_epi32(par, 1));
+    const __m256i b   = _mm256_or_si256(f, _mm256_slli_epi32(_mm256_and_si256(par, _mm256_set1_epi32(1)), 7));
+    return (__mmask64)_mm_cvtsi128_si64(_mm256_cvtepi32_epi8(b));
+}
+
 static void iq3xxs_decode_avx512(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
     iq3xxs_scales(block, x);
     const __m512i zero = _mm512_setzero_si512();
@@ -103,8 +125,7 @@ static void iq3xxs_decode_avx512(const uint8_t * block, const struct htp_codeboo
         const __m512i index =
             _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(block + 2 + 16 * k)));
         const __m512i   v   = gather16(cb->iq3xxs, index);
-        const __mmask64 neg = (__mmask64)iq3xxs_signs32(load32(block + 66 + 8 * k)) |
-                              (__mmask64)iq3xxs_signs32(load32(block + 70 + 8 * k)) << 32;
+        const __mmask64 neg = iq3xxs_signs64_avx512(block + 66 + 8 * k);
         _mm512_storeu_si512((void *)(x->q + 64 * k), _mm512_mask_sub_epi8(v, neg, zero, v));
     }
 }
