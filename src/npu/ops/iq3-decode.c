@@ -91,9 +91,13 @@ static void iq3s_scales(const uint8_t * block, struct htp_iq_superblock * x) {
 
 void htp_iq3s_decode_ref(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
     iq3s_scales(block, x);
-    for (int g = 0; g < 64; g++) {
-        const int index = block[2 + g] | ((block[66 + g / 8] >> (g % 8)) & 1) << 8;
-        store32(x->q + 4 * g, signed_point(cb->iq3s[index], (uint32_t)block[74 + g / 2] >> (4 * (g % 2))));
+    for (int j = 0; j < 8; j++) {  // weights 32 j .. 32 j + 31
+        const uint32_t ninth = block[66 + j];
+        uint32_t       signs = load32(block + 74 + 4 * j);
+        for (int g = 8 * j; g < 8 * j + 8; g++, signs >>= 4) {
+            const int index = block[2 + g] | ((ninth >> (g % 8)) & 1) << 8;
+            store32(x->q + 4 * g, signed_point(cb->iq3s[index], signs));
+        }
     }
 }
 
