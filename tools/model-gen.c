@@ -78,6 +78,9 @@ static const struct {
     {"iq4_nl", GGML_TYPE_IQ4_NL, LLAMA_FTYPE_MOSTLY_IQ4_NL},
     {"iq4_xs", GGML_TYPE_IQ4_XS, LLAMA_FTYPE_MOSTLY_IQ4_XS},
     {"mxfp4", GGML_TYPE_MXFP4, LLAMA_FTYPE_MOSTLY_MXFP4_MOE},
+    {"iq2_xxs", GGML_TYPE_IQ2_XXS, LLAMA_FTYPE_MOSTLY_IQ2_XXS},
+    {"iq2_xs", GGML_TYPE_IQ2_XS, LLAMA_FTYPE_MOSTLY_IQ2_XS},
+    {"iq2_s", GGML_TYPE_IQ2_S, LLAMA_FTYPE_MOSTLY_IQ2_S},
 };
 
 #define N_WEIGHT_TYPES (sizeof(weight_types) / sizeof(weight_types[0]))
@@ -588,6 +591,26 @@ static int parallel_for(int n_workers, int64_t n, range_fn fn, void * arg, size_
 
 // ---------------------------------------------------------------- writer
 
+// One row of n floats into type. The types that need an importance matrix
+// (IQ2_XXS, IQ2_XS, IQ1_S) get one of ones: random weights have no preferred
+// elements.
+static void quantize_row(enum ggml_type type, const float * src, void * dst, int64_t n) {
+    if (!ggml_quantize_requires_imatrix(type)) {
+        ggml_quantize_chunk(type, src, dst, 0, 1, n, NULL);
+        return;
+    }
+    float * ones = malloc(sizeof(float) * (size_t)n);
+    if (!ones) {
+        fprintf(stderr, "htp-model: out of memory for an importance matrix\n");
+        abort();  // a row's worth of floats: the rows themselves are bigger
+    }
+    for (int64_t i = 0; i < n; i++) {
+        ones[i] = 1.0f;
+    }
+    ggml_quantize_chunk(type, src, dst, 0, 1, n, ones);
+    free(ones);
+}
+
 struct pool_job {
     struct pool * pool;
     uint64_t      key;
@@ -598,7 +621,7 @@ static void pool_fill(void * arg, int64_t i0, int64_t i1, float * piece) {
     const float             sd = 1.0f / sqrtf((float)j->pool->len);
     for (int64_t i = i0; i < i1; i++) {
         random_row(mix64(j->key ^ mix64((uint64_t)i + GOLDEN)), piece, PIECE, 0.0f, sd);
-        ggml_quantize_chunk(j->pool->type, piece, j->pool->q + (size_t)i * j->pool->bytes, 0, 1, PIECE, NULL);
+        quantize_row(j->pool->type, piece, j->pool->q + (size_t)i * j->pool->bytes, PIECE);
     }
 }
 
@@ -676,7 +699,7 @@ static void rows_fill(void * arg, int64_t i0, int64_t i1, float * row) {
             }
         } else {
             random_row(key, row, t->ne[0], t->kind == TENSOR_NORM ? 1.0f : 0.0f, weight_sd(t, r));
-            ggml_quantize_chunk(t->type, row, out, 0, 1, t->ne[0], NULL);
+            quantize_row(t->type, row, out, t->ne[0]);
         }
     }
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "proto/htp-proto.h"
+#include "iq-tiles.h"
 #include "kquant-tiles.h"
 
 // --- blocks of a header (hdr_fields x field_bytes) and nq quant bytes ---
@@ -169,7 +170,7 @@ const struct htp_tile_format * htp_tile_format(uint32_t type) {
             return &tile_formats[i];
         }
     }
-    return NULL;
+    return htp_iq_tile_format(type);  // the IQ codebook types: iq-tiles.h
 }
 
 void htp_tiled_strides(const struct htp_tile_format * f, const int64_t ne[4], int64_t nb[4]) {

@@ -1649,8 +1649,17 @@ static void to_type(enum ggml_type type, const float * v, int64_t n, int64_t ne0
                 ((int64_t *)dst)[i] = (int64_t)llrintf(v[i]);
             }
             break;
-        default:  // quantized
-            ggml_quantize_chunk(type, v, dst, 0, n / ne0, ne0, NULL);
+        default:  // quantized (IQ2_XXS, IQ2_XS, IQ1_S want an importance matrix: all ones, as test-backend-ops)
+            if (ggml_quantize_requires_imatrix(type)) {
+                float * im = malloc(sizeof(float) * (size_t)ne0);
+                for (int64_t i = 0; i < ne0; i++) {
+                    im[i] = 1.0f;
+                }
+                ggml_quantize_chunk(type, v, dst, 0, n / ne0, ne0, im);
+                free(im);
+            } else {
+                ggml_quantize_chunk(type, v, dst, 0, n / ne0, ne0, NULL);
+            }
             break;
     }
 }
@@ -3095,6 +3104,105 @@ static void gen_get_rows_kq(struct suite * s) {
     }
 }
 
+// ---- IQ codebook weights (IQ2_XXS, IQ2_XS, IQ2_S): MUL_MAT, MUL_MAT_ID,
+// GET_ROWS, CPY into F32. One type list: an IQ type the NPU gets kernels for
+// (contract/iq-tiles.h) is one more line here. Shapes as the K-quants'
+// (k = 256 .. 4096, broadcast), plus permuted and non-contiguous operands
+// (plain rows) and both buffers (tiled weights).
+
+static const enum ggml_type iq_types[] = {GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S};
+#define IQ_NTYPES ((int)(sizeof iq_types / sizeof iq_types[0]))
+
+static void run_case_both(struct suite * s, const struct op_family * f, const void * p);
+
+static void gen_mul_mat_iq(struct suite * s) {
+    static const int64_t ms[]     = {1, 16, 17, 45};
+    static const int64_t ns[]     = {1, 3, 4, 9};
+    static const int64_t ks[]     = {256, 768};
+    static const int64_t bss[][2] = {{1, 1}, {3, 2}};
+    static const int64_t nrs[][2] = {{1, 1}, {2, 1}};
+    for (int ti = 0; ti < IQ_NTYPES; ti++) {
+        for (size_t a = 0; a < 4; a++) {
+            for (size_t b = 0; b < 4; b++) {
+                for (size_t c = 0; c < 2; c++) {
+                    for (int bc = 0; bc < 2; bc++) {
+                        struct p_mul_mat p = {
+                            .ta = iq_types[ti], .m = ms[a], .n = ns[b], .k = ks[c], .per = {0, 1, 2, 3}};
+                        memcpy(p.bs, bss[bc], sizeof p.bs);
+                        memcpy(p.nr, nrs[bc], sizeof p.nr);
+                        run_case(s, &fam_mul_mat, &p);
+                    }
+                }
+            }
+        }
+        // prefill-like and decode-like shapes, in both buffers
+        static const int64_t big[][3] = {{64, 130, 1024}, {128, 1, 2048}, {33, 70, 512}, {48, 1, 4096}, {20, 5, 4096}};
+        for (size_t a = 0; a < 5; a++) {
+            struct p_mul_mat p = {.ta  = iq_types[ti],
+                                  .m   = big[a][0],
+                                  .n   = big[a][1],
+                                  .k   = big[a][2],
+                                  .bs  = {1, 1},
+                                  .nr  = {1, 1},
+                                  .per = {0, 1, 2, 3}};
+            run_case_both(s, &fam_mul_mat, &p);
+        }
+        // permuted operands (weights then plain rows with strides), and rows of a longer row (views)
+        static const int pers[][4] = {{0, 2, 1, 3}, {0, 1, 3, 2}, {0, 3, 2, 1}};
+        for (size_t a = 0; a < 3; a++) {
+            struct p_mul_mat p = {.ta = iq_types[ti], .m = 17, .n = 5, .k = 512, .bs = {2, 3}, .nr = {1, 1}};
+            memcpy(p.per, pers[a], sizeof p.per);
+            run_case(s, &fam_mul_mat, &p);
+        }
+        struct p_mul_mat v = {
+            .ta = iq_types[ti], .m = 18, .n = 3, .k = 256, .bs = {1, 1}, .nr = {1, 1}, .per = {0, 1, 2, 3}, .k_v = 768};
+        run_case(s, &fam_mul_mat, &v);  // (a view of a tiled weight is described as plain rows: every tiled type)
+    }
+}
+
+static void gen_mul_mat_id_iq(struct suite * s) {
+    static const struct p_mul_mat_id cs[] = {
+        {0, 16, 256, 4, 2, 2, 1}, {0, 17, 256, 4, 2, 1, 5},   {0, 33, 512, 8, 4, 4, 7},
+        {0, 5, 256, 3, 3, 1, 2},  {0, 64, 256, 16, 4, 4, 33},
+    };
+    for (int ti = 0; ti < IQ_NTYPES; ti++) {
+        for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+            struct p_mul_mat_id p = cs[i];
+            p.ta                  = iq_types[ti];
+            run_case_both(s, &fam_mul_mat_id, &p);
+        }
+    }
+}
+
+static void gen_get_rows_iq(struct suite * s) {
+    static const int64_t ns[] = {256, 768};
+    static const int64_t ms[] = {1, 5, 37};
+    static const int64_t rs[] = {1, 4, 9};
+    for (int t = 0; t < IQ_NTYPES; t++) {
+        for (size_t a = 0; a < 2; a++) {
+            for (size_t b = 0; b < 3; b++) {
+                for (size_t c = 0; c < 3; c++) {
+                    struct p_get_rows p = {iq_types[t], ns[a], ms[b], rs[c], c == 2 ? 2 : 1, c == 2 ? 3 : 1, 0};
+                    run_case_both(s, &fam_get_rows, &p);
+                }
+            }
+        }
+    }
+}
+
+static void gen_cpy_dequant_iq(struct suite * s) {
+    for (int t = 0; t < IQ_NTYPES; t++) {
+        struct p_cpy c[] = {
+            {iq_types[t], GGML_TYPE_F32, {256, 4, 4, 4}, {0}, {0}, {0}, 0, {0}},
+            {iq_types[t], GGML_TYPE_F32, {256, 2, 3, 4}, {0}, {0, 2, 1, 3}, {0}, 0, {0}},
+            {iq_types[t], GGML_TYPE_F32, {512, 3, 1, 2}, {0}, {0}, {0}, 0, {768, 3, 1, 2}},  // into a view
+        };
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+            run_case(s, &fam_cpy, &c[i]);
+        }
+    }
+}
+
 // ---- Quantized weights Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4, Q5_0, Q5_1 (and BF16): MUL_MAT,
 // MUL_MAT_ID, GET_ROWS, each in a plain buffer and in a weight buffer (tiled);
 // CPY and SET_ROWS from F32 into Q8_0 / Q4_0 (a quantized KV cache).
@@ -3683,6 +3791,10 @@ static const struct generator {
     {"FUSE_RMS_NORM_MUL", gen_fuse_rms_norm_mul},
     {"FUSE_MUL_MAT_ADD", gen_fuse_mul_mat_add},
     {"FUSE_MUL_MAT_QKV,FUSE_MUL_MAT_FFN", gen_fuse_mul_mat_shared},
+    {"MUL_MAT", gen_mul_mat_iq},
+    {"MUL_MAT_ID", gen_mul_mat_id_iq},
+    {"GET_ROWS", gen_get_rows_iq},
+    {"CPY", gen_cpy_dequant_iq},
 };
 
 // True when the comma-separated lists a and b share an op name.

@@ -5,8 +5,10 @@
 // F32 and I32, and
 // quantization of a float source into rows of whole blocks of the KV-cache
 // quant types (htp_quant_can_quantize: Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL),
-// and dequantization of plain quantized rows into F32 (htp_quant_can_dequant_row).
+// and dequantization of plain quantized rows into F32 (htp_quant_can_dequant_row,
+// and the IQ codebook types of htp_iq_type_ok).
 
+#include "contract/iq-tiles.h"
 #include "contract/quant-types.h"
 #include "contract/type-traits.h"
 #include "op-checks.h"
@@ -26,7 +28,8 @@ int htp_cpy_quantizes(const struct htp_op_call * call) {
 }
 
 int htp_cpy_dequantizes(const struct htp_op_call * call) {
-    return call->src[0] && call->dst[0] && htp_quant_can_dequant_row(call->src[0]->type) &&
+    return call->src[0] && call->dst[0] &&
+           (htp_quant_can_dequant_row(call->src[0]->type) || htp_iq_type_ok(call->src[0]->type)) &&
            call->dst[0]->type == HTP_TYPE_F32;
 }
 

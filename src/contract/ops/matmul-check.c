@@ -3,6 +3,7 @@
 
 #include "matmul-check.h"
 
+#include "contract/iq-tiles.h"
 #include "contract/kquant-tiles.h"
 #include "contract/quant-types.h"
 #include "op-checks.h"
@@ -18,6 +19,9 @@ static int mm_quant_type(uint32_t type) {
 enum htp_mm_engine htp_mm_engine_of(uint32_t opcode, uint32_t weight_type) {
     if (htp_kq_type_ok(weight_type)) {
         return HTP_MM_KQUANT;
+    }
+    if (htp_iq_type_ok(weight_type)) {
+        return HTP_MM_IQ;
     }
     if (mm_quant_type(weight_type) || weight_type == HTP_TYPE_BF16) {
         return HTP_MM_QUANT;
@@ -71,7 +75,9 @@ int64_t htp_kq_mm_plan(const struct htp_tensor_view * w, int64_t ncols, int with
     const struct htp_tile_format * f      = htp_tile_format(w->type);
     const size_t                   gbytes = htp_tiled_group_bytes(f, w->ne[0]);
     size_t                         head   = with_ids ? ((size_t)ncols * sizeof(int32_t) + 127) / 128 * 128 : 0;
-    if (!(w->flags & HTP_TENSOR_TILED)) {
+    if (htp_iq_type_ok(w->type)) {
+        head += (size_t)n_threads * htp_iq_dgroup_bytes(w->ne[0]);  // decoded groups, tiled or not
+    } else if (!(w->flags & HTP_TENSOR_TILED)) {
         head += (size_t)n_threads * gbytes;
     }
     *fixed             = head;
@@ -92,7 +98,7 @@ int64_t htp_kq_mm_plan(const struct htp_tensor_view * w, int64_t ncols, int with
 
 int htp_kq_weights_check(const struct htp_tensor_view * w) {
     const struct htp_tile_format * f = htp_tile_format(w->type);
-    if (!f || !htp_kq_type_ok(w->type) || w->ne[0] % HTP_KQ_QK != 0) {
+    if (!f || !(htp_kq_type_ok(w->type) || htp_iq_type_ok(w->type)) || w->ne[0] % HTP_KQ_QK != 0) {
         return HTP_STATUS_NO_SUPPORT;
     }
     if (w->flags & HTP_TENSOR_TILED) {
@@ -141,7 +147,8 @@ int htp_op_mul_mat_check(const struct htp_op_call * call) {
     }
     size_t fixed;
     switch (htp_mm_engine_of(HTP_OP_MUL_MAT, src0->type)) {
-        case HTP_MM_KQUANT: {
+        case HTP_MM_KQUANT:
+        case HTP_MM_IQ: {
             const int rc = htp_kq_weights_check(src0);
             if (rc != HTP_STATUS_OK) {
                 return rc;
@@ -193,7 +200,8 @@ int htp_op_mul_mat_id_check(const struct htp_op_call * call) {
     if (ids->type != HTP_TYPE_I32 || !htp_type_is_float(src1->type) || dst->type != HTP_TYPE_F32) {
         return HTP_STATUS_NO_SUPPORT;
     }
-    if (htp_mm_engine_of(HTP_OP_MUL_MAT_ID, src0->type) == HTP_MM_KQUANT) {
+    const enum htp_mm_engine engine = htp_mm_engine_of(HTP_OP_MUL_MAT_ID, src0->type);
+    if (engine == HTP_MM_KQUANT || engine == HTP_MM_IQ) {
         const int rc = htp_kq_weights_check(src0);
         if (rc != HTP_STATUS_OK) {
             return rc;

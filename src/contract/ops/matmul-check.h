@@ -33,6 +33,7 @@ enum htp_mm_engine {
     HTP_MM_FLOAT,
     HTP_MM_QUANT,
     HTP_MM_KQUANT,
+    HTP_MM_IQ,  // IQ codebook weights (contract/iq-tiles.h): the K-quant kernels' driver, decoded tiles
 };
 
 // Which kernel runs weights of this type (op: HTP_OP_MUL_MAT or HTP_OP_MUL_MAT_ID).

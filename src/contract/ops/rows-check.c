@@ -2,12 +2,13 @@
 // index). The indices are data: the kernels check each against the row count
 // as they read it.
 //
-//   GET_ROWS  src0 [ne0, n, ne2, ne3] float, Q4_0 family (plain or tiled), K-quant or I32;
+//   GET_ROWS  src0 [ne0, n, ne2, ne3] float, Q4_0 family (plain or tiled), K-quant, IQ (iq-tiles.h) or I32;
 //             src1 I32 [m, ne2, ne3]; dst [ne0, m, ne2, ne3] F32/F16/BF16 (I32 for I32)
 //   SET_ROWS  src0 values [ne0, m, ne2, ne3] F32/F16/BF16; src1 I64 or I32 [m, b2 | ne2, b3 | ne3]
 //             dst [ne0, n, ne2, ne3] float, or plain rows of a KV-cache quant type
 //             (htp_quant_can_quantize)
 
+#include "contract/iq-tiles.h"
 #include "contract/kquant-tiles.h"
 #include "contract/quant-types.h"
 #include "contract/type-traits.h"
@@ -23,7 +24,7 @@ int htp_op_get_rows_check(const struct htp_op_call * call) {
         dst->ne[1] != src1->ne[0] || dst->ne[2] != src1->ne[1] || dst->ne[3] != src1->ne[2]) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    if (htp_kq_type_ok(src0->type)) {
+    if (htp_kq_type_ok(src0->type) || htp_iq_type_ok(src0->type)) {  // tiled or plain rows of whole blocks
         const int rc = htp_kq_weights_check(src0);
         if (rc != HTP_STATUS_OK) {
             return rc;
@@ -37,7 +38,7 @@ int htp_op_get_rows_check(const struct htp_op_call * call) {
     if (src1->type != HTP_TYPE_I32 || !htp_type_is_float(dst->type)) {
         return HTP_STATUS_NO_SUPPORT;
     }
-    if (htp_kq_type_ok(src0->type)) {
+    if (htp_kq_type_ok(src0->type) || htp_iq_type_ok(src0->type)) {
         return HTP_STATUS_OK;
     }
     if (htp_quant_can_dequant(src0->type)) {

@@ -15,8 +15,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "contract/iq-tiles.h"
 #include "contract/ops/op-checks.h"
 #include "contract/type-traits.h"
+#include "matmul.h"
 #include "op-families.h"
 #include "quant.h"
 
@@ -394,7 +396,7 @@ int htp_op_cpy_run(struct htp_op_ctx * ctx) {
         return htp_op_cpy_q_run(ctx);
     }
     if (htp_cpy_dequantizes(&ctx->op)) {
-        return htp_op_cpy_dq_run(ctx);
+        return htp_iq_type_ok(ctx->op.src[0]->type) ? htp_iq_cpy_run(ctx) : htp_op_cpy_dq_run(ctx);
     }
     struct cpy_plan p;
     plan_cpy(ctx, &p);

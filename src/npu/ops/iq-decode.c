@@ -12,6 +12,12 @@
 
 htp_iq_decode_fn htp_iq_decoder(uint32_t type) {
     switch (type) {
+        case HTP_TYPE_IQ2_XXS:
+            return htp_iq2xxs_decode;
+        case HTP_TYPE_IQ2_XS:
+            return htp_iq2xs_decode;
+        case HTP_TYPE_IQ2_S:
+            return htp_iq2s_decode;
         case HTP_TYPE_IQ3_XXS:
             return htp_iq3xxs_decode;
         case HTP_TYPE_IQ3_S:

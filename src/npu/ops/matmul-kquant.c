@@ -23,8 +23,14 @@
 // Plain (not tiled) weights are packed one row group at a time into the
 // worker's slice of scratch and then read as tiles.
 //
-// Scratch: [ids order: ncols int32 (MUL_MAT_ID)] [pack: n_threads x group]
-// [activations: chunk x K/256 blocks]. An op whose smallest working set (one
+// The IQ codebook types (IQ2_XXS, IQ2_XS, IQ2_S, ...: contract/iq-tiles.h)
+// run through the same passes: their row groups, tiled or plain, are decoded
+// into the worker's slice of scratch (decoded tiles, iq-dot.h), once per
+// group and column block, and the dot pass reads those (htp_iq_dot_group;
+// no multi-group decode call).
+//
+// Scratch: [ids order: ncols int32 (MUL_MAT_ID)] [pack: n_threads x group,
+// or n_threads x decoded group (IQ)] [activations: chunk x K/256 blocks]. An op whose smallest working set (one
 // column) does not fit answers HTP_STATUS_VTCM_TOO_SMALL.
 
 #include <stdatomic.h>
@@ -34,6 +40,7 @@
 #include "contract/ops/matmul-check.h"
 #include "matmul.h"
 #include "kquant-dot.h"
+#include "iq-dot.h"
 #include "contract/tiled.h"
 #include "vec.h"
 #include "work-share.h"
@@ -51,13 +58,15 @@ struct kq_mm {
     const struct htp_tensor_view * up;   // MUL_MAT_FFN_GLU's up weights (src0: gate), else NULL
     const struct htp_tile_format * f;
     int                            tiled;
+    htp_iq_decode_fn               iq;         // an IQ codebook type's decoder, else NULL
+    const struct htp_codebooks *   codebooks;  // the session's codebooks (IQ)
     int64_t                        nsb;        // super-blocks per row
     size_t                         gbytes;     // bytes of a row group (tiled, and as packed into scratch)
     int64_t                        ngroup;     // row groups per matrix
     int64_t                        r2, r3;     // MUL_MAT broadcast ratios
     int64_t                        ncols;      // columns in all
     const int32_t *                order;      // MUL_MAT_ID: column j -> e * T + t, sorted by expert
-    uint8_t *                      pack;       // plain weights: n_threads x gbytes
+    uint8_t *                      pack;       // plain weights: n_threads x gbytes (IQ: decoded groups)
     struct htp_q8k_block *         act;        // chunk x nsb blocks
     int64_t                        j0, j1;     // the chunk of columns being computed
     int                            act_ready;  // MUL_MAT_QKV/FFN: the chunk's activations are quantized
@@ -116,6 +125,23 @@ static void kq_quantize_job(void * arg, uint32_t ith, uint32_t nth) {
 // this worker's scratch (kept while the same group is asked for again).
 static const uint8_t * kq_group(const struct kq_mm * a, const uint8_t * w, int64_t g, uint8_t * pack,
                                 const uint8_t ** cached_w, int64_t * cached_g) {
+    if (a->iq) {  // decoded into scratch, from its tiles or its plain rows
+        if (*cached_w != w || *cached_g != g) {
+            const int64_t M  = a->src0->ne[1];
+            const int     n  = (int)htp_min64(HTP_KQ_R, M - g * HTP_KQ_R);
+            const size_t  bb = a->f->blck_bytes;
+            if (a->tiled) {
+                htp_iq_decode_group(a->iq, a->codebooks, w + (size_t)g * a->gbytes, bb, a->f->q_bytes, n, a->nsb,
+                                    (struct htp_iq_dtile *)(void *)pack);
+            } else {
+                htp_iq_decode_group(a->iq, a->codebooks, w + g * HTP_KQ_R * a->src0->nb[1], (size_t)a->src0->nb[1], bb,
+                                    n, a->nsb, (struct htp_iq_dtile *)(void *)pack);
+            }
+            *cached_w = w;
+            *cached_g = g;
+        }
+        return pack;
+    }
     if (a->tiled) {
         return w + (size_t)g * a->gbytes;
     }
@@ -141,7 +167,7 @@ static void kq_tile(struct kq_mm * a, int64_t t, uint8_t * pack, const uint8_t *
         // Decode (a lone column), or every column on HVX: the tile's groups,
         // four or two at a time, one column at a time.
         const int ng = (int)htp_min64(g1 - g, 4) & ~1;
-        if (a->tiled && (c1 - c0 == 1 || a->max_nc == 1) && ng >= 2) {
+        if (a->tiled && !a->iq && (c1 - c0 == 1 || a->max_nc == 1) && ng >= 2) {
             for (int64_t c = c0; c < c1; c++) {
                 const uint8_t *w, *x, *ar;
                 uint8_t *      y;
@@ -181,7 +207,11 @@ static void kq_tile(struct kq_mm * a, int64_t t, uint8_t * pack, const uint8_t *
             }
             const uint8_t * grp = kq_group(a, w, g, pack, cached_w, cached_g);
             float           out[4][HTP_KQ_R];
-            htp_kq_dot_group(a->src0->type, out, grp, a->nsb, act, nc);
+            if (a->iq) {
+                htp_iq_dot_group(out, (const struct htp_iq_dtile *)(const void *)grp, a->nsb, act, nc);
+            } else {
+                htp_kq_dot_group(a->src0->type, out, grp, a->nsb, act, nc);
+            }
             for (int i = 0; i < nc; i++) {
                 htp_mm_store(y[i], a->dst->nb[0], m0, out[i], nr, a->add, ar[i]);
             }
@@ -269,7 +299,8 @@ static void kq_glu_job(void * arg, uint32_t ith, uint32_t nth) {
 
 static void kq_dot_job(void * arg, uint32_t ith, uint32_t nth) {
     struct kq_mm *  a        = arg;
-    uint8_t *       pack     = a->pack ? a->pack + (size_t)ith * a->gbytes : NULL;
+    const size_t    slice    = a->iq ? htp_iq_dgroup_bytes(a->src0->ne[0]) : a->gbytes;
+    uint8_t *       pack     = a->pack ? a->pack + (size_t)ith * slice : NULL;
     const uint8_t * cached_w = NULL;
     int64_t         cached_g = -1;
     (void)nth;  // a->tiles knows the workers
@@ -286,6 +317,7 @@ static void kq_mm_weights(struct kq_mm * a, const struct htp_tensor_view * w) {
     a->src0   = w;
     a->f      = htp_tile_format(w->type);
     a->tiled  = (w->flags & HTP_TENSOR_TILED) != 0;
+    a->iq     = htp_iq_type_ok(w->type) ? htp_iq_decoder(w->type) : NULL;
     a->nsb    = w->ne[0] / HTP_KQ_QK;
     a->gbytes = htp_tiled_group_bytes(a->f, w->ne[0]);
     a->ngroup = htp_tiled_ngroups(w->ne[1]);
@@ -317,11 +349,15 @@ static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
     kq_mm_weights(a, a->src0);
-    uint8_t * p = ctx->vtcm + (a->ids ? ((size_t)a->ncols * sizeof(int32_t) + 127) / 128 * 128 : 0);
-    a->pack     = a->tiled ? NULL : p;
-    a->act      = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
-    ctx->engine = htp_mm_unit(ctx, a->ncols);
-    a->max_nc   = ctx->engine == HTP_UNIT_HMX ? 4 : 1;
+    if (htp_iq_type_ok(a->src0->type) && (!a->iq || !ctx->codebooks)) {
+        return HTP_STATUS_NO_SUPPORT;  // no decoder, or the host sent no codebooks
+    }
+    a->codebooks = ctx->codebooks;
+    uint8_t * p  = ctx->vtcm + (a->ids ? ((size_t)a->ncols * sizeof(int32_t) + 127) / 128 * 128 : 0);
+    a->pack      = a->tiled && !a->iq ? NULL : p;
+    a->act       = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
+    ctx->engine  = htp_mm_unit(ctx, a->ncols);
+    a->max_nc    = ctx->engine == HTP_UNIT_HMX ? 4 : 1;
     for (a->j0 = 0; a->j0 < a->ncols; a->j0 = a->j1) {
         a->j1 = htp_min64(a->ncols, a->j0 + chunk);
         kq_mm_quantize(ctx, a);

@@ -13,6 +13,7 @@ int htp_op_mul_mat_run(struct htp_op_ctx * ctx) {
         case HTP_MM_QUANT:
             return htp_mm_quant_run(ctx);
         case HTP_MM_KQUANT:
+        case HTP_MM_IQ:  // the same driver, with decoded IQ tiles
             return htp_mm_kquant_run(ctx);
         default:
             return HTP_STATUS_NO_SUPPORT;
@@ -33,6 +34,7 @@ int htp_op_mul_mat_id_run(struct htp_op_ctx * ctx) {
         case HTP_MM_QUANT:
             return htp_mm_quant_id_run(ctx);
         case HTP_MM_KQUANT:
+        case HTP_MM_IQ:
             return htp_mm_kquant_id_run(ctx);
         default:
             return HTP_STATUS_NO_SUPPORT;

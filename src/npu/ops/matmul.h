@@ -6,6 +6,7 @@
 //   FLOAT    matmul-float.c    F32, F16 (MUL_MAT)
 //   QUANT    matmul-quant.c    Q4_0 Q4_1 Q8_0 IQ4_NL MXFP4 Q5_0 Q5_1, BF16; F32/F16 under MUL_MAT_ID
 //   KQUANT   matmul-kquant.c   Q2_K .. Q6_K, IQ4_XS (and their GET_ROWS)
+//   IQ       matmul-kquant.c   IQ codebook types (contract/iq-tiles.h), decoded tiles (iq-dot.h)
 
 #ifndef HTP_MATMUL_H
 #define HTP_MATMUL_H
@@ -76,5 +77,9 @@ int htp_mm_kquant_ffn_glu_run(struct htp_op_ctx * ctx);
 
 // GET_ROWS of K-quant rows (tiled or plain).
 int htp_kq_get_rows_run(struct htp_op_ctx * ctx);
+
+// GET_ROWS of IQ codebook rows (tiled or plain) and CPY of them into F32 (iq-ops.c).
+int htp_iq_get_rows_run(struct htp_op_ctx * ctx);
+int htp_iq_cpy_run(struct htp_op_ctx * ctx);
 
 #endif  // HTP_MATMUL_H

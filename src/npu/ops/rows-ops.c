@@ -12,6 +12,7 @@
 
 #include <stdatomic.h>
 
+#include "contract/iq-tiles.h"
 #include "contract/type-traits.h"
 #include "kernels.h"
 #include "kernel-util.h"
@@ -123,6 +124,9 @@ static void get_rows_job(void * arg, uint32_t ith, uint32_t nth) {
 int htp_op_get_rows_run(struct htp_op_ctx * ctx) {
     if (htp_kq_type_ok(ctx->op.src[0]->type)) {
         return htp_kq_get_rows_run(ctx);
+    }
+    if (htp_iq_type_ok(ctx->op.src[0]->type)) {
+        return htp_iq_get_rows_run(ctx);
     }
     struct rows_args a = {ctx->op.src[0], ctx->op.src[1], ctx->op.dst[0], 0};
     if (htp_view_nelements(a.dst) == 0) {

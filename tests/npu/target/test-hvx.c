@@ -19,11 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contract/iq-tiles.h"
 #include "contract/kquant-tiles.h"
 #include "contract/tiled.h"
 #include "fp16.h"
 #include "hexagon/syscall.h"
 #include "hvx.h"
+#include "iq-dot.h"
 #include "kernels.h"
 #include "kquant-dot.h"
 #include "platform/platform.h"
@@ -534,6 +536,94 @@ static void test_kq_dot(const struct qtype * qt) {
 }
 
 // ---------------------------------------------------------------------------
+// IQ codebook dot products (iq-dot.c) over decoded tiles
+// ---------------------------------------------------------------------------
+
+// Codebooks of valid random values (qemu has no host to derive ggml's): the
+// dot products read only the decoded tiles, so any valid points will do.
+static void gen_codebooks(struct htp_codebooks * cb) {
+    static const uint8_t iq2[3] = {8, 25, 43};
+    memset(cb, 0, sizeof *cb);
+    cb->magic = HTP_CODEBOOKS_MAGIC;
+    cb->bytes = sizeof *cb;
+    for (int i = 0; i < 1024 * 8; i++) {
+        (&cb->iq2s[0][0])[i] = iq2[rnd_n(3)];
+        if (i < 512 * 8) {
+            (&cb->iq2xs[0][0])[i] = iq2[rnd_n(3)];
+        }
+        if (i < 256 * 8) {
+            (&cb->iq2xxs[0][0])[i] = iq2[rnd_n(3)];
+        }
+    }
+    for (int i = 0; i < 256 * 4; i++) {
+        (&cb->iq3xxs[0][0])[i] = (uint8_t)(4 + 8 * rnd_n(8));
+    }
+    for (int i = 0; i < 512 * 4; i++) {
+        (&cb->iq3s[0][0])[i] = (uint8_t)(1 + 2 * rnd_n(8));
+    }
+    for (int i = 0; i < 2048 * 8; i++) {
+        (&cb->iq1s[0][0])[i] = (int8_t)(rnd_n(3) - 1);
+    }
+}
+
+static void test_iq_dot(uint32_t type, const struct htp_codebooks * cb) {
+    const struct htp_tile_format * f      = htp_tile_format(type);
+    const htp_iq_decode_fn         decode = htp_iq_decoder(type);
+    char                           name[40];
+    snprintf(name, sizeof name, "iq_dot_group type %u", (unsigned)type);
+    struct tally t = {.name = name};
+    if (!f || !decode) {
+        tally_case(&t, 0, "no tile format or decoder");
+        tally_report(&t);
+        return;
+    }
+    for (int it = 0; it < 10; it++) {
+        const int64_t nsb   = 1 + it % 4;
+        const int     nrows = it < 2 ? 16 : 1 + rnd_n(16);
+        const size_t  rb    = (size_t)nsb * f->blck_bytes;
+        uint8_t *     rows  = guarded(rb * (size_t)nrows);
+        for (size_t i = 0; i < rb * (size_t)nrows; i++) {
+            rows[i] = (uint8_t)rnd();
+        }
+        for (int r = 0; r < nrows; r++) {
+            for (int64_t b = 0; b < nsb; b++) {
+                put16(rows + (size_t)r * rb + (size_t)b * f->blck_bytes, rnd_fp16(it > 1));  // d (IQ2, IQ3)
+            }
+        }
+        struct htp_iq_dtile *  dg  = guarded(htp_iq_dgroup_bytes(256 * nsb));
+        struct htp_q8k_block * act = guarded(sizeof(struct htp_q8k_block) * 4 * (size_t)nsb);
+        float *                x   = xalloc(sizeof(float) * 256 * (size_t)nsb);
+        htp_iq_decode_group(decode, cb, rows, rb, f->blck_bytes, nrows, nsb, dg);
+        for (int c = 0; c < 4; c++) {
+            for (int64_t i = 0; i < nsb * 8; i++) {
+                gen_floats(x + 32 * i, 32, rnd_n(4) == 0 ? rnd_n(6) : 0);
+            }
+            htp_kq_quantize_q8k_ref(act + c * nsb, x, 256 * nsb);
+        }
+        const struct htp_q8k_block * a[4] = {act, act + nsb, act + 2 * nsb, act + 3 * nsb};
+        for (int nc = 1; nc <= 4; nc++) {
+            float o1[4][16], o2[4][16], o3[4][16];
+            memset(o1, 0xa5, sizeof o1);
+            memset(o2, 0x5a, sizeof o2);
+            memset(o3, 0x33, sizeof o3);
+            htp_kernels_set_portable(0);
+            htp_iq_dot_group(o1, dg, nsb, a, nc);
+            htp_kernels_set_portable(1);
+            htp_iq_dot_group(o2, dg, nsb, a, nc);
+            htp_iq_dot_group_ref(o3, dg, nsb, a, nc);
+            const size_t n = sizeof(o1[0]) * (size_t)nc;
+            tally_case(&t, memcmp(o1, o2, n) == 0 && memcmp(o1, o3, n) == 0, "nsb %lld rows %d nc %d", (long long)nsb,
+                       nrows, nc);
+        }
+        free(x);
+        guarded_free(act, sizeof(struct htp_q8k_block) * 4 * (size_t)nsb);
+        guarded_free(dg, htp_iq_dgroup_bytes(256 * nsb));
+        guarded_free(rows, rb * (size_t)nrows);
+    }
+    tally_report(&t);
+}
+
+// ---------------------------------------------------------------------------
 // Dequantization (GET_ROWS): quant-ops.c, kquant-dot.c
 // ---------------------------------------------------------------------------
 
@@ -697,6 +787,21 @@ int main(void) {
     }
     for (size_t i = 0; i < sizeof kq_types / sizeof kq_types[0]; i++) {
         test_kq_dot(&kq_types[i]);
+    }
+    {
+        static struct htp_codebooks cb;
+        gen_codebooks(&cb);
+        if (!htp_codebooks_ok(&cb)) {
+            say("iq codebooks: the generated set fails htp_codebooks_ok");
+            n_fail++;
+        }
+        static const uint32_t iq[] = {HTP_TYPE_IQ2_XXS, HTP_TYPE_IQ2_XS, HTP_TYPE_IQ2_S, HTP_TYPE_IQ3_XXS,
+                                      HTP_TYPE_IQ3_S,   HTP_TYPE_IQ1_S,  HTP_TYPE_IQ1_M};
+        for (size_t i = 0; i < sizeof iq / sizeof iq[0]; i++) {
+            if (htp_iq_type_ok(iq[i])) {  // the types with kernels (contract/iq-tiles.h)
+                test_iq_dot(iq[i], &cb);
+            }
+        }
     }
     for (size_t i = 0; i < sizeof q32_types / sizeof q32_types[0]; i++) {
         if (q32_types[i].type != HTP_TYPE_Q8_0) {  // int8 already: no HVX path to compare

@@ -1,0 +1,81 @@
+// iq2-decode.c: the decoders of IQ2_XXS, IQ2_XS and IQ2_S (iq-decode.h).
+//
+// All three code 8 weights at a time as a point of a codebook whose
+// coordinates are 8, 25 or 43 (contract/codebooks.h), a sign per weight and a
+// 4-bit scale l per 32 (IQ2_XXS) or 16 (IQ2_XS, IQ2_S) weights; ggml's weight
+// is fp16 d * (l + 1/2) / 4 * coordinate * sign = (d / 8) * (2 l + 1) * (+-coordinate),
+// so sc = 2 l + 1 and the decoded d is d / 8 (a power of two: exact).
+//
+//   IQ2_XXS (66 bytes)  d, then per 32 weights 8 bytes: 4 index bytes (one
+//                       per 8 weights), then a 32-bit word of 4 x 7 stored
+//                       sign bits (htp_iq_signs8) and the scale in bits 28..31
+//   IQ2_XS  (74 bytes)  d, 32 x 16-bit: 9-bit index, 7 stored sign bits; then
+//                       8 scale bytes (low nibble: first 16 of the 32, high: last 16)
+//   IQ2_S   (82 bytes)  d, 32 index bytes (low 8 bits), 32 sign bytes (all 8
+//                       signs stored), 8 bytes of high index bits (2 per 8
+//                       weights, from bit 0 up), 8 scale bytes as IQ2_XS's
+
+#include <string.h>
+
+#include "fp16.h"
+#include "iq-decode.h"
+
+static inline uint16_t iq_rd16(const uint8_t * p) {
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t iq_rd32(const uint8_t * p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+// 8 weights of point p (coordinates, unsigned) with signs (bit j: weight j negative).
+static inline void iq_put8(int8_t * q, const uint8_t p[8], uint32_t signs) {
+    for (int j = 0; j < 8; j++) {
+        q[j] = (int8_t)((signs >> j) & 1 ? -(int)p[j] : (int)p[j]);
+    }
+}
+
+void htp_iq2xxs_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+    x->d               = htp_fp16_to_fp32(iq_rd16(block)) * 0.125f;
+    const uint8_t * qs = block + 2;
+    for (int ib = 0; ib < 8; ib++) {
+        const uint8_t * g   = qs + 8 * ib;
+        const uint32_t  aux = iq_rd32(g + 4);
+        const uint8_t   sc  = (uint8_t)(2 * (aux >> 28) + 1);
+        x->sc[2 * ib]       = sc;
+        x->sc[2 * ib + 1]   = sc;
+        for (int l = 0; l < 4; l++) {
+            iq_put8(x->q + 32 * ib + 8 * l, cb->iq2xxs[g[l]], htp_iq_signs8(aux >> (7 * l)));
+        }
+    }
+}
+
+void htp_iq2xs_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+    x->d                   = htp_fp16_to_fp32(iq_rd16(block)) * 0.125f;
+    const uint8_t * qs     = block + 2;
+    const uint8_t * scales = block + 2 + 64;
+    for (int ib = 0; ib < 8; ib++) {
+        x->sc[2 * ib]     = (uint8_t)(2 * (scales[ib] & 15) + 1);
+        x->sc[2 * ib + 1] = (uint8_t)(2 * (scales[ib] >> 4) + 1);
+        for (int l = 0; l < 4; l++) {
+            const uint16_t v = iq_rd16(qs + 2 * (4 * ib + l));
+            iq_put8(x->q + 32 * ib + 8 * l, cb->iq2xs[v & 511], htp_iq_signs8(v >> 9));
+        }
+    }
+}
+
+void htp_iq2s_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+    x->d                   = htp_fp16_to_fp32(iq_rd16(block)) * 0.125f;
+    const uint8_t * lo     = block + 2;
+    const uint8_t * signs  = block + 2 + 32;
+    const uint8_t * hi     = block + 2 + 64;
+    const uint8_t * scales = block + 2 + 64 + 8;
+    for (int ib = 0; ib < 8; ib++) {
+        x->sc[2 * ib]     = (uint8_t)(2 * (scales[ib] & 15) + 1);
+        x->sc[2 * ib + 1] = (uint8_t)(2 * (scales[ib] >> 4) + 1);
+        for (int l = 0; l < 4; l++) {
+            const uint32_t idx = lo[4 * ib + l] | (((uint32_t)hi[ib] >> (2 * l)) & 3) << 8;
+            iq_put8(x->q + 32 * ib + 8 * l, cb->iq2s[idx], signs[4 * ib + l]);
+        }
+    }
+}
