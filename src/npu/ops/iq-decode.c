@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "iq1-decode.h"
+#include "iq3-decode.h"
 #include "proto/htp-proto.h"
 
 htp_iq_decode_fn htp_iq_decoder(uint32_t type) {
@@ -16,6 +18,14 @@ htp_iq_decode_fn htp_iq_decoder(uint32_t type) {
             return htp_iq2xs_decode;
         case HTP_TYPE_IQ2_S:
             return htp_iq2s_decode;
+        case HTP_TYPE_IQ3_XXS:
+            return htp_iq3xxs_decode;
+        case HTP_TYPE_IQ3_S:
+            return htp_iq3s_decode;
+        case HTP_TYPE_IQ1_S:
+            return htp_iq1s_decode;
+        case HTP_TYPE_IQ1_M:
+            return htp_iq1m_decode;
         default:
             return NULL;
     }

@@ -1,0 +1,169 @@
+// iq1-decode.c: IQ1_S and IQ1_M super-blocks into struct htp_iq_superblock
+// (formats: iq1-decode.h). Exactness: ggml forms each weight as
+// (d * (2 s + 1)) * (point + delta) with point + delta in {+-1/8, +-7/8,
+// +-9/8}, exact in fp32, so one rounding in d * scale and one in the
+// product. With d / 8 (exact: d is an fp16 value, IQ1_M's assembled from its
+// four nibbles bit for bit) and q = 8 point + 8 delta, an odd integer,
+// (d / 8) * (2 s + 1) * q rounds at the same two places to the same values
+// scaled by the exact 1/8.
+//
+// The AVX-512 variants form the indices of 8 groups in 32-bit lanes, gather
+// their 8-byte points (one 64-byte vector per 64 weights) and form
+// 8 point +- 1 on bytes; the scales are the portable code's.
+
+#include "iq1-decode.h"
+
+#include <string.h>
+
+#include "fp16.h"
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define IQ1_AVX512 1
+#include <immintrin.h>
+#endif
+
+static uint16_t load16(const uint8_t * p) {
+    uint16_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// The decoded groups of a super-block: 32 indices into iq1s and, per group,
+// whether its delta is -1/8.
+struct iq1_groups {
+    uint16_t index[32];
+    uint32_t neg;  // bit g: group g's delta is negative
+};
+
+static void iq1s_scales(const uint8_t * block, struct htp_iq_superblock * x) {
+    x->d = htp_fp16_to_fp32(load16(block)) * 0.125f;
+    for (int j = 0; j < 8; j++) {
+        const uint8_t sc = (uint8_t)(2 * ((load16(block + 34 + 2 * j) >> 12) & 7) + 1);
+        x->sc[2 * j]     = sc;
+        x->sc[2 * j + 1] = sc;
+    }
+}
+
+static void iq1s_groups(const uint8_t * block, struct iq1_groups * gr) {
+    gr->neg = 0;
+    for (int j = 0; j < 8; j++) {
+        const uint16_t w = load16(block + 34 + 2 * j);
+        for (int l = 0; l < 4; l++) {
+            gr->index[4 * j + l] = (uint16_t)(block[2 + 4 * j + l] | ((w >> (3 * l)) & 7) << 8);
+        }
+        gr->neg |= (uint32_t)(w >> 15) * (0xfu << (4 * j));
+    }
+}
+
+static void iq1m_scales(const uint8_t * block, struct htp_iq_superblock * x) {
+    uint16_t sw[4];
+    for (int i = 0; i < 4; i++) {
+        sw[i] = load16(block + 48 + 2 * i);
+    }
+    const uint16_t dbits = (uint16_t)(sw[0] >> 12 | (sw[1] >> 12) << 4 | (sw[2] >> 12) << 8 | (sw[3] >> 12) << 12);
+    x->d                 = htp_fp16_to_fp32(dbits) * 0.125f;
+    for (int j = 0; j < 8; j++) {
+        const int s      = sw[j / 2] >> (6 * (j % 2));
+        x->sc[2 * j]     = (uint8_t)(2 * (s & 7) + 1);
+        x->sc[2 * j + 1] = (uint8_t)(2 * ((s >> 3) & 7) + 1);
+    }
+}
+
+static void iq1m_groups(const uint8_t * block, struct iq1_groups * gr) {
+    gr->neg = 0;
+    for (int g = 0; g < 32; g++) {
+        const int nib = block[32 + g / 2] >> (4 * (g % 2));
+        gr->index[g]  = (uint16_t)(block[g] | (nib & 7) << 8);
+        gr->neg |= (uint32_t)((nib >> 3) & 1) << g;
+    }
+}
+
+static void iq1_points_ref(const struct htp_codebooks * cb, const struct iq1_groups * gr,
+                           struct htp_iq_superblock * x) {
+    for (int g = 0; g < 32; g++) {
+        const int8_t * point = cb->iq1s[gr->index[g]];
+        const int      delta = (gr->neg >> g) & 1 ? -1 : 1;
+        for (int j = 0; j < 8; j++) {
+            x->q[8 * g + j] = (int8_t)(8 * point[j] + delta);
+        }
+    }
+}
+
+void htp_iq1s_decode_ref(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+    struct iq1_groups gr;
+    iq1s_scales(block, x);
+    iq1s_groups(block, &gr);
+    iq1_points_ref(cb, &gr, x);
+}
+
+void htp_iq1m_decode_ref(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+    struct iq1_groups gr;
+    iq1m_scales(block, x);
+    iq1m_groups(block, &gr);
+    iq1_points_ref(cb, &gr, x);
+}
+
+#ifdef IQ1_AVX512
+// 8 gathered points (groups 8 k .. 8 k + 7) -> 64 weights 8 point +- 1, the
+// delta negative in the groups neg8 names.
+static void iq1_store8(int8_t * q, const struct htp_codebooks * cb, __m256i index, __mmask8 neg8) {
+    const __m512i p  = _mm512_i32gather_epi64(index, (const void *)cb->iq1s, 8);
+    const __m512i p8 = _mm512_and_si512(_mm512_slli_epi16(p, 3), _mm512_set1_epi8((char)0xf8));  // -8, 0, 8
+    const __m512i d  = _mm512_mask_blend_epi64(neg8, _mm512_set1_epi8(1), _mm512_set1_epi8(-1));
+    _mm512_storeu_si512((void *)q, _mm512_add_epi8(p8, d));
+}
+
+static __m256i load8_u8(const uint8_t * p) {
+    return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p));
+}
+
+// IQ1_S: per 8 groups, words 2 k and 2 k + 1 give the high index bits (3 per
+// group) and the deltas' signs (bit 15).
+static void iq1s_decode_avx512(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+    iq1s_scales(block, x);
+    const __m256i word_of  = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+    const __m256i shift_of = _mm256_setr_epi32(0, 3, 6, 9, 0, 3, 6, 9);
+    for (int k = 0; k < 4; k++) {
+        uint32_t w2;
+        memcpy(&w2, block + 34 + 4 * k, sizeof w2);
+        const __m256i  words = _mm256_permutevar8x32_epi32(_mm256_cvtepu16_epi32(_mm_cvtsi32_si128((int)w2)), word_of);
+        const __m256i  hi    = _mm256_and_si256(_mm256_srlv_epi32(words, shift_of), _mm256_set1_epi32(7));
+        const __m256i  index = _mm256_or_si256(load8_u8(block + 2 + 8 * k), _mm256_slli_epi32(hi, 8));
+        const __mmask8 neg8  = (__mmask8)((w2 >> 15 & 1) * 0x0f | (w2 >> 31) * 0xf0);
+        iq1_store8(x->q + 64 * k, cb, index, neg8);
+    }
+}
+
+// IQ1_M: per 8 groups, bytes 4 k .. 4 k + 3 of high hold a nibble each.
+static void iq1m_decode_avx512(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+    iq1m_scales(block, x);
+    const __m256i byte_of  = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
+    const __m256i shift_of = _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4);
+    for (int k = 0; k < 4; k++) {
+        uint32_t h4;
+        memcpy(&h4, block + 32 + 4 * k, sizeof h4);
+        const __m256i  bytes = _mm256_permutevar8x32_epi32(_mm256_cvtepu8_epi32(_mm_cvtsi32_si128((int)h4)), byte_of);
+        const __m256i  nib   = _mm256_srlv_epi32(bytes, shift_of);
+        const __m256i  hi    = _mm256_and_si256(nib, _mm256_set1_epi32(7));
+        const __m256i  index = _mm256_or_si256(load8_u8(block + 8 * k), _mm256_slli_epi32(hi, 8));
+        const __mmask8 neg8  = _mm256_test_epi32_mask(nib, _mm256_set1_epi32(8));
+        iq1_store8(x->q + 64 * k, cb, index, neg8);
+    }
+}
+#endif
+
+void htp_iq1s_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+#ifdef IQ1_AVX512
+    iq1s_decode_avx512(block, cb, x);
+#else
+    htp_iq1s_decode_ref(block, cb, x);
+#endif
+}
+
+void htp_iq1m_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+#ifdef IQ1_AVX512
+    iq1m_decode_avx512(block, cb, x);
+#else
+    htp_iq1m_decode_ref(block, cb, x);
+#endif
+}
