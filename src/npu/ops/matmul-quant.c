@@ -318,7 +318,6 @@ static inline uint32_t qmm_sbytes(uint32_t type) {
     return qmm_has_min(type) || type == HTP_TYPE_NVFP4 ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
 }
 
-#if !defined(QMM_AVX512)
 // The unit types' scales of unit k of a row (sb: the group's scale parts),
 // for the 16 rows: d[r], and for NVFP4 d[r] of the unit's first sub-block
 // (its low nibbles) and d[16 + r] of its second. Every path (portable, AVX-512,
@@ -341,8 +340,6 @@ static inline void qmm_unit_scales(uint32_t type, const uint8_t * sb, int64_t k,
     }
 }
 
-#endif
-
 // Sum of the first 16 int8 quants of an activation block (NVFP4's first sub-block).
 static inline int32_t qmm_half_sum(const uint8_t * aq) {
     int32_t s = 0;
@@ -352,7 +349,6 @@ static inline int32_t qmm_half_sum(const uint8_t * aq) {
     return s;
 }
 
-#if !defined(QMM_AVX512)
 // Portable: unit k's u8 weights of row r (element order) from its quant part uq.
 static inline void qmm_unit_weights(uint32_t type, const uint8_t * uq, int r, uint8_t w[32]) {
     for (int e = 0; e < 32; e++) {
@@ -416,6 +412,12 @@ static void qmm_unit_tile_ref(const uint32_t type, const int nc, const uint8_t *
     }
 }
 
+void htp_qmm_unit_dot_tile_ref(uint32_t type, const uint8_t * group, int64_t nblk, const uint8_t * const * acts, int nc,
+                               float out[8][16]) {
+    qmm_unit_tile_ref(type, nc, group, nblk, acts, out);
+}
+
+#if !defined(QMM_AVX512)
 // The same on qmm_col columns.
 static inline void qmm_unit_tile_cols(const uint32_t type, const int nc, const uint8_t * group, int64_t nblk,
                                       const struct qmm_col * cols, float (*out)[HTP_TILE_ROWS]) {
