@@ -1025,6 +1025,25 @@ static inline __attribute__((always_inline)) void qmm_hvx_unit_rows(const float 
     }
 }
 
+// NVFP4's 64 ue4m3 scales of a tile (s: its scale part) -> the floats of
+// htp_ue4m3_to_fp32_half at sc (field f of row r at 16 f + r): e = bits 3-6,
+// m = bits 0-2; e > 0: (1 + m/8) 2^(e-8), built as bits; e = 0: m 2^-10,
+// (float)m with its exponent lowered by 10; 0x7f (NaN) and 0 give +0.
+static inline __attribute__((always_inline)) void qmm_hvx_nvfp4_scales(const uint8_t * s, float sc[64]) {
+    const hvx_vv h = __builtin_HEXAGON_V6_vunpackub_128B(hvx_ld_tail(s, 64));
+    const hvx_vv w = __builtin_HEXAGON_V6_vunpackuh_128B(hvx_lo(h));
+    for (int i = 0; i < 2; i++) {
+        const hvx_v x    = i ? hvx_hi(w) : hvx_lo(w);
+        const hvx_v e    = (x >> 3) & hvx_w(15);
+        const hvx_v m    = x & hvx_w(7);
+        const hvx_v norm = ((e + hvx_w(119)) << 23) | (m << 20);
+        const hvx_v sub  = hvx_sel_eq(m, hvx_zero(), hvx_zero(), hvx_small_int_to_float_bits(m) - hvx_w(10 << 23));
+        hvx_v       r    = hvx_sel_eq(e, hvx_zero(), sub, norm);
+        r                = hvx_sel_eq(x, hvx_w(0x7f), hvx_zero(), r);
+        hvx_st(sc + 32 * i, r);
+    }
+}
+
 // The unit types on HVX: qmm_unit_tile_ref's integer dots 32 lanes at a
 // time (groups A and B, or A twice), its scaling in the same order.
 static inline __attribute__((always_inline)) void qmm_hvx_unit(const uint32_t type, const int nc, const uint8_t * ga,
@@ -1032,7 +1051,8 @@ static inline __attribute__((always_inline)) void qmm_hvx_unit(const uint32_t ty
                                                                const struct qmm_col * cols,
                                                                float (*outa)[HTP_TILE_ROWS],
                                                                float (*outb)[HTP_TILE_ROWS]) {
-    const int64_t   nk  = nblk * qmm_units(type);
+    const int       nu  = qmm_units(type);
+    const int64_t   nk  = nblk * nu;
     const uint32_t  ub  = qmm_unit_bytes(type);
     const int       off = qmm_offset(type);
     const uint8_t * sba = ga + (size_t)nblk * qmm_qbytes(type);
@@ -1044,14 +1064,30 @@ static inline __attribute__((always_inline)) void qmm_hvx_unit(const uint32_t ty
             memset(outb[c], 0, sizeof outb[c]);
         }
     }
-    float da[32], db[32];
+    float sca[128] HVX_ALIGN, scb[128] HVX_ALIGN;
     float fa[32] HVX_ALIGN, fb[32] HVX_ALIGN;
     for (int64_t k = 0; k < nk; k++) {
-        qmm_unit_scales(type, sba, k, da);
-        if (two) {
-            qmm_unit_scales(type, sbb, k, db);
+        // The scales, converted by HVX integer ops (exact): NVFP4 a tile at a
+        // time, Q1_0's / Q2_0's d (Q4_0's scale part) four tiles at a time.
+        const int64_t kb = k / nu;
+        if (k % nu == 0 && (type == HTP_TYPE_NVFP4 || kb % 4 == 0)) {
+            if (type == HTP_TYPE_NVFP4) {
+                qmm_hvx_nvfp4_scales(sba + (size_t)kb * 64, sca);
+                if (two) {
+                    qmm_hvx_nvfp4_scales(sbb + (size_t)kb * 64, scb);
+                }
+            } else {
+                const int n = (int)htp_min64(4, nblk - kb);
+                qmm_hvx_scales(HTP_TYPE_Q4_0, sba, kb, n, sca);
+                if (two) {
+                    qmm_hvx_scales(HTP_TYPE_Q4_0, sbb, kb, n, scb);
+                }
+            }
         }
-        hvx_v w[8];
+        const int     so = type == HTP_TYPE_NVFP4 ? 32 * (int)(k % nu) : 16 * (int)(kb % 4);
+        const float * da = sca + so;  // NVFP4: + 16 the second sub-block's
+        const float * db = scb + so;
+        hvx_v         w[8];
         qmm_hvx_unit_weights(type, ga + k * ub, gb + k * ub, lut, w);
         for (int c = 0; c < nc; c++) {
             const int8_t * aq = (const int8_t *)cols[c].act + k * QMM_ABLK;
