@@ -73,7 +73,10 @@
 //              element 32u + e: 1 -> +d, 0 -> -d). The kernels expand a
 //              set bit to 2, a clear one to 0, and take offset 1 (2b - 1 = +-1).
 //              1 bit a weight, as ggml's block: its 128-element block stays one
-//              scale in s, read by all 4 units.
+//              scale in s, read by all 4 units. After the last unit's masks
+//              at least 128 bytes of the group follow (its scale parts and
+//              padding: 32 nblk + pad is a positive multiple of 128), so a
+//              128-byte load at any unit stays inside the group (HVX).
 //           s: 32 bytes, 16 x fp16 d
 //   Q2_0    q: 256 bytes, 2 units of 128 bytes: unit u's 64 bytes of masks
 //              of bit 0 of its 32 quants (element 32u + e: bit e), then 64

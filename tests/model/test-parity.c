@@ -2,7 +2,7 @@
 // compared position by position.
 //
 // For every architecture htp-model writes (llama, qwen3, qwen3moe) and every
-// weight type of the issue (F16, Q8_0, Q4_0, MXFP4, Q4_K; and Q5_0, Q5_1), a tiny model (the
+// weight type of the issue (F16, Q8_0, Q4_0, MXFP4, Q4_K; and Q5_0, Q5_1, NVFP4, Q1_0, Q2_0), a tiny model (the
 // "tiny" preset: 256 wide, 2 layers, rows multiples of 256 so K-quants fit)
 // is written, loaded on the CPU the way a llama.cpp user gets it and on HTP0
 // with every layer offloaded, and fed the same tokens: the prompt in one
@@ -555,7 +555,8 @@ done:
 
 static const enum htp_model_arch archs[] = {HTP_MODEL_ARCH_LLAMA, HTP_MODEL_ARCH_QWEN3, HTP_MODEL_ARCH_QWEN3MOE};
 static const enum ggml_type      types[] = {GGML_TYPE_F16,  GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_MXFP4,
-                                            GGML_TYPE_Q4_K, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1};
+                                            GGML_TYPE_Q4_K, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_NVFP4,
+                                            GGML_TYPE_Q1_0, GGML_TYPE_Q2_0};
 
 // Runs one case in a child; fills r from its report. 0 = the child reported.
 static int fork_case(enum htp_model_arch arch, enum ggml_type type, const char * dir, struct case_result * r,

@@ -324,8 +324,14 @@ static const struct {
     {"q8_0", GGML_TYPE_Q8_0, &quant_limits},   {"q4_0", GGML_TYPE_Q4_0, &quant_limits},
     {"q4_1", GGML_TYPE_Q4_1, &quant_limits},   {"q5_0", GGML_TYPE_Q5_0, &quant_limits},
     {"q5_1", GGML_TYPE_Q5_1, &quant_limits},   {"iq4_nl", GGML_TYPE_IQ4_NL, &quant_limits},
-    {"mxfp4", GGML_TYPE_MXFP4, &quant_limits},
+    {"mxfp4", GGML_TYPE_MXFP4, &quant_limits}, {"nvfp4", GGML_TYPE_NVFP4, &quant_limits},
 };
+// Not here: Q1_0 (no row of this model is a multiple of 128: every weight
+// falls back to F16) and Q2_0 (the model does not survive 2 bits: ggml-cpu's
+// own story log-likelihood drops from about -1 to -11 and its greedy text is
+// noise, so near-ties everywhere; HTP0's log-likelihood stays within 0.2 % of
+// it, but its worst logit NMSE, 1.3e-2, misses quant_limits' 1e-2). Both have
+// their whole-model cases in test-parity.
 
 static int wanted(const char * list, const char * name) {
     if (!list) {

@@ -24,6 +24,7 @@
 #include "ggml-cpu.h"
 #include "ggml.h"
 #include "contract/op-check.h"
+#include "contract/tiled.h"
 #include "contract/type-traits.h"
 #include "npu/ops/kernels.h"
 #include "npu/ops/quant.h"
@@ -1194,6 +1195,80 @@ static void test_new_checks(void) {
     CHECK(ck(HTP_OP_GET_ROWS, 0, &src, &idx, &gf) == NS, "GET_ROWS I32 -> F32");
 }
 
+// The matmul kernels of Q1_0, Q2_0 and NVFP4 (matmul-quant.c) on this
+// machine's SIMD path (AVX-512 VNNI here) against their portable C
+// (htp_qmm_unit_dot_tile_ref), bit for bit: two row groups (the second
+// padded), 1..8 columns and the decode pair, blocks ggml quantized and random
+// bytes (every quant pattern and NVFP4 scale, fp16 d finite).
+static void test_unit_matmul(void) {
+    static const enum ggml_type types[] = {GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_NVFP4};
+    static const int64_t        nblks[] = {1, 2, 3, 5, 8, 13};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        const uint32_t                 ht = (uint32_t)types[t];
+        const struct htp_tile_format * f  = htp_tile_format(ht);
+        CHECK(f != NULL, "%s: a tile format", ggml_type_name(types[t]));
+        if (!f) {
+            continue;
+        }
+        for (size_t si = 0; si < sizeof nblks / sizeof nblks[0]; si++) {
+            for (int random_bytes = 0; random_bytes < 2; random_bytes++) {
+                const int64_t nblk = nblks[si], k = nblk * f->blck_size, nact = k / 32;
+                const size_t  rb   = (size_t)nblk * f->blck_bytes;
+                uint8_t *     rows = malloc(rb * 32);
+                float *       x    = malloc(sizeof(float) * (size_t)k * 32);
+                for (int64_t i = 0; i < k * 32; i++) {
+                    x[i] = rnd_f(-1, 1);
+                }
+                ggml_quantize_chunk(types[t], x, rows, 0, 32, k, NULL);
+                for (size_t i = 0; random_bytes && i < rb * 32; i++) {
+                    const size_t off = i % f->blck_bytes;
+                    rows[i]          = (uint8_t)rnd_u32();
+                    if (ht != HTP_TYPE_NVFP4 && off == 1) {
+                        rows[i] &= 0x7b;  // fp16 d: finite
+                    }
+                }
+                const size_t gb = (size_t)htp_tiled_group_bytes(f, k);
+                uint8_t *    g  = calloc(2 * gb, 1);
+                htp_tiled_pack_group(f, rows, rb, 16, nblk, g);
+                htp_tiled_pack_group(f, rows + 16 * rb, rb, 16 - (int)(si % 4), nblk, g + gb);
+                uint8_t *       acts = malloc((size_t)nact * 40 * 8);
+                const uint8_t * ap[8];
+                for (int c = 0; c < 8; c++) {
+                    for (int64_t i = 0; i < k; i++) {
+                        x[i] = rnd_f(-3, 3) * (c == 3 ? 1e-3f : 1.0f);
+                    }
+                    ap[c] = acts + (size_t)c * (size_t)nact * 40;
+                    htp_qmm_quantize_blocks_ref(x, nact, acts + (size_t)c * (size_t)nact * 40);
+                }
+                int bad = 0;
+                for (int grp = 0; grp < 2; grp++) {
+                    for (int nc = 1; nc <= 8; nc++) {
+                        float o1[8][16], o2[8][16];
+                        memset(o1, 0xa5, sizeof o1);
+                        memset(o2, 0x5a, sizeof o2);
+                        htp_qmm_dot_tile(ht, g + grp * gb, nblk, ap, nc, o1);
+                        htp_qmm_unit_dot_tile_ref(ht, g + grp * gb, nblk, ap, nc, o2);
+                        bad += memcmp(o1, o2, sizeof o1[0] * (size_t)nc) != 0;
+                    }
+                }
+                for (int c = 0; c < 8; c++) {
+                    float o1[2][16], o2[8][16], o3[8][16];
+                    htp_qmm_dot_pair(ht, g, g + gb, nblk, ap[c], o1);
+                    htp_qmm_unit_dot_tile_ref(ht, g, nblk, ap + c, 1, o2);
+                    htp_qmm_unit_dot_tile_ref(ht, g + gb, nblk, ap + c, 1, o3);
+                    bad += memcmp(o1[0], o2[0], sizeof o1[0]) != 0 || memcmp(o1[1], o3[0], sizeof o1[1]) != 0;
+                }
+                CHECK(bad == 0, "%s matmul kernels nblk %lld%s: %d of 24 calls differ from the portable C",
+                      ggml_type_name(types[t]), (long long)nblk, random_bytes ? " (random bytes)" : "", bad);
+                free(rows);
+                free(x);
+                free(g);
+                free(acts);
+            }
+        }
+    }
+}
+
 int main(void) {
     g_cpu = ggml_backend_cpu_init();
     if (!g_cpu) {
@@ -1219,6 +1294,7 @@ int main(void) {
         {"refusals", test_refusals},
         {"quant rows", test_quant_rows},
         {"new checks", test_new_checks},
+        {"unit matmul", test_unit_matmul},
     };
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
         const int c = n_check, f = n_fail;

@@ -319,7 +319,6 @@ static inline uint32_t qmm_sbytes(uint32_t type) {
     return qmm_has_min(type) || type == HTP_TYPE_NVFP4 ? 64 : type == HTP_TYPE_MXFP4 ? 16 : 32;
 }
 
-#if !defined(QMM_AVX512)
 // The unit types' scales of unit k of a row (sb: the group's scale parts),
 // for the 16 rows: d[r], and for NVFP4 d[r] of the unit's first sub-block
 // (its low nibbles) and d[16 + r] of its second. Every path (portable, AVX-512,
@@ -342,8 +341,6 @@ static inline void qmm_unit_scales(uint32_t type, const uint8_t * sb, int64_t k,
     }
 }
 
-#endif
-
 // Sum of the first 16 int8 quants of an activation block (NVFP4's first sub-block).
 static inline int32_t qmm_half_sum(const uint8_t * aq) {
     int32_t s = 0;
@@ -353,7 +350,6 @@ static inline int32_t qmm_half_sum(const uint8_t * aq) {
     return s;
 }
 
-#if !defined(QMM_AVX512)
 // Portable: unit k's u8 weights of row r (element order) from its quant part uq.
 static inline void qmm_unit_weights(uint32_t type, const uint8_t * uq, int r, uint8_t w[32]) {
     for (int e = 0; e < 32; e++) {
@@ -417,6 +413,12 @@ static void qmm_unit_tile_ref(const uint32_t type, const int nc, const uint8_t *
     }
 }
 
+void htp_qmm_unit_dot_tile_ref(uint32_t type, const uint8_t * group, int64_t nblk, const uint8_t * const * acts, int nc,
+                               float out[8][16]) {
+    qmm_unit_tile_ref(type, nc, group, nblk, acts, out);
+}
+
+#if !defined(QMM_AVX512)
 // The same on qmm_col columns.
 static inline void qmm_unit_tile_cols(const uint32_t type, const int nc, const uint8_t * group, int64_t nblk,
                                       const struct qmm_col * cols, float (*out)[HTP_TILE_ROWS]) {
@@ -1024,6 +1026,25 @@ static inline __attribute__((always_inline)) void qmm_hvx_unit_rows(const float 
     }
 }
 
+// NVFP4's 64 ue4m3 scales of a tile (s: its scale part) -> the floats of
+// htp_ue4m3_to_fp32_half at sc (field f of row r at 16 f + r): e = bits 3-6,
+// m = bits 0-2; e > 0: (1 + m/8) 2^(e-8), built as bits; e = 0: m 2^-10,
+// (float)m with its exponent lowered by 10; 0x7f (NaN) and 0 give +0.
+static inline __attribute__((always_inline)) void qmm_hvx_nvfp4_scales(const uint8_t * s, float sc[64]) {
+    const hvx_vv h = __builtin_HEXAGON_V6_vunpackub_128B(hvx_ld_tail(s, 64));
+    const hvx_vv w = __builtin_HEXAGON_V6_vunpackuh_128B(hvx_lo(h));
+    for (int i = 0; i < 2; i++) {
+        const hvx_v x    = i ? hvx_hi(w) : hvx_lo(w);
+        const hvx_v e    = (x >> 3) & hvx_w(15);
+        const hvx_v m    = x & hvx_w(7);
+        const hvx_v norm = ((e + hvx_w(119)) << 23) | (m << 20);
+        const hvx_v sub  = hvx_sel_eq(m, hvx_zero(), hvx_zero(), hvx_small_int_to_float_bits(m) - hvx_w(10 << 23));
+        hvx_v       r    = hvx_sel_eq(e, hvx_zero(), sub, norm);
+        r                = hvx_sel_eq(x, hvx_w(0x7f), hvx_zero(), r);
+        hvx_st(sc + 32 * i, r);
+    }
+}
+
 // The unit types on HVX: qmm_unit_tile_ref's integer dots 32 lanes at a
 // time (groups A and B, or A twice), its scaling in the same order.
 static inline __attribute__((always_inline)) void qmm_hvx_unit(const uint32_t type, const int nc, const uint8_t * ga,
@@ -1031,7 +1052,8 @@ static inline __attribute__((always_inline)) void qmm_hvx_unit(const uint32_t ty
                                                                const struct qmm_col * cols,
                                                                float (*outa)[HTP_TILE_ROWS],
                                                                float (*outb)[HTP_TILE_ROWS]) {
-    const int64_t   nk  = nblk * qmm_units(type);
+    const int       nu  = qmm_units(type);
+    const int64_t   nk  = nblk * nu;
     const uint32_t  ub  = qmm_unit_bytes(type);
     const int       off = qmm_offset(type);
     const uint8_t * sba = ga + (size_t)nblk * qmm_qbytes(type);
@@ -1043,14 +1065,30 @@ static inline __attribute__((always_inline)) void qmm_hvx_unit(const uint32_t ty
             memset(outb[c], 0, sizeof outb[c]);
         }
     }
-    float da[32], db[32];
+    float sca[128] HVX_ALIGN, scb[128] HVX_ALIGN;
     float fa[32] HVX_ALIGN, fb[32] HVX_ALIGN;
     for (int64_t k = 0; k < nk; k++) {
-        qmm_unit_scales(type, sba, k, da);
-        if (two) {
-            qmm_unit_scales(type, sbb, k, db);
+        // The scales, converted by HVX integer ops (exact): NVFP4 a tile at a
+        // time, Q1_0's / Q2_0's d (Q4_0's scale part) four tiles at a time.
+        const int64_t kb = k / nu;
+        if (k % nu == 0 && (type == HTP_TYPE_NVFP4 || kb % 4 == 0)) {
+            if (type == HTP_TYPE_NVFP4) {
+                qmm_hvx_nvfp4_scales(sba + (size_t)kb * 64, sca);
+                if (two) {
+                    qmm_hvx_nvfp4_scales(sbb + (size_t)kb * 64, scb);
+                }
+            } else {
+                const int n = (int)htp_min64(4, nblk - kb);
+                qmm_hvx_scales(HTP_TYPE_Q4_0, sba, kb, n, sca);
+                if (two) {
+                    qmm_hvx_scales(HTP_TYPE_Q4_0, sbb, kb, n, scb);
+                }
+            }
         }
-        hvx_v w[8];
+        const int     so = type == HTP_TYPE_NVFP4 ? 32 * (int)(k % nu) : 16 * (int)(kb % 4);
+        const float * da = sca + so;  // NVFP4: + 16 the second sub-block's
+        const float * db = scb + so;
+        hvx_v         w[8];
         qmm_hvx_unit_weights(type, ga + k * ub, gb + k * ub, lut, w);
         for (int c = 0; c < nc; c++) {
             const int8_t * aq = (const int8_t *)cols[c].act + k * QMM_ABLK;

@@ -257,12 +257,54 @@ static void dequant_blocks_hvx(uint32_t type, const uint8_t * const blk[4], int 
 }
 #endif
 
+#if defined(__HVX__)
+// NVFP4 a vector at a time: the 32 quant bytes of up to 4 blocks at 32 i;
+// zipping the low and high nibbles 8 bytes at a time puts each sub-block's
+// elements in order (its 8 bytes' low nibbles, then their high ones), so
+// block i's 64 elements are bytes 64 i .. of the pair; the e2m1 table
+// (vlut32), then dequant_unit_block's scalar convert.
+static void dequant_nvfp4_hvx(const uint8_t * const blk[4], int n, float * y) {
+    uint8_t buf[128] HVX_ALIGN;
+    for (int i = 0; i < n; i++) {
+        memcpy(buf + 32 * i, blk[i] + 4, 32);
+    }
+    memset(buf + 32 * n, 0, sizeof buf - 32 * (size_t)n);  // (no byte written twice: hvx.h)
+    const hvx_v  v   = hvx_ld(buf);
+    const hvx_vv z   = hvx_zip(hvx_nib_lo(v), hvx_nib_hi(v), 8);
+    const hvx_v  tab = hvx_table16(htp_mxfp4_values, 0);
+    int8_t       q[256] HVX_ALIGN;
+    hvx_st(q, hvx_lut16(hvx_lo(z), tab));
+    hvx_st(q + 128, hvx_lut16(hvx_hi(z), tab));
+    for (int i = 0; i < n; i++) {
+        for (int t = 0; t < 4; t++) {
+            const float d = htp_ue4m3_to_fp32_half(blk[i][t]);
+            for (int j = 0; j < 16; j++) {
+                y[64 * i + 16 * t + j] = (float)q[64 * i + 16 * t + j] * d;
+            }
+        }
+    }
+}
+#endif
+
 void htp_quant_dequant_row(uint32_t type, const uint8_t * x, float * y, int64_t n) {
     if (htp_kq_type_ok(type)) {  // the K-quants' own decoder (kquant-dot.c)
         htp_kq_dequant_row(type, y, x, n / HTP_KQ_QK);
         return;
     }
     const struct htp_type_traits * tt = htp_type_traits(type);
+#if defined(__HVX__)
+    if (type == HTP_TYPE_NVFP4 && !htp_kernels_portable()) {
+        for (int64_t i = 0; i < n / 64; i += 4) {
+            const int       nb     = (int)htp_min64(4, n / 64 - i);
+            const uint8_t * blk[4] = {NULL, NULL, NULL, NULL};
+            for (int k = 0; k < nb; k++) {
+                blk[k] = x + (i + k) * 36;
+            }
+            dequant_nvfp4_hvx(blk, nb, y + 64 * i);
+        }
+        return;
+    }
+#endif
     if (htp_quant_is_unit_type(type)) {
         for (int64_t i = 0; i < n / tt->blck_size; i++) {
             dequant_unit_block(type, x + i * tt->type_size, y + tt->blck_size * i);
@@ -294,6 +336,19 @@ void htp_quant_dequant_tiled_row(const struct htp_tensor_view * v, int64_t i1, i
     const uint8_t *                group =
         v->data + i3 * v->nb[3] + i2 * v->nb[2] + (i1 / HTP_TILE_ROWS) * (int64_t)htp_tiled_group_bytes(f, v->ne[0]);
 #if defined(__HVX__)
+    if (v->type == HTP_TYPE_NVFP4 && !htp_kernels_portable()) {
+        const int64_t kb0 = k0 / 64, kb1 = (k0 + n) / 64;
+        uint8_t       blocks[4][64];
+        for (int64_t kb = kb0; kb < kb1; kb += 4) {
+            const int       nb     = (int)htp_min64(4, kb1 - kb);
+            const uint8_t * blk[4] = {blocks[0], blocks[1], blocks[2], blocks[3]};
+            for (int k = 0; k < nb; k++) {
+                htp_tiled_unpack_block(f, group, nblk, (int)(i1 % HTP_TILE_ROWS), kb + k, blocks[k]);
+            }
+            dequant_nvfp4_hvx(blk, nb, y + kb * 64 - k0);
+        }
+        return;
+    }
     if (dequant_hvx_type(v->type) && !htp_kernels_portable()) {
         const int64_t kb0 = k0 / f->blck_size, kb1 = (k0 + n) / f->blck_size;
         uint8_t       blocks[4][64];

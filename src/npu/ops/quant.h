@@ -70,6 +70,10 @@ void htp_qmm_dot_tile(uint32_t type, const uint8_t * group, int64_t nblk, const 
                       float out[8][16]);
 void htp_qmm_dot_pair(uint32_t type, const uint8_t * g0, const uint8_t * g1, int64_t nblk, const uint8_t * act,
                       float out[2][16]);
+// The portable kernel of Q1_0, Q2_0 and NVFP4 on every build (what the
+// AVX-512 and HVX paths must equal bit for bit), as htp_qmm_dot_tile.
+void htp_qmm_unit_dot_tile_ref(uint32_t type, const uint8_t * group, int64_t nblk, const uint8_t * const * acts, int nc,
+                               float out[8][16]);
 
 // GGML_HTP_SCALAR=1 in the NPU's environment: the kernels with an HVX path
 // (matmul-quant.c, kquant-dot.c, quant-ops.c) take their portable C instead,

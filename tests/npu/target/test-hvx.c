@@ -657,7 +657,7 @@ static void test_dequant32(const struct qtype * qt) {
         const int     tiled = htp_tile_format(qt->type) != NULL;
         size_t        gb    = 0;
         uint8_t *     g     = tiled ? pack_groups(qt, rows, nrows, nblk, &gb) : NULL;
-        const int64_t n     = nblk * 32;
+        const int64_t n     = nblk * qt->qk;
         float *       y1    = xalloc(sizeof(float) * (size_t)n);
         float *       y2    = xalloc(sizeof(float) * (size_t)n);
         const size_t  rowb  = (size_t)nblk * (size_t)qt->bytes;
@@ -689,11 +689,11 @@ static void test_dequant32(const struct qtype * qt) {
             memset(y1, 0xa5, sizeof(float) * (size_t)n);
             memset(y2, 0x5a, sizeof(float) * (size_t)n);
             htp_kernels_set_portable(0);
-            htp_quant_dequant_tiled_row(&v, r, 0, 0, b0 * 32, nb * 32, y1);
+            htp_quant_dequant_tiled_row(&v, r, 0, 0, b0 * qt->qk, nb * qt->qk, y1);
             htp_kernels_set_portable(1);
-            htp_quant_dequant_tiled_row(&v, r, 0, 0, b0 * 32, nb * 32, y2);
-            tally_case(&tt, memcmp(y1, y2, sizeof(float) * (size_t)nb * 32) == 0, "nblk %lld row %d blocks %lld+%lld",
-                       (long long)nblk, r, (long long)b0, (long long)nb);
+            htp_quant_dequant_tiled_row(&v, r, 0, 0, b0 * qt->qk, nb * qt->qk, y2);
+            tally_case(&tt, memcmp(y1, y2, sizeof(float) * (size_t)(nb * qt->qk)) == 0,
+                       "nblk %lld row %d blocks %lld+%lld", (long long)nblk, r, (long long)b0, (long long)nb);
         }
         free(y1);
         free(y2);
@@ -832,6 +832,7 @@ int main(void) {
     for (size_t i = 0; i < sizeof q5_types / sizeof q5_types[0]; i++) {
         test_dequant32(&q5_types[i]);
     }
+    test_dequant32(&unit_types[2]);  // NVFP4 (Q1_0's and Q2_0's rows have no HVX path)
     for (size_t i = 0; i < sizeof kq_types / sizeof kq_types[0]; i++) {
         test_dequantk(&kq_types[i]);
     }
