@@ -18,6 +18,7 @@
 #include "ggml-buffer.h"
 #include "graph.h"
 #include "log.h"
+#include "repack.h"
 
 static struct htp_device * dev_of(ggml_backend_dev_t dev) {
     return (struct htp_device *)dev->context;
@@ -143,6 +144,9 @@ static bool dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor * o
         if (s && s->buffer && !dummy && !meta && !htp_ggml_buffer_is_htp(s->buffer) &&
             !ggml_backend_buffer_is_host(s->buffer)) {
             return false;
+        }
+        if (s && htp_repack_view_of_tiled(s)) {
+            return false;  // its rows are not where the view says: the CPU gets them through get_tensor
         }
     }
     struct htp_session * sess = htp_device_session(d);

@@ -225,6 +225,23 @@ static void copy_runs(uint8_t * dst, size_t dst_stride, const uint8_t * src, siz
     }
 }
 
+// A view of a tensor with repack state reads and writes its root's bytes:
+// the buffer holds the root's layout (tiled, or staged in its shadow), not
+// the view's rows, so the view's range is the root's raw range view_offs on.
+static struct ggml_tensor * through_view(const struct ggml_tensor * t, size_t * offset) {
+    if (t->view_src && htp_repack_extra_get(t->view_src)) {
+        *offset += t->view_offs;
+        return t->view_src;
+    }
+    return (struct ggml_tensor *)t;
+}
+
+bool htp_repack_view_of_tiled(const struct ggml_tensor * t) {
+    const struct ggml_tensor *      root = t->view_src;
+    const struct htp_repack_extra * e    = root ? htp_repack_extra_get(root) : NULL;
+    return e && wants_tiled(root, e);
+}
+
 // Unpack the whole tensor into a fresh allocation (NULL: out of memory).
 static uint8_t * unpack_all(const struct ggml_tensor * t) {
     uint8_t * raw = malloc(ggml_nbytes(t));
@@ -238,6 +255,7 @@ static uint8_t * unpack_all(const struct ggml_tensor * t) {
 
 int htp_repack_set(struct ggml_tensor * t, const void * data, size_t offset, size_t size, size_t n_copies,
                    size_t stride_tensor, size_t stride_data) {
+    t                           = through_view(t, &offset);
     struct htp_repack_extra * e = htp_repack_extra_get(t);
     if (!wants_tiled(t, e)) {
         copy_runs((uint8_t *)t->data + offset, stride_tensor, data, stride_data, size, n_copies);
@@ -284,6 +302,7 @@ int htp_repack_set(struct ggml_tensor * t, const void * data, size_t offset, siz
 
 int htp_repack_get(const struct ggml_tensor * t, void * data, size_t offset, size_t size, size_t n_copies,
                    size_t stride_tensor, size_t stride_data) {
+    t                                 = through_view(t, &offset);
     const struct htp_repack_extra * e = htp_repack_extra_get(t);
     if (e && e->shadow) {
         copy_runs(data, stride_data, e->shadow + offset, stride_tensor, size, n_copies);
@@ -303,6 +322,7 @@ int htp_repack_get(const struct ggml_tensor * t, void * data, size_t offset, siz
 }
 
 int htp_repack_memset(struct ggml_tensor * t, uint8_t value, size_t offset, size_t size) {
+    t                           = through_view(t, &offset);
     struct htp_repack_extra * e = htp_repack_extra_get(t);
     if (!e || (!e->tiled && !e->shadow)) {
         memset((uint8_t *)t->data + offset, value, size);

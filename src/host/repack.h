@@ -26,6 +26,11 @@
 
 struct htp_repack_extra;
 
+// t is a view of a tensor whose buffer bytes are (or are to become) tiled:
+// the NPU cannot read the view's rows from them (supports_op refuses it;
+// get/set through the view go to the root's raw bytes).
+bool htp_repack_view_of_tiled(const struct ggml_tensor * t);
+
 // The type has a tiled layout.
 bool htp_repack_type_tiled(enum ggml_type type);
 

@@ -10,7 +10,10 @@
 //   - 2-D upload (even rows, then odd rows);
 //   - a patch into a tiled tensor and memset ranges are read back;
 //   - the same tensor in a buffer that is not for weights stays plain;
-//   - clearing the buffer reads back as zeros.
+//   - clearing the buffer reads back as zeros;
+//   - a view of a tiled tensor reads and writes the root's raw bytes through
+//     get/set_tensor, and HTP0 refuses a MUL_MAT whose weights are such a
+//     view (the buffer holds the root's tiles, not the view's rows).
 // Exit 0 pass, 1 fail, 77 no HTP device.
 
 #include <stdint.h>
@@ -71,7 +74,54 @@ static void check_reads(struct ggml_tensor * t, const uint8_t * want, const char
     free(got);
 }
 
-static void run_type(ggml_backend_buffer_type_t buft, enum ggml_type type, const int64_t sh[4], int * n_checked) {
+// Views of the tiled tensor t (raw bytes raw): its second half of rows (or
+// the part past one block), read whole, written and read back, then put back.
+static void check_view(ggml_backend_dev_t dev, struct ggml_tensor * t, const uint8_t * raw) {
+    struct ggml_init_params ip  = {ggml_tensor_overhead() * 8, NULL, true};
+    struct ggml_context *   ctx = ggml_init(ip);
+    const size_t            n   = ggml_nbytes(t);
+    const size_t            off = t->ne[1] > 1 ? (size_t)(t->ne[1] / 2) * t->nb[1] : ggml_type_size(t->type);
+    if (off >= n) {
+        ggml_free(ctx);
+        return;
+    }
+    struct ggml_tensor * v =
+        ggml_view_1d(ctx, t, (int64_t)((n - off) / ggml_type_size(t->type)) * ggml_blck_size(t->type), off);
+    ggml_backend_view_init(v);
+    const size_t len = ggml_nbytes(v);
+    uint8_t *    got = malloc(len);
+    uint8_t *    put = malloc(len);
+    ggml_backend_tensor_get(v, got, 0, len);
+    CHECK(memcmp(got, raw + off, len) == 0, "%s: a view's get_tensor gives the root's raw bytes",
+          ggml_type_name(t->type));
+    for (size_t i = 0; i < len; i++) {
+        put[i] = (uint8_t)rnd();
+    }
+    ggml_backend_tensor_set(v, put, 0, len);
+    uint8_t * whole = malloc(n);
+    ggml_backend_tensor_get(t, whole, 0, n);
+    CHECK(memcmp(whole, raw, off) == 0 && memcmp(whole + off, put, len) == 0,
+          "%s: a set_tensor through a view lands in the root's raw bytes", ggml_type_name(t->type));
+    ggml_backend_tensor_set(v, raw + off, 0, len);  // as it was
+
+    if (t->ne[1] >= 2 && t->ne[2] == 1 && t->ne[3] == 1) {
+        struct ggml_tensor * w  = ggml_view_2d(ctx, t, t->ne[0], t->ne[1] / 2, t->nb[1], off);
+        struct ggml_tensor * x  = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, t->ne[0], 1);
+        struct ggml_tensor * mm = ggml_mul_mat(ctx, w, x);
+        ggml_backend_view_init(w);
+        CHECK(!ggml_backend_dev_supports_op(dev, mm), "%s: MUL_MAT over a view of tiled weights is claimed",
+              ggml_type_name(t->type));
+        CHECK(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, t, x)),
+              "%s: MUL_MAT over the tiled weights is refused", ggml_type_name(t->type));
+    }
+    free(got);
+    free(put);
+    free(whole);
+    ggml_free(ctx);
+}
+
+static void run_type(ggml_backend_dev_t dev, ggml_backend_buffer_type_t buft, enum ggml_type type, const int64_t sh[4],
+                     int * n_checked) {
     struct ggml_init_params ip  = {ggml_tensor_overhead() * 8, NULL, true};
     struct ggml_context *   ctx = ggml_init(ip);
     const int64_t           ne0 = sh[0] * ggml_blck_size(type);
@@ -106,6 +156,7 @@ static void run_type(ggml_backend_buffer_type_t buft, enum ggml_type type, const
     CHECK(memcmp(t[0]->data, raw, n) != 0 || n < 64, "%s whole: buffer bytes equal the input (not tiled)",
           ggml_type_name(type));
     check_reads(t[0], raw, "whole");
+    check_view(dev, t[0], raw);
 
     // Pieces in random order, one repeated; reads in between see the staged bytes.
     {
@@ -212,7 +263,7 @@ int main(void) {
     int                        n    = 0;
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
         for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
-            run_type(buft, types[ti], shapes[si], &n);
+            run_type(dev, buft, types[ti], shapes[si], &n);
         }
     }
     printf("test-repack: %d type/shape combinations checked (whole, pieces, 2-D, patch, memset, plain, clear)\n", n);
