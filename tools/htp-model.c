@@ -18,7 +18,7 @@ static void usage(FILE * f) {
             "  --arch A          llama | qwen3 | qwen3moe (default llama)\n"
             "  --preset P        tiny | small | medium | 1b (default small; 1b = the Llama-3.2-1B shape)\n"
             "  --type T          weight type: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k iq4_nl "
-            "iq4_xs mxfp4 iq2_xxs iq2_xs iq2_s (default f16)\n"
+            "iq4_xs mxfp4 iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq1_s iq1_m (default f16)\n"
             "  --seed N          weight seed (default 42)\n"
             "  -o, --output F    output file (default model.gguf)\n"
             "  --n-embd N --n-layer N --n-head N --n-head-kv N --n-ff N --n-vocab N --n-ctx N\n"

@@ -81,6 +81,10 @@ static const struct {
     {"iq2_xxs", GGML_TYPE_IQ2_XXS, LLAMA_FTYPE_MOSTLY_IQ2_XXS},
     {"iq2_xs", GGML_TYPE_IQ2_XS, LLAMA_FTYPE_MOSTLY_IQ2_XS},
     {"iq2_s", GGML_TYPE_IQ2_S, LLAMA_FTYPE_MOSTLY_IQ2_S},
+    {"iq3_xxs", GGML_TYPE_IQ3_XXS, LLAMA_FTYPE_MOSTLY_IQ3_XXS},
+    {"iq3_s", GGML_TYPE_IQ3_S, LLAMA_FTYPE_MOSTLY_IQ3_S},
+    {"iq1_s", GGML_TYPE_IQ1_S, LLAMA_FTYPE_MOSTLY_IQ1_S},
+    {"iq1_m", GGML_TYPE_IQ1_M, LLAMA_FTYPE_MOSTLY_IQ1_M},
 };
 
 #define N_WEIGHT_TYPES (sizeof(weight_types) / sizeof(weight_types[0]))

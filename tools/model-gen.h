@@ -50,7 +50,8 @@ const char * htp_model_arch_name(enum htp_model_arch arch);
 int          htp_model_arch_parse(const char * name, enum htp_model_arch * arch);  // 0 = known name
 
 // Weight types htp-model accepts by their ggml names (f32 f16 bf16 q8_0 q4_0
-// q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k iq4_nl iq4_xs mxfp4 iq2_xxs iq2_xs iq2_s); 0 = known name.
+// q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k iq4_nl iq4_xs mxfp4 iq2_xxs iq2_xs iq2_s
+// iq3_xxs iq3_s iq1_s iq1_m); 0 = known name.
 int htp_model_type_parse(const char * name, enum ggml_type * type);
 
 // The llama_ftype written as general.file_type for a weight type.
