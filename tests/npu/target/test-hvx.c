@@ -542,7 +542,8 @@ static void test_kq_dot(const struct qtype * qt) {
 // Codebooks of valid random values (qemu has no host to derive ggml's): the
 // dot products read only the decoded tiles, so any valid points will do.
 static void gen_codebooks(struct htp_codebooks * cb) {
-    static const uint8_t iq2[3] = {8, 25, 43};
+    static const uint8_t iq2[3]    = {8, 25, 43};
+    static const uint8_t iq3xxs[8] = {4, 12, 20, 28, 36, 44, 52, 62};  // not evenly spaced: 62 ends the set
     memset(cb, 0, sizeof *cb);
     cb->magic = HTP_CODEBOOKS_MAGIC;
     cb->bytes = sizeof *cb;
@@ -556,7 +557,7 @@ static void gen_codebooks(struct htp_codebooks * cb) {
         }
     }
     for (int i = 0; i < 256 * 4; i++) {
-        (&cb->iq3xxs[0][0])[i] = (uint8_t)(4 + 8 * rnd_n(8));
+        (&cb->iq3xxs[0][0])[i] = iq3xxs[rnd_n(8)];
     }
     for (int i = 0; i < 512 * 4; i++) {
         (&cb->iq3s[0][0])[i] = (uint8_t)(1 + 2 * rnd_n(8));
