@@ -364,7 +364,14 @@ int bench_mode_matmul(int argc, char ** argv) {
             for (int64_t i = 0; i < sh->m * sh->k; i++) {
                 wf[i] = (float)rand() / RAND_MAX * 2 - 1;
             }
-            ggml_quantize_chunk(type, wf, wq, 0, sh->m, sh->k, NULL);
+            float * im = NULL;  // IQ2_XXS, IQ2_XS, IQ1_S want an importance matrix: all ones
+            if (ggml_quantize_requires_imatrix(type) && (im = malloc(sizeof(float) * (size_t)sh->k)) != NULL) {
+                for (int64_t i = 0; i < sh->k; i++) {
+                    im[i] = 1.0f;
+                }
+            }
+            ggml_quantize_chunk(type, wf, wq, 0, sh->m, sh->k, im);
+            free(im);
             free(wf);
             for (int i = 0; i < n_ns; i++) {
                 for (int c = 0; c < 2; c++) {

@@ -38,9 +38,11 @@ void htp_iq_decode_group(htp_iq_decode_fn decode, const struct htp_codebooks * c
                 memset(&x, 0, sizeof x);
             }
             for (int c = 0; c < 64; c++) {
-                for (int k = 0; k < 4; k++) {
-                    t->q[c][4 * r + k] = (uint8_t)(x.q[4 * c + k] + 64);
-                }
+                // q + 64 of 4 int8 (-64 .. 63) at once: flip bit 6, and bit 7 where it is set (q < 0)
+                uint32_t w;
+                memcpy(&w, x.q + 4 * c, 4);
+                w ^= 0x40404040u ^ (w & 0x80808080u);
+                memcpy(&t->q[c][4 * r], &w, 4);
             }
             for (int s = 0; s < 16; s++) {
                 t->sc[s][r] = t->sc[s][r + 16] = x.sc[s];

@@ -28,11 +28,18 @@ static inline uint32_t iq_rd32(const uint8_t * p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-// 8 weights of point p (coordinates, unsigned) with signs (bit j: weight j negative).
+// 8 weights of point p (coordinates 8, 25 or 43, unsigned) with signs (bit
+// j: weight j negative), 8 bytes at a time: byte j of the mask m is 0xff
+// where bit j is set (the replicated byte keeps bit j in byte j; adding 0x7f
+// carries a set bit into bit 7), and (p ^ m) + (m & 1) negates those bytes
+// (no carry between bytes: every coordinate is at least 1).
 static inline void iq_put8(int8_t * q, const uint8_t p[8], uint32_t signs) {
-    for (int j = 0; j < 8; j++) {
-        q[j] = (int8_t)((signs >> j) & 1 ? -(int)p[j] : (int)p[j]);
-    }
+    uint64_t g, t = ((uint64_t)(signs & 0xff) * 0x0101010101010101ull) & 0x8040201008040201ull;
+    memcpy(&g, p, 8);
+    t                  = ((t + 0x7f7f7f7f7f7f7f7full) | t) & 0x8080808080808080ull;
+    const uint64_t m   = (t >> 7) * 0xff;
+    const uint64_t out = (g ^ m) + (m & 0x0101010101010101ull);
+    memcpy(q, &out, 8);
 }
 
 void htp_iq2xxs_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {

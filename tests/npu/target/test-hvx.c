@@ -22,6 +22,7 @@
 #include "contract/iq-tiles.h"
 #include "contract/kquant-tiles.h"
 #include "contract/tiled.h"
+#include "contract/type-traits.h"
 #include "fp16.h"
 #include "hexagon/syscall.h"
 #include "hvx.h"
@@ -543,7 +544,7 @@ static void test_kq_dot(const struct qtype * qt) {
 // dot products read only the decoded tiles, so any valid points will do.
 static void gen_codebooks(struct htp_codebooks * cb) {
     static const uint8_t iq2[3]    = {8, 25, 43};
-    static const uint8_t iq3xxs[8] = {4, 12, 20, 28, 36, 44, 52, 62};  // not evenly spaced: 62 ends the set
+    static const uint8_t iq3xxs[8] = {4, 12, 20, 28, 36, 44, 52, 62};
     memset(cb, 0, sizeof *cb);
     cb->magic = HTP_CODEBOOKS_MAGIC;
     cb->bytes = sizeof *cb;
@@ -571,7 +572,7 @@ static void test_iq_dot(uint32_t type, const struct htp_codebooks * cb) {
     const struct htp_tile_format * f      = htp_tile_format(type);
     const htp_iq_decode_fn         decode = htp_iq_decoder(type);
     char                           name[40];
-    snprintf(name, sizeof name, "iq_dot_group type %u", (unsigned)type);
+    snprintf(name, sizeof name, "iq_dot_group %s", htp_type_traits(type)->name);
     struct tally t = {.name = name};
     if (!f || !decode) {
         tally_case(&t, 0, "no tile format or decoder");
