@@ -5,7 +5,8 @@
 // ggml's to_float bit for bit on quantized blocks and on random bytes (every
 // index, sign and scale pattern); a row group decodes to the same tile from
 // plain rows and from its tiled form; the 16-row dot products give the
-// portable code's bits on the SIMD path and match ggml-cpu's vec_dot with
+// portable code's bits on the SIMD path (and so does the decode path straight
+// from the blocks, htp_iq_dot_row, where built) and match ggml-cpu's vec_dot with
 // Q8_K activations to float rounding (1e-6 of sum |w a|). Codebooks: the host's (derived from
 // ggml, src/host/codebooks.c). Exit 0 pass, 1 fail.
 
@@ -163,7 +164,7 @@ static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, int64
     }
     struct htp_iq_dtile *               dp = malloc(htp_iq_dgroup_bytes(k)), *dt = malloc(htp_iq_dgroup_bytes(k));
     const struct ggml_type_traits_cpu * tc      = ggml_get_type_traits_cpu(type);
-    int                                 dec_bad = 0, simd_bad = 0;
+    int                                 dec_bad = 0, simd_bad = 0, row_bad = 0, n_row = 0;
     float *                             wrow    = malloc(sizeof(float) * (size_t)k);
     double                              max_rel = 0.0;
     for (int64_t g = 0; g < ng; g++) {
@@ -176,6 +177,17 @@ static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, int64
             htp_iq_dot_group(got, dt, nsb, cols, nc);
             htp_iq_dot_group_ref(ref, dt, nsb, cols, nc);
             simd_bad += memcmp(got, ref, sizeof(float) * 16 * (size_t)nc) != 0;
+            if (nc == 1) {  // the decode path straight from the blocks, plain rows and tiles
+                for (int r = 0; r < n; r++) {
+                    float pr, tr;
+                    if (htp_iq_dot_row(type, cb, raw + (size_t)(16 * g + r) * rowb, f->blck_bytes, nsb, cols[0], &pr)) {
+                        htp_iq_dot_row(type, cb, tiled + (size_t)g * gb + (size_t)r * f->blck_bytes, f->q_bytes, nsb,
+                                       cols[0], &tr);
+                        row_bad += memcmp(&pr, &ref[0][r], 4) != 0 || memcmp(&tr, &ref[0][r], 4) != 0;
+                        n_row++;
+                    }
+                }
+            }
             if (nc < NC) {
                 continue;
             }
@@ -197,8 +209,10 @@ static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, int64
     }
     CHECK(dec_bad == 0, "%s: %d groups decode differently from plain rows and from tiles", name, dec_bad);
     CHECK(simd_bad == 0, "%s: %d dot products: SIMD and portable bits differ", name, simd_bad);
+    CHECK(row_bad == 0, "%s: %d of %d rows: htp_iq_dot_row differs from the portable tile dot", name, row_bad, n_row);
     CHECK(max_rel < 1e-6, "%s: dot products differ from ggml's vec_dot (max rel %g)", name, max_rel);
-    printf("%s k=%lld rows=%d: tiles, decode and dots ok (max rel vs ggml %.2g)\n", name, (long long)k, nrows, max_rel);
+    printf("%s k=%lld rows=%d: tiles, decode and dots ok (max rel vs ggml %.2g; %d rows by htp_iq_dot_row)\n", name,
+           (long long)k, nrows, max_rel, n_row);
     free(x);
     free(raw);
     free(back);

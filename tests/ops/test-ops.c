@@ -3683,6 +3683,24 @@ static void gen_fuse_mul_mat_add(struct suite * s) {
     }
 }
 
+// MUL_MAT + ADD with IQ weights (the IQ types' matmul runs the K-quant
+// driver, epilogue included): a bias and a residual, decode and a few columns,
+// both buffers.
+static void gen_fuse_mul_mat_add_iq(struct suite * s) {
+    for (int t = 0; t < IQ_NTYPES; t++) {
+        for (int64_t n = 1; n <= 7; n += 6) {
+            for (int wb = 0; wb <= 1; wb++) {
+                g_weights_buf      = wb;
+                struct p_fuse bias = {FUSE_MUL_MAT_ADD, {256, 80, n, 1}, {80, 1, 1, 1}, iq_types[t], .fused = 1};
+                run_fuse(s, &bias);
+                struct p_fuse res = {FUSE_MUL_MAT_ADD, {512, 33, n, 1}, {33, n, 1, 1}, iq_types[t], .fused = 1};
+                run_fuse(s, &res);
+                g_weights_buf = 0;
+            }
+        }
+    }
+}
+
 // Quantized weights outside a weight buffer are tiled at graph time unless
 // GGML_HEXAGON_RT_REPACK is 0 (the FFN's SWIGLU fuses with tiled weights only).
 static int rt_repack_enabled(void) {
@@ -3796,6 +3814,7 @@ static const struct generator {
     {"MUL_MAT_ID", gen_mul_mat_id_iq},
     {"GET_ROWS", gen_get_rows_iq},
     {"CPY", gen_cpy_dequant_iq},
+    {"FUSE_MUL_MAT_ADD", gen_fuse_mul_mat_add_iq},
 };
 
 // True when the comma-separated lists a and b share an op name.

@@ -155,6 +155,31 @@ static const uint8_t * kq_group(const struct kq_mm * a, const uint8_t * w, int64
     return pack;
 }
 
+// IQ weights against a lone column: row group g's rows one at a time from
+// their ggml blocks (htp_iq_dot_row: no decoded tiles), where the build has
+// that path; 0 if it has not (then nothing was done).
+static int kq_iq_rows(struct kq_mm * a, int64_t g, int64_t c) {
+    const uint8_t *w, *x, *ar;
+    uint8_t *      y;
+    kq_col(a, a->j0 + c, &w, &x, &y, &ar);
+    if (!w) {
+        atomic_store_explicit(&a->bad_id, 1, memory_order_relaxed);
+        return 1;
+    }
+    const int64_t m0 = g * HTP_KQ_R, nr = htp_min64(HTP_KQ_R, a->src0->ne[1] - m0);
+    const size_t  bb = a->f->blck_bytes;
+    float         out[HTP_KQ_R];
+    for (int64_t r = 0; r < nr; r++) {
+        const uint8_t * row    = a->tiled ? w + (size_t)g * a->gbytes + (size_t)r * bb : w + (m0 + r) * a->src0->nb[1];
+        const size_t    stride = a->tiled ? a->f->q_bytes : bb;
+        if (!htp_iq_dot_row(a->src0->type, a->codebooks, row, stride, a->nsb, a->act + c * a->nsb, &out[r])) {
+            return 0;
+        }
+    }
+    htp_mm_store(y, a->dst->nb[0], m0, out, nr, a->add, ar);
+    return 1;
+}
+
 // Tile t of the chunk: row groups KQ_RB x column block cb (see kq_mm_execute).
 static void kq_tile(struct kq_mm * a, int64_t t, uint8_t * pack, const uint8_t ** cached_w, int64_t * cached_g) {
     const int64_t M   = a->src0->ne[1];
@@ -184,6 +209,9 @@ static void kq_tile(struct kq_mm * a, int64_t t, uint8_t * pack, const uint8_t *
             }
             g += ng - 1;
             continue;
+        }
+        if (a->iq && c1 - c0 == 1 && kq_iq_rows(a, g, c0)) {
+            continue;  // IQ decode: the rows straight from their blocks
         }
         for (int64_t c = c0; c < c1;) {
             // Up to 4 columns that read the same weight matrix.
