@@ -9,11 +9,19 @@
 
 // The IQ types the NPU has kernels (decoders) for. Enabling another IQ type
 // (its decoder in npu/ops/iq-decode.c) is one line here.
+// One type a line, so each decoder family's branch adds its own lines
+// (decoders: npu/ops/iq2-decode.c, iq3-decode.c, iq1-decode.c).
+// clang-format off
 static const uint32_t iq_kernel_types[] = {
     HTP_TYPE_IQ2_XXS,
     HTP_TYPE_IQ2_XS,
     HTP_TYPE_IQ2_S,
+    HTP_TYPE_IQ3_XXS,
+    HTP_TYPE_IQ3_S,
+    HTP_TYPE_IQ1_S,
+    HTP_TYPE_IQ1_M,
 };
+// clang-format on
 
 int htp_iq_type_ok(uint32_t type) {
     for (size_t i = 0; i < sizeof iq_kernel_types / sizeof iq_kernel_types[0]; i++) {

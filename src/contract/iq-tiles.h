@@ -1,5 +1,5 @@
 // iq-tiles.h: the weight layouts of the IQ codebook types (IQ2_XXS, IQ2_XS,
-// IQ2_S; IQ3_XXS, IQ3_S, IQ1_S, IQ1_M once their decoders are in), shared by
+// IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M), shared by
 // the host (set_tensor / get_tensor repack) and the NPU's kernels, and the one
 // list of the IQ types the NPU has kernels for.
 //

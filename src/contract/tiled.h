@@ -56,7 +56,7 @@
 //           s: 32 bytes, 16 x fp16 d
 //   Q5_1    q: as Q5_0 (values 0..31, no offset: x = d*q + m)
 //           s: 64 bytes, 16 x fp16 d, then 16 x fp16 m
-//   IQ2_XXS, IQ2_XS, IQ2_S (the IQ codebook types of iq-tiles.h's list)
+//   IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M (iq-tiles.h's list)
 //           q: 16 x the ggml block, row after row (verbatim); s: none
 //           (blocks of 256 elements; iq-tiles.c holds their format table)
 //

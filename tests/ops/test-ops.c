@@ -3104,13 +3104,14 @@ static void gen_get_rows_kq(struct suite * s) {
     }
 }
 
-// ---- IQ codebook weights (IQ2_XXS, IQ2_XS, IQ2_S): MUL_MAT, MUL_MAT_ID,
+// ---- IQ codebook weights (IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M): MUL_MAT, MUL_MAT_ID,
 // GET_ROWS, CPY into F32. One type list: an IQ type the NPU gets kernels for
 // (contract/iq-tiles.h) is one more line here. Shapes as the K-quants'
 // (k = 256 .. 4096, broadcast), plus permuted and non-contiguous operands
 // (plain rows) and both buffers (tiled weights).
 
-static const enum ggml_type iq_types[] = {GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S};
+static const enum ggml_type iq_types[] = {GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS,
+                                          GGML_TYPE_IQ3_S,   GGML_TYPE_IQ1_S,  GGML_TYPE_IQ1_M};
 #define IQ_NTYPES ((int)(sizeof iq_types / sizeof iq_types[0]))
 
 static void run_case_both(struct suite * s, const struct op_family * f, const void * p);

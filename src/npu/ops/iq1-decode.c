@@ -70,22 +70,34 @@ static void iq1m_scales(const uint8_t * block, struct htp_iq_superblock * x) {
 }
 
 static void iq1m_groups(const uint8_t * block, struct iq1_groups * gr) {
-    gr->neg = 0;
-    for (int g = 0; g < 32; g++) {
-        const int nib = block[32 + g / 2] >> (4 * (g % 2));
-        gr->index[g]  = (uint16_t)(block[g] | (nib & 7) << 8);
-        gr->neg |= (uint32_t)((nib >> 3) & 1) << g;
+    uint32_t neg = 0;
+    for (int h = 0; h < 16; h++) {  // high[h]: groups 2 h (low nibble) and 2 h + 1
+        const uint32_t nib2  = block[32 + h];
+        gr->index[2 * h]     = (uint16_t)(block[2 * h] | (nib2 & 7) << 8);
+        gr->index[2 * h + 1] = (uint16_t)(block[2 * h + 1] | (nib2 & 0x70) << 4);
+        neg |= ((nib2 >> 3 & 1) | (nib2 >> 6 & 2)) << (2 * h);
     }
+    gr->neg = neg;
+}
+
+// 8 point +- 1 of a point's 8 bytes p (-1, 0, 1 each) at once: 8 p has its
+// low 3 bits clear, so 8 p + 1 is 8 p | 1 per byte; 8 p - 1 is 8 p + 1 with
+// bits 1..3 flipped, and bits 4..7 too where p = 0 (1 -> -1), no byte
+// carrying into the next.
+static uint64_t iq1_weights8(uint64_t p, uint32_t negative) {
+    const uint64_t ones = 0x0101010101010101ull;
+    const uint64_t plus = ((p << 3) & (0xf8 * ones)) | ones;
+    const uint64_t flip = (0x0e * ones) | ((~p & ones) * 0xf0);
+    return plus ^ (flip & (0 - (uint64_t)negative));  // no branch: the deltas' signs are data
 }
 
 static void iq1_points_ref(const struct htp_codebooks * cb, const struct iq1_groups * gr,
                            struct htp_iq_superblock * x) {
     for (int g = 0; g < 32; g++) {
-        const int8_t * point = cb->iq1s[gr->index[g]];
-        const int      delta = (gr->neg >> g) & 1 ? -1 : 1;
-        for (int j = 0; j < 8; j++) {
-            x->q[8 * g + j] = (int8_t)(8 * point[j] + delta);
-        }
+        uint64_t p;
+        memcpy(&p, cb->iq1s[gr->index[g]], sizeof p);
+        p = iq1_weights8(p, (gr->neg >> g) & 1);
+        memcpy(x->q + 8 * g, &p, sizeof p);
     }
 }
 
