@@ -28,11 +28,11 @@
 #include "test-check.h"
 
 // Types with a tiled layout (src/npu/ops/tiled.c); add new ones here.
-static const enum ggml_type types[] = {GGML_TYPE_Q4_0,    GGML_TYPE_Q4_1,   GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
-                                       GGML_TYPE_MXFP4,   GGML_TYPE_Q5_0,   GGML_TYPE_Q5_1, GGML_TYPE_Q4_K,
-                                       GGML_TYPE_Q5_K,    GGML_TYPE_Q6_K,   GGML_TYPE_Q3_K, GGML_TYPE_Q2_K,
-                                       GGML_TYPE_IQ4_XS,  GGML_TYPE_Q1_0,   GGML_TYPE_Q2_0, GGML_TYPE_NVFP4,
-                                       GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S};
+static const enum ggml_type types[] = {
+    GGML_TYPE_Q4_0,   GGML_TYPE_Q4_1,    GGML_TYPE_Q8_0,  GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4,   GGML_TYPE_Q5_0,
+    GGML_TYPE_Q5_1,   GGML_TYPE_Q4_K,    GGML_TYPE_Q5_K,  GGML_TYPE_Q6_K,   GGML_TYPE_Q3_K,    GGML_TYPE_Q2_K,
+    GGML_TYPE_IQ4_XS, GGML_TYPE_Q1_0,    GGML_TYPE_Q2_0,  GGML_TYPE_NVFP4,  GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS,
+    GGML_TYPE_IQ2_S,  GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S, GGML_TYPE_IQ1_S,  GGML_TYPE_IQ1_M};
 
 // Shapes in blocks along ne0 (times the block size), then ne1..ne3.
 static const int64_t shapes[][4] = {
@@ -42,7 +42,9 @@ static const int64_t shapes[][4] = {
 // The IQ types' tiles are their rows' blocks verbatim (contract/iq-tiles.h):
 // a tensor of one block is its own tiled layout.
 static int tiled_like_plain(enum ggml_type type, const struct ggml_tensor * t) {
-    const int iq = type == GGML_TYPE_IQ2_XXS || type == GGML_TYPE_IQ2_XS || type == GGML_TYPE_IQ2_S;
+    const int iq = type == GGML_TYPE_IQ2_XXS || type == GGML_TYPE_IQ2_XS || type == GGML_TYPE_IQ2_S ||
+                   type == GGML_TYPE_IQ3_XXS || type == GGML_TYPE_IQ3_S || type == GGML_TYPE_IQ1_S ||
+                   type == GGML_TYPE_IQ1_M;
     return iq && ggml_nelements(t) == ggml_blck_size(type);
 }
 
