@@ -377,7 +377,8 @@ static void test_errors(void) {
     CHECK(htp_model_spec_check(&s, err, sizeof(err)) != 0, "n_vocab below the byte vocabulary accepted");
     CHECK(htp_model_spec_preset(&s, HTP_MODEL_ARCH_LLAMA, "huge") != 0, "unknown preset accepted");
     enum ggml_type t;
-    CHECK(htp_model_type_parse("iq2_xxs", &t) != 0, "unsupported type iq2_xxs accepted");
+    CHECK(htp_model_type_parse("tq1_0", &t) != 0 && htp_model_type_parse("q8_1", &t) != 0,
+          "unsupported types tq1_0, q8_1 accepted");
 
     struct llama_model *   m = NULL;
     struct llama_context * c = NULL;
