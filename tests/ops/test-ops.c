@@ -3815,8 +3815,9 @@ static int rt_repack_enabled(void) {
 
 static void gen_fuse_mul_mat_shared(struct suite * s) {
     // K-quant engine, then the QUANT engine's quantized types (no GLU fusion there).
-    static const enum ggml_type types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q4_0,
-                                           GGML_TYPE_Q8_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_MXFP4};
+    static const enum ggml_type types[] = {GGML_TYPE_Q4_K,  GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q4_0,
+                                           GGML_TYPE_Q8_0,  GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_MXFP4,
+                                           GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0};
     static const int64_t        ns[]    = {1, 3, 33};
     for (int kind = FUSE_MUL_MAT_QKV; kind <= FUSE_MUL_MAT_FFN; kind++) {
         for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
