@@ -554,8 +554,19 @@ int htp_mm_kquant_id_run(struct htp_op_ctx * ctx) {
 
 struct kq_rows {
     const struct htp_tensor_view *src, *idx, *dst;
+    htp_iq_decode_fn              iq_decode;  // IQ codebook weights (with their codebooks), else NULL
+    const struct htp_codebooks *  cb;
     atomic_int                    bad_index;  // relaxed: read after ctx->run returns
 };
+
+// One 256-element block of either family into y[256].
+static void kq_rows_dequant(const struct kq_rows * a, float * y, const uint8_t * blk) {
+    if (a->iq_decode) {
+        htp_iq_dequant_block(a->iq_decode, a->cb, blk, y);
+    } else {
+        htp_kq_dequant_row(a->src->type, y, blk, 1);
+    }
+}
 
 static void kq_get_rows_job(void * arg, uint32_t ith, uint32_t nth) {
     struct kq_rows *               a   = arg;
@@ -587,9 +598,9 @@ static void kq_get_rows_job(void * arg, uint32_t ith, uint32_t nth) {
                 const uint8_t * s   = htp_tiled_s(f, grp, nsb, b);
                 uint8_t         blk[256];
                 f->unpack(q, s, r % HTP_KQ_R, blk);
-                htp_kq_dequant_row(src->type, buf, blk, 1);
+                kq_rows_dequant(a, buf, blk);
             } else {
-                htp_kq_dequant_row(src->type, buf, m + r * src->nb[1] + b * src->nb[0], 1);
+                kq_rows_dequant(a, buf, m + r * src->nb[1] + b * src->nb[0]);
             }
             htp_row_store_f32(y + b * HTP_KQ_QK * dst->nb[0], dst->nb[0], dst->type, buf, HTP_KQ_QK);
         }
@@ -597,7 +608,14 @@ static void kq_get_rows_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_kq_get_rows_run(struct htp_op_ctx * ctx) {
-    struct kq_rows a = {ctx->op.src[0], ctx->op.src[1], ctx->op.dst[0], 0};
+    struct kq_rows a = {ctx->op.src[0], ctx->op.src[1], ctx->op.dst[0], NULL, NULL, 0};
+    if (htp_iq_type_ok(a.src->type)) {
+        a.iq_decode = htp_iq_decoder(a.src->type);
+        a.cb        = ctx->codebooks;
+        if (!a.iq_decode || !a.cb) {
+            return HTP_STATUS_NO_SUPPORT;
+        }
+    }
     if (htp_view_nelements(a.dst) == 0) {
         return HTP_STATUS_OK;
     }
