@@ -18,11 +18,11 @@
 #include "matmul.h"
 #include "vec.h"
 
+// CPY to F32: what the rows job reads.
 struct iq_rows {
-    const struct htp_tensor_view *src, *idx, *dst;
+    const struct htp_tensor_view *src, *dst;
     htp_iq_decode_fn              decode;
     const struct htp_codebooks *  cb;
-    atomic_int                    bad_index;  // relaxed: read after ctx->run returns
 };
 
 // GET_ROWS of IQ rows: the K-quant GET_ROWS job, which takes either family.
@@ -48,7 +48,7 @@ static void iq_cpy_job(void * arg, uint32_t ith, uint32_t nth) {
 }
 
 int htp_iq_cpy_run(struct htp_op_ctx * ctx) {
-    struct iq_rows a = {ctx->op.src[0], NULL, ctx->op.dst[0], htp_iq_decoder(ctx->op.src[0]->type), ctx->codebooks, 0};
+    struct iq_rows a = {ctx->op.src[0], ctx->op.dst[0], htp_iq_decoder(ctx->op.src[0]->type), ctx->codebooks};
     if (!a.decode || !a.cb) {
         return HTP_STATUS_NO_SUPPORT;
     }
