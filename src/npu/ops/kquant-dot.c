@@ -631,6 +631,19 @@ static inline __attribute__((always_inline)) void kq_prefetch_sb(const void * q,
     }
 }
 
+// Quant and scale part of super-block b in each of the ng row groups from g0
+// on (group h at g0 + h gstride; tiled.h's group: all quant parts, then all
+// scale parts).
+static inline __attribute__((always_inline)) void kq_sb_parts(const uint8_t * g0, size_t gstride, int ng, int64_t nsb,
+                                                              size_t qb, size_t sbytes, int64_t b, const uint8_t * q[4],
+                                                              const uint8_t * s[4]) {
+    for (int h = 0; h < ng; h++) {
+        const uint8_t * g = g0 + (size_t)h * gstride;
+        q[h]              = g + (size_t)b * qb;
+        s[h]              = g + (size_t)nsb * qb + (size_t)b * sbytes;
+    }
+}
+
 // What the decode kernels prefetch while they read super-block b of ng groups
 // from g0 on: super-block b + 2 of each group, or, for the last two, the first
 // ones of the ng groups that follow (the next tile, whoever takes it: without
@@ -644,10 +657,7 @@ static inline __attribute__((always_inline)) void kq_prefetch_targets(const uint
     const int       ahead = ng > 1 && b + 2 - nsb < nsb;
     const int64_t   bn    = !ahead ? b : b + 2 < nsb ? b + 2 : b + 2 - nsb;
     const uint8_t * base  = ahead && b + 2 >= nsb ? g0 + (size_t)ng * gstride : g0;
-    for (int h = 0; h < 4; h++) {
-        pq[h] = base + (size_t)h * gstride + (size_t)bn * qb;
-        ps[h] = base + (size_t)h * gstride + (size_t)nsb * qb + (size_t)bn * sbytes;
-    }
+    kq_sb_parts(base, gstride, 4, nsb, qb, sbytes, bn, pq, ps);
 }
 
 static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q5, int ng, float out[4][HTP_KQ_R],
@@ -846,11 +856,7 @@ static inline __attribute__((always_inline)) void kq_dot_q23_avx512(const uint32
     }
     for (int64_t b = 0; b < nsb; b++) {
         const uint8_t *q[4], *s[4];
-        for (int h = 0; h < ng; h++) {
-            const uint8_t * g = g0 + (size_t)h * gstride;
-            q[h]              = g + (size_t)b * qb;
-            s[h]              = g + (size_t)nsb * qb + (size_t)b * sbytes;
-        }
+        kq_sb_parts(g0, gstride, ng, nsb, qb, sbytes, b, q, s);
         const uint8_t *pq[4], *ps[4];
         kq_prefetch_targets(g0, gstride, ng, nsb, qb, sbytes, b, pq, ps);
         __m512i isa[4], isb[4], off[4];
@@ -952,11 +958,7 @@ static inline __attribute__((always_inline)) void kq_dot_x_avx512(const uint32_t
     }
     for (int64_t b = 0; b < nsb; b++) {
         const uint8_t *q[4], *s[4];
-        for (int h = 0; h < ng; h++) {
-            const uint8_t * g = g0 + (size_t)h * gstride;
-            q[h]              = g + (size_t)b * qb;
-            s[h]              = g + (size_t)nsb * qb + (size_t)b * sbytes;
-        }
+        kq_sb_parts(g0, gstride, ng, nsb, qb, sbytes, b, q, s);
         const uint8_t *pq[4], *ps[4];
         kq_prefetch_targets(g0, gstride, ng, nsb, qb, sbytes, b, pq, ps);
         __m512i isum[4], msum[4];
