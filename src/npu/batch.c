@@ -158,6 +158,7 @@ static void make_ctx(struct htp_batch * b, const struct htp_batch_env * env, uin
     ctx->op.vtcm_size = env->vtcm_size;
     ctx->options      = env->options;
     ctx->codebooks    = env->codebooks;
+    ctx->iq_codes     = env->iq_codes;
     ctx->run          = batch_run;
     ctx->pool         = rc;
     ctx->cancel       = env->cancel;

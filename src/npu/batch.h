@@ -56,6 +56,7 @@ struct htp_batch_env {
     size_t                       vtcm_size;
     uint32_t                     options;     // HTP_SESSION_* bits: engines the kernels must not use (0: all allowed)
     const struct htp_codebooks * codebooks;   // the session's IQ codebooks (NULL: none)
+    const struct htp_iq_codes *  iq_codes;    // ... as codes (ops/iq-rows.h; NULL with them)
     struct htp_pool *            pool;        // NULL: jobs run serially on the caller (tests)
     uint32_t                     prof_mode;   // 0 off, 1 basic, 2 pmu, 3 trace (trace events written)
     uint32_t                     pmu_packed;  // mode 2: what the slots count (htp_pmu_pack; 0 = nothing)

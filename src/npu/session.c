@@ -12,6 +12,7 @@
 #include "proto/htp-ring.h"
 #include "batch.h"
 #include "npu-util.h"
+#include "ops/iq-rows.h"
 #include "platform/platform.h"
 #include "vmem.h"
 
@@ -68,6 +69,7 @@ struct htp_npu_session {
     struct htp_ring *        rsp_ring;
     struct htp_batch         batch;
     struct htp_codebooks     codebooks;      // the host's, copied and checked at queue start ...
+    struct htp_iq_codes      iq_codes;       // ... as codes for the row kernels (ops/iq-rows.h)
     int                      has_codebooks;  // ... if it sent any
 
     // Device scheduling, guarded by dev->exec_mutex.
@@ -464,6 +466,7 @@ static void queue_reader(void * arg) {
         .vtcm_size  = s->vtcm_size,
         .options    = s->options,
         .codebooks  = s->has_codebooks ? &s->codebooks : NULL,
+        .iq_codes   = s->has_codebooks ? &s->iq_codes : NULL,
         .pool       = &s->dev->pool,
         .cancel     = &s->stop,
         .pmu_caller = &caller_pmu,
@@ -537,6 +540,7 @@ int htp_npu_session_queue_start(struct htp_npu_session * s, const struct htp_que
             htp_npu_log("session %u: the IQ codebooks the host sent are malformed; queue not started", s->id);
             return HTP_STATUS_INVAL_PARAMS;
         }
+        htp_iq_codes_build(&s->codebooks, &s->iq_codes);
         s->has_codebooks = 1;
     }
     int rc = htp_batch_init(&s->batch);

@@ -6,7 +6,8 @@
 // index, sign and scale pattern); a row group decodes to the same tile from
 // plain rows and from its tiled form; the 16-row dot products give the
 // portable code's bits on the SIMD path (and so does the decode path straight
-// from the blocks, htp_iq_dot_row, where built) and match ggml-cpu's vec_dot with
+// from the blocks, htp_iq_dot_rows, where built, on plain rows and tiles of
+// every row count) and match ggml-cpu's vec_dot with
 // Q8_K activations to float rounding (1e-6 of sum |w a|). Codebooks: the host's (derived from
 // ggml, src/host/codebooks.c). Exit 0 pass, 1 fail.
 
@@ -22,6 +23,7 @@
 #include "ggml.h"
 #include "host/codebooks.h"
 #include "npu/ops/iq-dot.h"
+#include "npu/ops/iq-rows.h"
 #include "proto/htp-proto.h"
 #include "test-check.h"
 
@@ -124,7 +126,8 @@ static void test_decoder(enum ggml_type type, const struct htp_codebooks * cb) {
 }
 
 // Rows nrows x k: tiles round trip, decoded tiles (plain = tiled), dot products.
-static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, int64_t k, int nrows) {
+static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, const struct htp_iq_codes * codes, int64_t k,
+                     int nrows) {
     const char *                   name   = ggml_type_name(type);
     const struct htp_tile_format * f      = htp_tile_format(type);
     const htp_iq_decode_fn         decode = htp_iq_decoder(type);
@@ -177,15 +180,13 @@ static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, int64
             htp_iq_dot_group(got, dt, nsb, cols, nc);
             htp_iq_dot_group_ref(ref, dt, nsb, cols, nc);
             simd_bad += memcmp(got, ref, sizeof(float) * 16 * (size_t)nc) != 0;
-            if (nc == 1) {  // the decode path straight from the blocks, plain rows and tiles
+            float pr[16], tr[16];  // the decode path straight from the blocks, plain rows and tiles
+            if (nc == 1 &&
+                htp_iq_dot_rows(type, codes, raw + (size_t)(16 * g) * rowb, rowb, f->blck_bytes, n, nsb, cols[0], pr)) {
+                htp_iq_dot_rows(type, codes, tiled + (size_t)g * gb, f->blck_bytes, f->q_bytes, n, nsb, cols[0], tr);
                 for (int r = 0; r < n; r++) {
-                    float pr, tr;
-                    if (htp_iq_dot_row(type, cb, raw + (size_t)(16 * g + r) * rowb, f->blck_bytes, nsb, cols[0], &pr)) {
-                        htp_iq_dot_row(type, cb, tiled + (size_t)g * gb + (size_t)r * f->blck_bytes, f->q_bytes, nsb,
-                                       cols[0], &tr);
-                        row_bad += memcmp(&pr, &ref[0][r], 4) != 0 || memcmp(&tr, &ref[0][r], 4) != 0;
-                        n_row++;
-                    }
+                    row_bad += memcmp(&pr[r], &ref[0][r], 4) != 0 || memcmp(&tr[r], &ref[0][r], 4) != 0;
+                    n_row++;
                 }
             }
             if (nc < NC) {
@@ -209,9 +210,9 @@ static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, int64
     }
     CHECK(dec_bad == 0, "%s: %d groups decode differently from plain rows and from tiles", name, dec_bad);
     CHECK(simd_bad == 0, "%s: %d dot products: SIMD and portable bits differ", name, simd_bad);
-    CHECK(row_bad == 0, "%s: %d of %d rows: htp_iq_dot_row differs from the portable tile dot", name, row_bad, n_row);
+    CHECK(row_bad == 0, "%s: %d of %d rows: htp_iq_dot_rows differs from the portable tile dot", name, row_bad, n_row);
     CHECK(max_rel < 1e-6, "%s: dot products differ from ggml's vec_dot (max rel %g)", name, max_rel);
-    printf("%s k=%lld rows=%d: tiles, decode and dots ok (max rel vs ggml %.2g; %d rows by htp_iq_dot_row)\n", name,
+    printf("%s k=%lld rows=%d: tiles, decode and dots ok (max rel vs ggml %.2g; %d rows by htp_iq_dot_rows)\n", name,
            (long long)k, nrows, max_rel, n_row);
     free(x);
     free(raw);
@@ -231,7 +232,9 @@ int main(void) {
     CHECK_OR_RETURN(1, cb != NULL && htp_codebooks_ok(cb), "no codebooks from the host");
     static const enum ggml_type all[] = {GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS,
                                          GGML_TYPE_IQ3_S,   GGML_TYPE_IQ1_S,  GGML_TYPE_IQ1_M};
-    int                         n_ok  = 0;
+    static struct htp_iq_codes  codes;
+    htp_iq_codes_build(cb, &codes);
+    int n_ok = 0;
     for (size_t t = 0; t < sizeof all / sizeof all[0]; t++) {
         if (!htp_iq_type_ok((uint32_t)all[t])) {
             CHECK(htp_tile_format((uint32_t)all[t]) == NULL, "%s: a tiled format but no kernels",
@@ -240,9 +243,9 @@ int main(void) {
         }
         n_ok++;
         test_decoder(all[t], cb);
-        test_dot(all[t], cb, 256, 5);
-        test_dot(all[t], cb, 1024, 37);
-        test_dot(all[t], cb, 4096, 16);
+        test_dot(all[t], cb, &codes, 256, 5);
+        test_dot(all[t], cb, &codes, 1024, 37);
+        test_dot(all[t], cb, &codes, 4096, 16);
     }
     CHECK(n_ok >= 3, "only %d IQ types have kernels", n_ok);
     return test_exit_code("test-iq");

@@ -153,87 +153,6 @@ void htp_iq_dot_group(float out[4][HTP_IQ_TILE_R], const struct htp_iq_dtile * d
     }
 }
 
-// IQ2 rows straight from their blocks, 64 weights (two 32-weight groups) a
-// step: the 8 points loaded as 64-bit words (unsigned coordinates), the
-// signs as a 64-bit byte mask that negates the activations, vpdpbusd into
-// 16 lanes of 4 weights, each lane times its 16-weight sub-block's scale.
-static inline uint64_t iq_signs64(const uint8_t s[8]) {  // 8 expanded sign bytes -> mask bits
-    uint64_t m;
-    memcpy(&m, s, 8);
-    return m;
-}
-
-int htp_iq_dot_row(uint32_t type, const struct htp_codebooks * cb, const uint8_t * row, size_t blk_stride, int64_t nsb,
-                   const struct htp_q8k_block * a, float * out) {
-    if (type != HTP_TYPE_IQ2_XXS && type != HTP_TYPE_IQ2_XS && type != HTP_TYPE_IQ2_S) {
-        return 0;
-    }
-    const long long * grid = type == HTP_TYPE_IQ2_XXS  ? (const long long *)(const void *)cb->iq2xxs
-                             : type == HTP_TYPE_IQ2_XS ? (const long long *)(const void *)cb->iq2xs
-                                                       : (const long long *)(const void *)cb->iq2s;
-    float             acc  = 0.0f;
-    for (int64_t b = 0; b < nsb; b++) {
-        const uint8_t * blk = row + (size_t)b * blk_stride;
-        uint16_t        dh;
-        memcpy(&dh, blk, 2);
-        const float d   = htp_fp16_to_fp32(dh) * 0.125f;
-        __m512i     sum = _mm512_setzero_si512();
-        for (int h = 0; h < 4; h++) {  // weights 64 h .. 64 h + 63: groups ib = 2 h, 2 h + 1
-            uint64_t idx[8];
-            uint8_t  sg[8];
-            int32_t  sc[4];  // the 4 sub-blocks of 16
-            for (int i = 0; i < 2; i++) {
-                const int ib = 2 * h + i;
-                if (type == HTP_TYPE_IQ2_XXS) {
-                    const uint8_t * g = blk + 2 + 8 * ib;
-                    uint32_t        aux;
-                    memcpy(&aux, g + 4, 4);
-                    for (int l = 0; l < 4; l++) {
-                        idx[4 * i + l] = g[l];
-                        sg[4 * i + l]  = htp_iq_signs8(aux >> (7 * l));
-                    }
-                    sc[2 * i] = sc[2 * i + 1] = (int32_t)(2 * (aux >> 28) + 1);
-                } else if (type == HTP_TYPE_IQ2_XS) {
-                    for (int l = 0; l < 4; l++) {
-                        uint16_t v;
-                        memcpy(&v, blk + 2 + 2 * (4 * ib + l), 2);
-                        idx[4 * i + l] = v & 511;
-                        sg[4 * i + l]  = htp_iq_signs8(v >> 9);
-                    }
-                    const uint8_t s = blk[66 + ib];
-                    sc[2 * i]       = 2 * (s & 15) + 1;
-                    sc[2 * i + 1]   = 2 * (s >> 4) + 1;
-                } else {
-                    for (int l = 0; l < 4; l++) {
-                        idx[4 * i + l] = blk[2 + 4 * ib + l] | (((uint32_t)blk[66 + ib] >> (2 * l)) & 3) << 8;
-                        sg[4 * i + l]  = blk[34 + 4 * ib + l];
-                    }
-                    const uint8_t s = blk[74 + ib];
-                    sc[2 * i]       = 2 * (s & 15) + 1;
-                    sc[2 * i + 1]   = 2 * (s >> 4) + 1;
-                }
-            }
-            // bit j of sign byte g negates weight 8 g + j: as a byte mask, bit 8 g + j
-            const __mmask64 neg = _cvtu64_mask64(iq_signs64(sg));
-            // (8 scalar loads: vpgatherqq is microcoded slow on CPUs with the gather mitigation)
-            const __m512i pts = _mm512_set_epi64(grid[idx[7]], grid[idx[6]], grid[idx[5]], grid[idx[4]], grid[idx[3]],
-                                                 grid[idx[2]], grid[idx[1]], grid[idx[0]]);
-            const __m512i x   = _mm512_loadu_si512(a[b].qs + 64 * h);
-            const __m512i xs  = _mm512_mask_sub_epi8(x, neg, _mm512_setzero_si512(), x);
-            const __m512i dp  = _mm512_dpbusd_epi32(_mm512_setzero_si512(), pts, xs);
-            const __m512i scv = _mm512_set_epi32(sc[3], sc[3], sc[3], sc[3], sc[2], sc[2], sc[2], sc[2], sc[1], sc[1],
-                                                 sc[1], sc[1], sc[0], sc[0], sc[0], sc[0]);
-            sum               = _mm512_add_epi32(sum, _mm512_mullo_epi32(dp, scv));
-        }
-        const int32_t tot = _mm512_reduce_add_epi32(sum);
-        const float   dd  = d * a[b].d;
-        const float   p   = (float)tot * dd;
-        acc               = acc + p;
-    }
-    *out = acc;
-    return 1;
-}
-
 #elif defined(__HVX__)
 
 void htp_iq_dot_group(float out[4][HTP_IQ_TILE_R], const struct htp_iq_dtile * dg, int64_t nsb,
@@ -274,18 +193,4 @@ void htp_iq_dot_group(float out[4][HTP_IQ_TILE_R], const struct htp_iq_dtile * d
     htp_iq_dot_group_ref(out, dg, nsb, a, nc);
 }
 
-#endif
-
-#ifndef IQ_AVX512
-int htp_iq_dot_row(uint32_t type, const struct htp_codebooks * cb, const uint8_t * row, size_t blk_stride, int64_t nsb,
-                   const struct htp_q8k_block * a, float * out) {
-    (void)type;
-    (void)cb;
-    (void)row;
-    (void)blk_stride;
-    (void)nsb;
-    (void)a;
-    (void)out;
-    return 0;
-}
 #endif

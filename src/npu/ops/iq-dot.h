@@ -40,15 +40,6 @@ void htp_iq_dot_group(float out[4][HTP_IQ_TILE_R], const struct htp_iq_dtile * d
 void htp_iq_dot_group_ref(float out[4][HTP_IQ_TILE_R], const struct htp_iq_dtile * dg, int64_t nsb,
                           const struct htp_q8k_block * const * a, int nc);
 
-// Decode (one column): *out = the dot product of one row's nsb ggml blocks
-// (block b at row + b * blk_stride) with activations a[0 .. nsb-1], straight
-// from the blocks (codebook gathers, sign masks, vpdpbusd), the same bits as
-// htp_iq_dot_group_ref on the row's decoded tiles. Returns 0 (and does
-// nothing) where the build or the type has no such path: AVX-512 VNNI for
-// IQ2_XXS, IQ2_XS, IQ2_S only.
-int htp_iq_dot_row(uint32_t type, const struct htp_codebooks * cb, const uint8_t * row, size_t blk_stride, int64_t nsb,
-                   const struct htp_q8k_block * a, float * out);
-
 // One ggml block into y[256], bit-exact with ggml's to_float: (d * sc) * q.
 void htp_iq_dequant_block(htp_iq_decode_fn decode, const struct htp_codebooks * cb, const uint8_t * block,
                           float y[HTP_IQ_QK]);

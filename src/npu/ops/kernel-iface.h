@@ -15,6 +15,8 @@
 #include "contract/codebooks.h"
 #include "contract/op-call.h"
 
+struct htp_iq_codes;  // iq-rows.h
+
 // One slice of work: worker ith of nth.
 typedef void (*htp_job_fn)(void * arg, uint32_t ith, uint32_t nth);
 
@@ -27,6 +29,7 @@ struct htp_op_ctx {
     // The session's IQ codebooks (contract/codebooks.h, checked), or NULL
     // when the host sent none: kernels of the IQ1/IQ2/IQ3 types then refuse.
     const struct htp_codebooks * codebooks;
+    const struct htp_iq_codes *  iq_codes;  // the same as codes (iq-rows.h), or NULL with them
 
     uint8_t * vtcm;  // per-session scratch ("VTCM", op.vtcm_size bytes); kernels stage tiles here
 

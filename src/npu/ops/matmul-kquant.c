@@ -41,6 +41,7 @@
 #include "matmul.h"
 #include "kquant-dot.h"
 #include "iq-dot.h"
+#include "iq-rows.h"
 #include "contract/tiled.h"
 #include "vec.h"
 #include "work-share.h"
@@ -60,6 +61,7 @@ struct kq_mm {
     int                            tiled;
     htp_iq_decode_fn               iq;         // an IQ codebook type's decoder, else NULL
     const struct htp_codebooks *   codebooks;  // the session's codebooks (IQ)
+    const struct htp_iq_codes *    iq_codes;   // ... as codes (iq-rows.h)
     int64_t                        nsb;        // super-blocks per row
     size_t                         gbytes;     // bytes of a row group (tiled, and as packed into scratch)
     int64_t                        ngroup;     // row groups per matrix
@@ -155,9 +157,9 @@ static const uint8_t * kq_group(const struct kq_mm * a, const uint8_t * w, int64
     return pack;
 }
 
-// IQ weights against a lone column: row group g's rows one at a time from
-// their ggml blocks (htp_iq_dot_row: no decoded tiles), where the build has
-// that path; 0 if it has not (then nothing was done).
+// IQ weights against a lone column: row group g straight from its ggml
+// blocks (htp_iq_dot_rows: no decoded tiles), where the build and the type
+// have that kernel; 0 if not (then nothing was done).
 static int kq_iq_rows(struct kq_mm * a, int64_t g, int64_t c) {
     const uint8_t *w, *x, *ar;
     uint8_t *      y;
@@ -166,15 +168,14 @@ static int kq_iq_rows(struct kq_mm * a, int64_t g, int64_t c) {
         atomic_store_explicit(&a->bad_id, 1, memory_order_relaxed);
         return 1;
     }
-    const int64_t m0 = g * HTP_KQ_R, nr = htp_min64(HTP_KQ_R, a->src0->ne[1] - m0);
-    const size_t  bb = a->f->blck_bytes;
-    float         out[HTP_KQ_R];
-    for (int64_t r = 0; r < nr; r++) {
-        const uint8_t * row    = a->tiled ? w + (size_t)g * a->gbytes + (size_t)r * bb : w + (m0 + r) * a->src0->nb[1];
-        const size_t    stride = a->tiled ? a->f->q_bytes : bb;
-        if (!htp_iq_dot_row(a->src0->type, a->codebooks, row, stride, a->nsb, a->act + c * a->nsb, &out[r])) {
-            return 0;
-        }
+    const int64_t   m0 = g * HTP_KQ_R, nr = htp_min64(HTP_KQ_R, a->src0->ne[1] - m0);
+    const size_t    bb   = a->f->blck_bytes;
+    const uint8_t * base = a->tiled ? w + (size_t)g * a->gbytes : w + m0 * a->src0->nb[1];
+    const size_t    rs = a->tiled ? bb : (size_t)a->src0->nb[1], bs = a->tiled ? a->f->q_bytes : bb;
+    float           out[HTP_KQ_R];
+    if (!a->iq_codes ||
+        !htp_iq_dot_rows(a->src0->type, a->iq_codes, base, rs, bs, (int)nr, a->nsb, a->act + c * a->nsb, out)) {
+        return 0;
     }
     htp_mm_store(y, a->dst->nb[0], m0, out, nr, a->add, ar);
     return 1;
@@ -381,6 +382,7 @@ static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
         return HTP_STATUS_NO_SUPPORT;  // no decoder, or the host sent no codebooks
     }
     a->codebooks = ctx->codebooks;
+    a->iq_codes  = ctx->iq_codes;
     uint8_t * p  = ctx->vtcm + (a->ids ? ((size_t)a->ncols * sizeof(int32_t) + 127) / 128 * 128 : 0);
     a->pack      = a->tiled && !a->iq ? NULL : p;
     a->act       = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
