@@ -80,6 +80,27 @@ static void random_block(uint8_t * b, size_t n) {
     memcpy(b, &d, 2);
 }
 
+// n random blocks of type at p, every one with a finite d (IQ1_M's in the top
+// nibbles of its scale words at +48).
+static void random_blocks(enum ggml_type type, uint8_t * p, int64_t n) {
+    const size_t bs = ggml_type_size(type);
+    for (int64_t i = 0; i < n; i++) {
+        uint8_t * b = p + (size_t)i * bs;
+        random_block(b, bs);
+        if (type == GGML_TYPE_IQ1_M) {
+            uint16_t d, sw[4];
+            memcpy(&d, b, 2);
+            b[0] = (uint8_t)urand();
+            b[1] = (uint8_t)urand();
+            memcpy(sw, b + 48, sizeof sw);
+            for (int j = 0; j < 4; j++) {
+                sw[j] = (uint16_t)((sw[j] & 0x0fff) | ((d >> (4 * j)) & 15) << 12);
+            }
+            memcpy(b + 48, sw, sizeof sw);
+        }
+    }
+}
+
 static int floats_equal(const float * a, const float * b, int64_t n) {
     return memcmp(a, b, sizeof(float) * (size_t)n) == 0;
 }
@@ -125,9 +146,10 @@ static void test_decoder(enum ggml_type type, const struct htp_codebooks * cb) {
     free(raw);
 }
 
-// Rows nrows x k: tiles round trip, decoded tiles (plain = tiled), dot products.
+// Rows nrows x k (quantized, or random blocks: every index, sign and scale
+// pattern): tiles round trip, decoded tiles (plain = tiled), dot products.
 static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, const struct htp_iq_codes * codes, int64_t k,
-                     int nrows) {
+                     int nrows, int random) {
     const char *                   name   = ggml_type_name(type);
     const struct htp_tile_format * f      = htp_tile_format(type);
     const htp_iq_decode_fn         decode = htp_iq_decoder(type);
@@ -140,6 +162,9 @@ static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, const
     uint8_t *     tiled = malloc(gb * (size_t)ng);
     fill(x, nrows, k);
     quantize(type, x, raw, nrows, k);
+    if (random) {
+        random_blocks(type, raw, nrows * nsb);
+    }
     for (int64_t g = 0; g < ng; g++) {
         const int n = (int)(nrows - 16 * g < 16 ? nrows - 16 * g : 16);
         htp_tiled_pack_group(f, raw + (size_t)(16 * g) * rowb, rowb, n, nsb, tiled + (size_t)g * gb);
@@ -212,8 +237,8 @@ static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, const
     CHECK(simd_bad == 0, "%s: %d dot products: SIMD and portable bits differ", name, simd_bad);
     CHECK(row_bad == 0, "%s: %d of %d rows: htp_iq_dot_rows differs from the portable tile dot", name, row_bad, n_row);
     CHECK(max_rel < 1e-6, "%s: dot products differ from ggml's vec_dot (max rel %g)", name, max_rel);
-    printf("%s k=%lld rows=%d: tiles, decode and dots ok (max rel vs ggml %.2g; %d rows by htp_iq_dot_rows)\n", name,
-           (long long)k, nrows, max_rel, n_row);
+    printf("%s k=%lld rows=%d%s: tiles, decode and dots ok (max rel vs ggml %.2g; %d rows by htp_iq_dot_rows)\n", name,
+           (long long)k, nrows, random ? " (random blocks)" : "", max_rel, n_row);
     free(x);
     free(raw);
     free(back);
@@ -243,9 +268,10 @@ int main(void) {
         }
         n_ok++;
         test_decoder(all[t], cb);
-        test_dot(all[t], cb, &codes, 256, 5);
-        test_dot(all[t], cb, &codes, 1024, 37);
-        test_dot(all[t], cb, &codes, 4096, 16);
+        test_dot(all[t], cb, &codes, 256, 5, 0);
+        test_dot(all[t], cb, &codes, 1024, 37, 0);
+        test_dot(all[t], cb, &codes, 4096, 16, 0);
+        test_dot(all[t], cb, &codes, 2048, 21, 1);
     }
     CHECK(n_ok >= 3, "only %d IQ types have kernels", n_ok);
     return test_exit_code("test-iq");

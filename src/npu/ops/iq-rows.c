@@ -141,14 +141,17 @@ static inline __m512i codes_of(__m512i lo, __m512i hi, int second) {
 }
 
 // The codes of table (uint16, 2 spare entries) at the 32 word indices idx, as
-// words in idx's order: two gathers of 16 (4 bytes at entry i, the low 2 kept).
+// words in idx's order: four gathers of 8 (4 bytes at entry i, the low 2 kept;
+// on Zen 4 no slower than two of 16).
 static inline __m512i gather_codes(__m512i idx, const uint16_t * table) {
-    const __m512i mask = _mm512_set1_epi32(0xffff);
-    const __m512i c0   = _mm512_and_si512(
-          _mm512_i32gather_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(idx)), (const void *)table, 2), mask);
-    const __m512i c1 = _mm512_and_si512(
-        _mm512_i32gather_epi32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(idx, 1)), (const void *)table, 2), mask);
-    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi32_epi16(c0)), _mm512_cvtepi32_epi16(c1), 1);
+    const __m256i mask = _mm256_set1_epi32(0xffff);
+    __m128i       c[4];
+    for (int i = 0; i < 4; i++) {
+        const __m256i ix = _mm256_cvtepu16_epi32(_mm512_extracti32x4_epi32(idx, i));
+        c[i]             = _mm256_cvtepi32_epi16(
+                        _mm256_and_si256(_mm256_i32gather_epi32((const int *)(const void *)table, ix, 2), mask));
+    }
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(c[1], c[0])), _mm256_set_m128i(c[3], c[2]), 1);
 }
 
 // Index vector of a word permute (or, in the low bytes, a byte permute):
