@@ -12,9 +12,11 @@
 //      padding rows: all zero bytes (d = 0: their weights are exact zeros)
 //
 //    So pack and unpack are copies (get_tensor gets ggml's bytes back) and a
-//    type gets its format from one row of the table in iq-tiles.c. The kernels
-//    decode the codebook indices once per row group into the decoded tile
-//    below, so the gain of tiling is that one group's rows sit together.
+//    type gets its format from one row of the table in iq-tiles.c. Against
+//    one column the kernels read a tile's 16 blocks in place
+//    (npu/ops/iq-rows.h, where built); otherwise they decode the codebook
+//    indices once per row group into the decoded tile below. Either way the
+//    gain of tiling is that one group's rows sit together.
 //
 // 2. The decoded tile (NPU scratch only, never in a buffer, described here
 //    because the scratch plan counts it): what a row group's super-block

@@ -206,9 +206,10 @@ static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, const
             htp_iq_dot_group_ref(ref, dt, nsb, cols, nc);
             simd_bad += memcmp(got, ref, sizeof(float) * 16 * (size_t)nc) != 0;
             float pr[16], tr[16];  // the decode path straight from the blocks, plain rows and tiles
-            if (nc == 1 &&
-                htp_iq_dot_rows(type, codes, raw + (size_t)(16 * g) * rowb, rowb, f->blck_bytes, n, nsb, cols[0], pr)) {
-                htp_iq_dot_rows(type, codes, tiled + (size_t)g * gb, f->blck_bytes, f->q_bytes, n, nsb, cols[0], tr);
+            if (nc == 1 && htp_iq_dot_rows(type, cb, codes, raw + (size_t)(16 * g) * rowb, rowb, f->blck_bytes, n, nsb,
+                                           cols[0], pr)) {
+                htp_iq_dot_rows(type, cb, codes, tiled + (size_t)g * gb, f->blck_bytes, f->q_bytes, n, nsb, cols[0],
+                                tr);
                 for (int r = 0; r < n; r++) {
                     row_bad += memcmp(&pr[r], &ref[0][r], 4) != 0 || memcmp(&tr[r], &ref[0][r], 4) != 0;
                     n_row++;

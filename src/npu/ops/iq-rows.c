@@ -30,7 +30,6 @@
 static const uint8_t iq2_values[3]    = {8, 25, 43};
 static const uint8_t iq3xxs_values[8] = {4, 12, 20, 28, 36, 44, 52, 62};
 static const uint8_t iq3s_values[8]   = {1, 3, 5, 7, 9, 11, 13, 15};
-static const uint8_t iq1_values[3]    = {0xff, 0, 1};  // -1, 0, 1: codes p + 1
 
 // The code of a point of n coordinates, bits per coordinate each.
 static uint16_t point_code(const uint8_t * point, int n, const uint8_t * set, int nset, int bits) {
@@ -60,12 +59,6 @@ void htp_iq_codes_build(const struct htp_codebooks * cb, struct htp_iq_codes * c
         const uint16_t c3 = point_code(cb->iq3s[i], 4, iq3s_values, 8, 3);
         codes->iq3s_lo[i] = (uint8_t)c3;
         codes->iq3s_hi[i] = (uint8_t)(c3 >> 8);
-    }
-    for (int i = 0; i < 1024; i++) {
-        codes->iq2s[i] = point_code(cb->iq2s[i], 8, iq2_values, 3, 2);
-    }
-    for (int i = 0; i < 2048; i++) {
-        codes->iq1s[i] = point_code((const uint8_t *)cb->iq1s[i], 8, iq1_values, 3, 2);
     }
     for (uint32_t f = 0; f < 128; f++) {
         codes->signs8[f] = htp_iq_signs8(f);
@@ -110,10 +103,10 @@ struct iq_rows_k {
 
 // The column's super-block as the row kernels read it.
 struct iq_col {
-    __m512i x[4];      // step order: x[h] lane g = activations 32 g + 8 h .. 32 g + 8 h + 7
-    __m512i s4[4];     // IQ1: s4[h] 32-bit lane 2 g + i = the sum of x[h]'s bytes 8 g + 4 i .. + 3
-    __m512i t, t7;     // IQ1: the sum of s4[0..3], times 1 and 7
-    __m512i lo7, hi7;  // IQ1: 7 (s4[0] + s4[1]), 7 (s4[2] + s4[3])
+    __m512i x[4];  // step order: x[h] lane g = activations 32 g + 8 h .. 32 g + 8 h + 7
+    // IQ1: with s4[h] 32-bit lane 2 g + i = the sum of x[h]'s bytes 8 g + 4 i .. + 3,
+    __m512i s9;        // 9 (s4[0] + .. + s4[3])
+    __m512i lo9, hi9;  // 9 (s4[0] + s4[1]), 9 (s4[2] + s4[3])
 };
 
 static inline void iq_rows_acts(const int8_t * qs, __m512i x[4]) {
@@ -140,18 +133,14 @@ static inline __m512i codes_of(__m512i lo, __m512i hi, int second) {
     return _mm512_permutex2var_epi8(lo, pick, hi);
 }
 
-// The codes of table (uint16, 2 spare entries) at the 32 word indices idx, as
-// words in idx's order: four gathers of 8 (4 bytes at entry i, the low 2 kept;
-// on Zen 4 no slower than two of 16).
-static inline __m512i gather_codes(__m512i idx, const uint16_t * table) {
-    const __m256i mask = _mm256_set1_epi32(0xffff);
-    __m128i       c[4];
-    for (int i = 0; i < 4; i++) {
-        const __m256i ix = _mm256_cvtepu16_epi32(_mm512_extracti32x4_epi32(idx, i));
-        c[i]             = _mm256_cvtepi32_epi16(
-                        _mm256_and_si256(_mm256_i32gather_epi32((const int *)(const void *)table, ix, 2), mask));
-    }
-    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(c[1], c[0])), _mm256_set_m128i(c[3], c[2]), 1);
+// The 8-byte points of table (a codebook of contract/codebooks.h) that step
+// h takes, from the 32 word indices idx (word 4 g + l: point l of group g):
+// 64-bit lane g = point (g, h), one gather.
+static inline __m512i gather_points(__m512i idx, int h, const void * table) {
+    const __m512i sel =
+        _mm512_add_epi32(_mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 0, 0, 0, 0, 0, 0, 0), _mm512_set1_epi32(h));
+    const __m512i ix = _mm512_maskz_permutexvar_epi16(0x55555555u, sel, idx);  // 32-bit lane g: word 4 g + h
+    return _mm512_i32gather_epi64(_mm512_castsi512_si256(ix), table, 8);
 }
 
 // Index vector of a word permute (or, in the low bytes, a byte permute):
@@ -160,14 +149,18 @@ static inline __m512i gather_codes(__m512i idx, const uint16_t * table) {
     _mm512_setr_epi32(0, 0, 0x10001, 0x10001, 0x20002, 0x20002, 0x30003, 0x30003, 0x40004, 0x40004, 0x50005, 0x50005, \
                       0x60006, 0x60006, 0x70007, 0x70007)
 
-// One step: the coordinates of the codes ctrl names (vpmultishiftqb
-// control), times the activations x negated where the sign bits sel names
-// are set, added into acc.
-static inline __m512i iq_step(__m512i acc, __m512i codes, uint64_t ctrl, const __m512i values, __m512i signs,
-                              uint64_t sel, __m512i x) {
-    const __m512i   v   = _mm512_permutexvar_epi8(_mm512_multishift_epi64_epi8(bcast64(ctrl), codes), values);
+// One step on the step's coordinates v (unsigned): times the activations x
+// negated where the sign bits sel names are set, added into acc.
+static inline __m512i iq_step_points(__m512i acc, __m512i v, __m512i signs, uint64_t sel, __m512i x) {
     const __mmask64 neg = _mm512_bitshuffle_epi64_mask(signs, bcast64(sel));
     return _mm512_dpbusd_epi32(acc, v, _mm512_mask_sub_epi8(x, neg, _mm512_setzero_si512(), x));
+}
+
+// One step on codes: the coordinates of the codes ctrl names (vpmultishiftqb control).
+static inline __m512i iq_step(__m512i acc, __m512i codes, uint64_t ctrl, const __m512i values, __m512i signs,
+                              uint64_t sel, __m512i x) {
+    const __m512i v = _mm512_permutexvar_epi8(_mm512_multishift_epi64_epi8(bcast64(ctrl), codes), values);
+    return iq_step_points(acc, v, signs, sel, x);
 }
 
 // 2 s + 1 of the 4-bit fields s.
@@ -246,9 +239,9 @@ static inline __m512i iq2xs_row(const uint8_t * blk, const __m512i x[4], const s
 }
 
 // IQ2_S (82 bytes): d, 32 low index bytes, 32 sign bytes, 8 bytes of 2 high
-// index bits per point (bits 2 l of byte g), 8 scale bytes. 1024 codes do not
-// fit in registers: they are gathered.
-static inline __m512i iq2s_row(const uint8_t * blk, const __m512i x[4], const uint16_t * table) {
+// index bits per point (bits 2 l of byte g), 8 scale bytes. 1024 points do
+// not fit in registers: they are gathered, 8 bytes each.
+static inline __m512i iq2s_row(const uint8_t * blk, const __m512i x[4], const void * points) {
     const __m512i lo8 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)));
     uint64_t      qh;
     memcpy(&qh, blk + 66, sizeof qh);
@@ -257,9 +250,16 @@ static inline __m512i iq2s_row(const uint8_t * blk, const __m512i x[4], const ui
     const __m512i hi2 =
         _mm512_and_si512(_mm512_srlv_epi16(qhw, _mm512_set4_epi32(0x00060004, 0x00020000, 0x00060004, 0x00020000)),
                          _mm512_set1_epi16(3));
-    const __m512i codes = gather_codes(_mm512_or_si512(lo8, _mm512_slli_epi16(hi2, 8)), table);
+    const __m512i idx   = _mm512_or_si512(lo8, _mm512_slli_epi16(hi2, 8));
     const __m512i signs = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 34)));
-    return iq2_steps16(codes, iq2_values_table(), signs, x, blk + 74);
+    __m512i       lo, hi;
+    iq2_scales16(blk + 74, &lo, &hi);
+    __m512i acc0 = _mm512_setzero_si512(), acc1 = _mm512_setzero_si512();
+    acc0 = iq_step_points(acc0, gather_points(idx, 0, points), signs, IQ_SEL(0), x[0]);
+    acc0 = iq_step_points(acc0, gather_points(idx, 1, points), signs, IQ_SEL(1), x[1]);
+    acc1 = iq_step_points(acc1, gather_points(idx, 2, points), signs, IQ_SEL(2), x[2]);
+    acc1 = iq_step_points(acc1, gather_points(idx, 3, points), signs, IQ_SEL(3), x[3]);
+    return _mm512_add_epi32(_mm512_mullo_epi32(acc0, lo), _mm512_mullo_epi32(acc1, hi));
 }
 
 // IQ3: step h takes points 2 h and 2 h + 1 of each group, whose codes are
@@ -311,80 +311,61 @@ static inline __m512i iq3s_row(const uint8_t * blk, const __m512i x[4], const st
 }
 
 // IQ1 (points of -1, 0, 1 plus a delta of +-1/8 per 32 or 8 weights; q =
-// 8 p + delta with delta = +-1, iq-decode.h): the codes hold p + 1 (0, 1,
-// 2), so a point's sum is 8 sum (p + 1) a - 8 S + delta S, S the sum of its
-// activations: 8 sum (p + 1) a - 7 S, less 2 S where the delta is negative.
-static inline __m512i iq1_step(__m512i acc, __m512i codes, int h, const struct iq_col * col) {
-    const __m512i v = _mm512_permutexvar_epi8(_mm512_multishift_epi64_epi8(bcast64(IQ2_CTRL(h)), codes),
-                                              _mm512_set1_epi32(0x00020100));
-    return _mm512_dpbusd_epi32(acc, v, col->x[h]);
+// 8 p + delta with delta = +-1, iq-decode.h): the kernels multiply the
+// unsigned u = q + 9 (0 .. 18; vpermb maps the gathered p to 8 p + 9, the
+// delta is added per point) and take 9 times the activations' sum off:
+// sum q a = sum u a - 9 S.
+static inline __m512i iq1_step(__m512i acc, __m512i idx, int h, const void * points, __m512i delta, __m512i x) {
+    const __m512i to_u = _mm512_set_epi64(0x0100000000000000ll, 0, 0, 0, 0, 0, 0, 0x1109);  // 0, 1, -1 (63): 9, 17, 1
+    const __m512i u    = _mm512_add_epi8(_mm512_permutexvar_epi8(gather_points(idx, h, points), to_u), delta);
+    return _mm512_dpbusd_epi32(acc, u, x);
 }
 
-// 8 acc - s7 - 2 (s where neg): the sums of a step range with their deltas,
-// from acc (sums of (p + 1) a), the activation sums s and 7 s.
-static inline __m512i iq1_delta(__m512i acc, __m512i s, __m512i s7, __mmask16 neg) {
-    return _mm512_sub_epi32(_mm512_sub_epi32(_mm512_slli_epi32(acc, 3), s7),
-                            _mm512_slli_epi32(_mm512_maskz_mov_epi32(neg, s), 1));
-}
-
-// 32-bit lanes 2 g and 2 g + 1 for each bit g of the 8 bits m.
-static inline __mmask16 lane_pairs(uint32_t m) {
-    return (__mmask16)(_pdep_u32(m, 0x5555u) * 3u);
+// The deltas of the 8 points of a step, +1, or -1 in the 64-bit lanes neg names.
+static inline __m512i iq1_deltas(__mmask8 neg) {
+    return _mm512_mask_blend_epi64(neg, _mm512_set1_epi8(1), _mm512_set1_epi8(-1));
 }
 
 // IQ1_S (50 bytes): d, 32 low index bytes, 8 x 16 bits (group g: 3 high
 // index bits per point at bits 3 l, the scale at 12..14, the delta's sign at 15).
-static inline __m512i iq1s_row(const uint8_t * blk, const struct iq_col * col, const uint16_t * table) {
+static inline __m512i iq1s_row(const uint8_t * blk, const struct iq_col * col, const void * points) {
     const __m512i lo8 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)));
     const __m128i qh  = _mm_loadu_si128((const __m128i *)(const void *)(blk + 34));
     const __m512i qhw = _mm512_permutexvar_epi16(IQ_WORD_OF_GROUP, _mm512_zextsi128_si512(qh));
     const __m512i hi3 =
         _mm512_and_si512(_mm512_srlv_epi16(qhw, _mm512_set4_epi32(0x00090006, 0x00030000, 0x00090006, 0x00030000)),
                          _mm512_set1_epi16(7));
-    const __m512i codes = gather_codes(_mm512_or_si512(lo8, _mm512_slli_epi16(hi3, 8)), table);
+    const __m512i idx   = _mm512_or_si512(lo8, _mm512_slli_epi16(hi3, 8));
+    const __m512i g64   = _mm512_cvtepu16_epi64(qh);  // 64-bit lane g: word g
+    const __m512i delta = iq1_deltas(_mm512_test_epi64_mask(g64, _mm512_set1_epi64(0x8000)));
     __m512i       acc   = _mm512_setzero_si512();
     for (int h = 0; h < 4; h++) {
-        acc = iq1_step(acc, codes, h, col);
+        acc = iq1_step(acc, idx, h, points, delta, col->x[h]);
     }
-    const __m512i   g64 = _mm512_cvtepu16_epi64(qh);  // 64-bit lane g: word g
-    const __mmask16 neg = lane_pairs(_mm512_test_epi64_mask(g64, _mm512_set1_epi64(0x8000)));
-    const __m512i   s   = _mm512_shuffle_epi32(_mm512_and_si512(_mm512_srli_epi64(g64, 12), _mm512_set1_epi64(7)),
-                                               _MM_SHUFFLE(2, 2, 0, 0));
-    return _mm512_mullo_epi32(iq1_delta(acc, col->t, col->t7, neg), odd_scale(s));
+    const __m512i s = _mm512_shuffle_epi32(_mm512_and_si512(_mm512_srli_epi64(g64, 12), _mm512_set1_epi64(7)),
+                                           _MM_SHUFFLE(2, 2, 0, 0));
+    return _mm512_mullo_epi32(_mm512_sub_epi32(acc, col->s9), odd_scale(s));
 }
 
 // IQ1_M (56 bytes): 32 low index bytes, 16 bytes of a nibble per point (3
 // high index bits, the sign of the point's delta at bit 3), 4 x 16 bits of
 // scales (two 3-bit fields per group: weights 0..15 and 16..31) whose top
 // nibbles are d's.
-static inline __m512i iq1m_row(const uint8_t * blk, const struct iq_col * col, const uint16_t * table) {
-    const __m512i  lo8  = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)blk));
-    const __m512i  qhw  = _mm512_maskz_permutexvar_epi8(  // word p: byte p / 2
+static inline __m512i iq1m_row(const uint8_t * blk, const struct iq_col * col, const void * points) {
+    const __m512i  lo8    = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)blk));
+    const __m512i  qhw    = _mm512_maskz_permutexvar_epi8(  // word p: byte p / 2
         0x5555555555555555ull,
         _mm512_setr_epi32(0, 0x10001, 0x20002, 0x30003, 0x40004, 0x50005, 0x60006, 0x70007, 0x80008, 0x90009, 0xa000a,
-                            0xb000b, 0xc000c, 0xd000d, 0xe000e, 0xf000f),
+                              0xb000b, 0xc000c, 0xd000d, 0xe000e, 0xf000f),
         _mm512_zextsi128_si512(_mm_loadu_si128((const __m128i *)(const void *)(blk + 32))));
-    const __m512i  nib  = _mm512_srlv_epi16(qhw, _mm512_set1_epi32(0x00040000));  // point p's nibble
-    const uint32_t negp = _mm512_test_epi16_mask(nib, _mm512_set1_epi16(8));      // bit p = 4 g + l
-    const __m512i  codes =
-        gather_codes(_mm512_or_si512(lo8, _mm512_slli_epi16(_mm512_and_si512(nib, _mm512_set1_epi16(7)), 8)), table);
-    __m512i acc0 = _mm512_setzero_si512(), acc1 = _mm512_setzero_si512();
-    acc0 = iq1_step(acc0, codes, 0, col);
-    acc0 = iq1_step(acc0, codes, 1, col);
-    acc1 = iq1_step(acc1, codes, 2, col);
-    acc1 = iq1_step(acc1, codes, 3, col);
-    __mmask16 neg[4];  // step h: the lanes of point h of each group
-    for (int h = 0; h < 4; h++) {
-        neg[h] = lane_pairs(_pext_u32(negp, 0x11111111u << h));
+    const __m512i  nib    = _mm512_srlv_epi16(qhw, _mm512_set1_epi32(0x00040000));  // point p's nibble
+    const uint32_t negp   = _mm512_test_epi16_mask(nib, _mm512_set1_epi16(8));      // bit p = 4 g + l
+    const __m512i  idx    = _mm512_or_si512(lo8, _mm512_slli_epi16(_mm512_and_si512(nib, _mm512_set1_epi16(7)), 8));
+    __m512i        acc[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+    for (int h = 0; h < 4; h++) {  // step h: point h of each group, the delta its own
+        const __m512i delta = iq1_deltas((__mmask8)_pext_u32(negp, 0x11111111u << h));
+        acc[h / 2]          = iq1_step(acc[h / 2], idx, h, points, delta, col->x[h]);
     }
-    const __m512i n0 =
-        _mm512_add_epi32(_mm512_maskz_mov_epi32(neg[0], col->s4[0]), _mm512_maskz_mov_epi32(neg[1], col->s4[1]));
-    const __m512i n1 =
-        _mm512_add_epi32(_mm512_maskz_mov_epi32(neg[2], col->s4[2]), _mm512_maskz_mov_epi32(neg[3], col->s4[3]));
-    const __m512i lo =
-        _mm512_sub_epi32(_mm512_sub_epi32(_mm512_slli_epi32(acc0, 3), col->lo7), _mm512_slli_epi32(n0, 1));
-    const __m512i hi =
-        _mm512_sub_epi32(_mm512_sub_epi32(_mm512_slli_epi32(acc1, 3), col->hi7), _mm512_slli_epi32(n1, 1));
     uint64_t sw;
     memcpy(&sw, blk + 48, sizeof sw);
     const __m512i w     = _mm512_permutexvar_epi16(  // 32-bit lane k: scale word k / 4 (word 8: zero)
@@ -393,8 +374,10 @@ static inline __m512i iq1m_row(const uint8_t * blk, const struct iq_col * col, c
         _mm512_zextsi128_si512(_mm_cvtsi64_si128((long long)sw)));
     const __m512i s     = _mm512_srlv_epi32(w, _mm512_set4_epi32(6, 6, 0, 0));
     const __m512i seven = _mm512_set1_epi32(7);
-    return _mm512_add_epi32(_mm512_mullo_epi32(lo, odd_scale(_mm512_and_si512(s, seven))),
-                            _mm512_mullo_epi32(hi, odd_scale(_mm512_and_si512(_mm512_srli_epi32(s, 3), seven))));
+    return _mm512_add_epi32(
+        _mm512_mullo_epi32(_mm512_sub_epi32(acc[0], col->lo9), odd_scale(_mm512_and_si512(s, seven))),
+        _mm512_mullo_epi32(_mm512_sub_epi32(acc[1], col->hi9),
+                           odd_scale(_mm512_and_si512(_mm512_srli_epi32(s, 3), seven))));
 }
 
 // Lanes 0..7: the sums of a's lane pairs; lanes 8..15: b's.
@@ -406,22 +389,22 @@ static inline __m512i pair_sums(__m512i a, __m512i b) {
 
 static inline __attribute__((always_inline)) __m512i iq_row(uint32_t type, const uint8_t * blk,
                                                             const struct iq_col * col, const struct iq_rows_k * k,
-                                                            const uint16_t * table) {
+                                                            const void * points) {
     switch (type) {
         case HTP_TYPE_IQ2_XXS:
             return iq2xxs_row(blk, col->x, k);
         case HTP_TYPE_IQ2_XS:
             return iq2xs_row(blk, col->x, k);
         case HTP_TYPE_IQ2_S:
-            return iq2s_row(blk, col->x, table);
+            return iq2s_row(blk, col->x, points);
         case HTP_TYPE_IQ3_XXS:
             return iq3xxs_row(blk, col->x, k);
         case HTP_TYPE_IQ3_S:
             return iq3s_row(blk, col->x, k);
         case HTP_TYPE_IQ1_S:
-            return iq1s_row(blk, col, table);
+            return iq1s_row(blk, col, points);
         default:
-            return iq1m_row(blk, col, table);
+            return iq1m_row(blk, col, points);
     }
 }
 
@@ -438,7 +421,7 @@ static inline uint16_t iq_dbits(uint32_t type, const uint8_t * blk) {
 
 // The tile loop of one type (type and unit constant where it is inlined).
 static inline __attribute__((always_inline)) void iq_rows_run(uint32_t type, float unit, const struct iq_rows_k * k,
-                                                              const uint16_t * table, const uint8_t * base,
+                                                              const void * points, const uint8_t * base,
                                                               size_t row_stride, size_t blk_stride, int nrows,
                                                               int64_t nsb, const struct htp_q8k_block * a,
                                                               float out[16]) {
@@ -447,15 +430,14 @@ static inline __attribute__((always_inline)) void iq_rows_run(uint32_t type, flo
         struct iq_col col;
         iq_rows_acts(a[b].qs, col.x);
         if (type == HTP_TYPE_IQ1_S || type == HTP_TYPE_IQ1_M) {
+            const __m512i nine = _mm512_set1_epi8(9);  // 9 times the sums of 4
+            __m512i       s9[4];
             for (int h = 0; h < 4; h++) {
-                col.s4[h] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(1), col.x[h]);
+                s9[h] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), nine, col.x[h]);
             }
-            const __m512i lo = _mm512_add_epi32(col.s4[0], col.s4[1]), hi = _mm512_add_epi32(col.s4[2], col.s4[3]);
-            const __m512i seven = _mm512_set1_epi32(7);
-            col.t               = _mm512_add_epi32(lo, hi);
-            col.t7              = _mm512_mullo_epi32(col.t, seven);
-            col.lo7             = _mm512_mullo_epi32(lo, seven);
-            col.hi7             = _mm512_mullo_epi32(hi, seven);
+            col.lo9 = _mm512_add_epi32(s9[0], s9[1]);
+            col.hi9 = _mm512_add_epi32(s9[2], s9[3]);
+            col.s9  = _mm512_add_epi32(col.lo9, col.hi9);
         }
         uint16_t dh[16];
         __m512i  quad[4];
@@ -466,7 +448,7 @@ static inline __attribute__((always_inline)) void iq_rows_run(uint32_t type, flo
                 if (r < nrows) {
                     const uint8_t * blk = base + (size_t)r * row_stride + (size_t)b * blk_stride;
                     dh[r]               = iq_dbits(type, blk);
-                    v[i]                = iq_row(type, blk, &col, k, table);
+                    v[i]                = iq_row(type, blk, &col, k, points);
                 } else {
                     dh[r] = 0;
                     v[i]  = _mm512_setzero_si512();
@@ -489,8 +471,9 @@ static void load_tables(__m512i * t, const void * table, int n) {
     }
 }
 
-int htp_iq_dot_rows(uint32_t type, const struct htp_iq_codes * codes, const uint8_t * base, size_t row_stride,
-                    size_t blk_stride, int nrows, int64_t nsb, const struct htp_q8k_block * a, float out[16]) {
+int htp_iq_dot_rows(uint32_t type, const struct htp_codebooks * cb, const struct htp_iq_codes * codes,
+                    const uint8_t * base, size_t row_stride, size_t blk_stride, int nrows, int64_t nsb,
+                    const struct htp_q8k_block * a, float out[16]) {
     struct iq_rows_k k;
     load_tables(k.signs8, codes->signs8, 2);
     k.values = iq2_values_table();
@@ -505,7 +488,7 @@ int htp_iq_dot_rows(uint32_t type, const struct htp_iq_codes * codes, const uint
             iq_rows_run(HTP_TYPE_IQ2_XS, 0.125f, &k, NULL, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         case HTP_TYPE_IQ2_S:
-            iq_rows_run(HTP_TYPE_IQ2_S, 0.125f, &k, codes->iq2s, base, row_stride, blk_stride, nrows, nsb, a, out);
+            iq_rows_run(HTP_TYPE_IQ2_S, 0.125f, &k, cb->iq2s, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         case HTP_TYPE_IQ3_XXS:
             load_tables(k.tab, codes->iq3xxs_lo, 4);
@@ -520,10 +503,10 @@ int htp_iq_dot_rows(uint32_t type, const struct htp_iq_codes * codes, const uint
             iq_rows_run(HTP_TYPE_IQ3_S, 1.0f, &k, NULL, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         case HTP_TYPE_IQ1_S:
-            iq_rows_run(HTP_TYPE_IQ1_S, 0.125f, &k, codes->iq1s, base, row_stride, blk_stride, nrows, nsb, a, out);
+            iq_rows_run(HTP_TYPE_IQ1_S, 0.125f, &k, cb->iq1s, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         case HTP_TYPE_IQ1_M:
-            iq_rows_run(HTP_TYPE_IQ1_M, 0.125f, &k, codes->iq1s, base, row_stride, blk_stride, nrows, nsb, a, out);
+            iq_rows_run(HTP_TYPE_IQ1_M, 0.125f, &k, cb->iq1s, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         default:
             return 0;
@@ -532,9 +515,11 @@ int htp_iq_dot_rows(uint32_t type, const struct htp_iq_codes * codes, const uint
 
 #else
 
-int htp_iq_dot_rows(uint32_t type, const struct htp_iq_codes * codes, const uint8_t * base, size_t row_stride,
-                    size_t blk_stride, int nrows, int64_t nsb, const struct htp_q8k_block * a, float out[16]) {
+int htp_iq_dot_rows(uint32_t type, const struct htp_codebooks * cb, const struct htp_iq_codes * codes,
+                    const uint8_t * base, size_t row_stride, size_t blk_stride, int nrows, int64_t nsb,
+                    const struct htp_q8k_block * a, float out[16]) {
     (void)type;
+    (void)cb;
     (void)codes;
     (void)base;
     (void)row_stride;

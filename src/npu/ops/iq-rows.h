@@ -10,7 +10,9 @@
 // coordinate (struct htp_iq_codes). A lookup of 32 or 64 indices is a few
 // byte or word permutes of the code tables, a code becomes its bytes by one
 // bit-field shuffle and one value permute, the signs become a byte mask of
-// the activations, and vpdpbusd sums the products.
+// the activations, and vpdpbusd sums the products. The codebooks of 1024 and
+// 2048 points (IQ2_S, IQ1) are too large for registers: their kernels gather
+// the 8-byte points from the codebooks themselves.
 //
 // The result is the same float, bit for bit, as htp_iq_dot_group_ref on the
 // rows' decoded tiles: the integer sum of each row and super-block is exact
@@ -31,7 +33,6 @@
 //   IQ2 (8, 25, 43):                          2 bits, coordinate j in bits 2 j, 2 j + 1
 //   IQ3_XXS (4, 12, 20, 28, 36, 44, 52, 62):  3 bits, coordinate j in bits 3 j .. 3 j + 2
 //   IQ3_S (1, 3, 5, .., 15):                  3 bits, likewise
-//   IQ1 (-1, 0, 1):                           2 bits, likewise
 // The byte-indexed tables keep the code's low and high byte apart (the
 // kernels look each up with byte permutes).
 struct htp_iq_codes {
@@ -39,9 +40,7 @@ struct htp_iq_codes {
     uint8_t  iq3xxs_lo[256], iq3xxs_hi[256];
     uint8_t  iq3s_lo[512], iq3s_hi[512];
     uint16_t iq2xs[512];
-    uint16_t iq2s[1024 + 2];  // 2 spare entries: the kernel reads 4 bytes at entry i
-    uint16_t iq1s[2048 + 2];  // IQ1_S, IQ1_M: codes of p + 1 (0, 1, 2) for the coordinate p; spare entries likewise
-    uint8_t  signs8[128];     // htp_iq_signs8 of every 7-bit sign field
+    uint8_t  signs8[128];  // htp_iq_signs8 of every 7-bit sign field
 };
 
 // Fills codes from cb (htp_codebooks_ok has passed: every coordinate is in
@@ -49,10 +48,12 @@ struct htp_iq_codes {
 void htp_iq_codes_build(const struct htp_codebooks * cb, struct htp_iq_codes * codes);
 
 // out[r] = the dot product of row r (r < nrows <= 16) with the activations
-// a[0 .. nsb-1], block b of row r at base + r * row_stride + b * blk_stride.
+// a[0 .. nsb-1], block b of row r at base + r * row_stride + b * blk_stride;
+// cb and codes are the session's codebooks and their codes.
 // Returns 0 (and does nothing) where the build (AVX-512 VBMI, VNNI, BITALG)
 // or the type has no such kernel.
-int htp_iq_dot_rows(uint32_t type, const struct htp_iq_codes * codes, const uint8_t * base, size_t row_stride,
-                    size_t blk_stride, int nrows, int64_t nsb, const struct htp_q8k_block * a, float out[16]);
+int htp_iq_dot_rows(uint32_t type, const struct htp_codebooks * cb, const struct htp_iq_codes * codes,
+                    const uint8_t * base, size_t row_stride, size_t blk_stride, int nrows, int64_t nsb,
+                    const struct htp_q8k_block * a, float out[16]);
 
 #endif  // HTP_IQ_ROWS_H

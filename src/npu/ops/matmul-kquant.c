@@ -173,8 +173,8 @@ static int kq_iq_rows(struct kq_mm * a, int64_t g, int64_t c) {
     const uint8_t * base = a->tiled ? w + (size_t)g * a->gbytes : w + m0 * a->src0->nb[1];
     const size_t    rs = a->tiled ? bb : (size_t)a->src0->nb[1], bs = a->tiled ? a->f->q_bytes : bb;
     float           out[HTP_KQ_R];
-    if (!a->iq_codes ||
-        !htp_iq_dot_rows(a->src0->type, a->iq_codes, base, rs, bs, (int)nr, a->nsb, a->act + c * a->nsb, out)) {
+    if (!a->iq_codes || !htp_iq_dot_rows(a->src0->type, a->codebooks, a->iq_codes, base, rs, bs, (int)nr, a->nsb,
+                                         a->act + c * a->nsb, out)) {
         return 0;
     }
     htp_mm_store(y, a->dst->nb[0], m0, out, nr, a->add, ar);
