@@ -19,7 +19,8 @@
 // vpermb turns it into the coordinate (by the low 6 bits: the tables repeat
 // the value set). The group's sign byte of the step names, bit j, the
 // weights to negate; vpshufbitqmb turns it into a byte mask, and the masked
-// activations go into vpdpbusd with the unsigned coordinates.
+// activations go into vpdpbusd with the unsigned coordinates. IQ2_S and IQ1
+// gather each step's 8-byte points from the codebooks instead of codes.
 
 #include "iq-rows.h"
 
@@ -104,7 +105,7 @@ struct iq_rows_k {
 // The column's super-block as the row kernels read it.
 struct iq_col {
     __m512i x[4];  // step order: x[h] lane g = activations 32 g + 8 h .. 32 g + 8 h + 7
-    // IQ1: with s4[h] 32-bit lane 2 g + i = the sum of x[h]'s bytes 8 g + 4 i .. + 3,
+    // IQ1, where s4[h] is x[h]'s sums of 4 (32-bit lane 2 g + i: bytes 8 g + 4 i .. + 3):
     __m512i s9;        // 9 (s4[0] + .. + s4[3])
     __m512i lo9, hi9;  // 9 (s4[0] + s4[1]), 9 (s4[2] + s4[3])
 };
