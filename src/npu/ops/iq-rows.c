@@ -472,6 +472,12 @@ static void load_tables(__m512i * t, const void * table, int n) {
     }
 }
 
+// Byte tables of n registers each: the codes' low bytes, then their high bytes.
+static void load_byte_tables(struct iq_rows_k * k, const uint8_t * lo, const uint8_t * hi, int n) {
+    load_tables(k->tab, lo, n);
+    load_tables(k->tab + n, hi, n);
+}
+
 int htp_iq_dot_rows(uint32_t type, const struct htp_codebooks * cb, const struct htp_iq_codes * codes,
                     const uint8_t * base, size_t row_stride, size_t blk_stride, int nrows, int64_t nsb,
                     const struct htp_q8k_block * a, float out[16]) {
@@ -480,8 +486,7 @@ int htp_iq_dot_rows(uint32_t type, const struct htp_codebooks * cb, const struct
     k.values = iq2_values_table();
     switch (type) {
         case HTP_TYPE_IQ2_XXS:
-            load_tables(k.tab, codes->iq2xxs_lo, 4);
-            load_tables(k.tab + 4, codes->iq2xxs_hi, 4);
+            load_byte_tables(&k, codes->iq2xxs_lo, codes->iq2xxs_hi, 4);
             iq_rows_run(HTP_TYPE_IQ2_XXS, 0.125f, &k, NULL, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         case HTP_TYPE_IQ2_XS:
@@ -492,14 +497,12 @@ int htp_iq_dot_rows(uint32_t type, const struct htp_codebooks * cb, const struct
             iq_rows_run(HTP_TYPE_IQ2_S, 0.125f, &k, cb->iq2s, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         case HTP_TYPE_IQ3_XXS:
-            load_tables(k.tab, codes->iq3xxs_lo, 4);
-            load_tables(k.tab + 4, codes->iq3xxs_hi, 4);
+            load_byte_tables(&k, codes->iq3xxs_lo, codes->iq3xxs_hi, 4);
             k.values = bcast64(0x3e342c241c140c04ull);  // 4, 12, .., 52, 62
             iq_rows_run(HTP_TYPE_IQ3_XXS, 0.25f, &k, NULL, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         case HTP_TYPE_IQ3_S:
-            load_tables(k.tab, codes->iq3s_lo, 8);
-            load_tables(k.tab + 8, codes->iq3s_hi, 8);
+            load_byte_tables(&k, codes->iq3s_lo, codes->iq3s_hi, 8);
             k.values = bcast64(IQ_RAMP8(1, 2));  // 1, 3, .., 15
             iq_rows_run(HTP_TYPE_IQ3_S, 1.0f, &k, NULL, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
