@@ -28,13 +28,14 @@
 // What HTP0 must reach against ggml-cpu on one file.
 struct limits {
     int    greedy;    // greedy tokens that must be identical; 0 = all of them
-    double top1;      // share of positions whose most likely token must agree
+    double tie;       // a lead of ggml-cpu's top token over its runner-up, in logits, below which a
+                      // position is a near-tie; at every other position HTP0's top token must agree
     double nmse_max;  // worst logit NMSE over the positions
     double ll_rel;    // relative difference of the story's mean log-likelihood
 };
 
 // F32 and F16 weights: the whole text, ggml's F32 threshold, 0.1 %.
-static const struct limits float_limits = {0, 1.0, 1e-4, 1e-3};
+static const struct limits float_limits = {0, 0.0, 1e-4, 1e-3};
 
 static const char * const prompt = "Once upon a time";
 
@@ -181,7 +182,9 @@ struct gap {
     double nmse;                // worst logit NMSE over the positions
     int    at;                  // ... at this position
     double ll_ref, ll_got, ll_rel;
-    int    top1;  // positions of the (teacher-forced) sequence where both sides' most likely token agrees
+    int    top1;           // positions of the (teacher-forced) sequence where both sides' most likely token agrees
+    int    decisive_miss;  // ... where they differ although the reference's lead is at least the tie limit
+    double worst_lead;     // the reference's largest lead at a position where they differ
 };
 
 static int argmax(const float * l, int n) {
@@ -192,9 +195,18 @@ static int argmax(const float * l, int n) {
     return best;
 }
 
+// How far ref's most likely token, best, leads every other token.
+static double lead(const float * l, int n, int best) {
+    double next = -INFINITY;
+    for (int t = 0; t < n; t++) {
+        next = t != best && l[t] > next ? l[t] : next;
+    }
+    return (double)l[best] - next;
+}
+
 static struct gap side_gap(const struct side_run * ref, const struct side_run * got, int n_seq, int n_story,
-                           const llama_token * stoks, int n_vocab) {
-    struct gap g = {0, ref->n_out, got->n_out, 0.0, 0, 0.0, 0.0, 0.0, 0};
+                           const llama_token * stoks, int n_vocab, double tie) {
+    struct gap g = {0, ref->n_out, got->n_out, 0.0, 0, 0.0, 0.0, 0.0, 0, 0, 0.0};
     while (g.same < ref->n_out && g.same < got->n_out && ref->gen[g.same] == got->gen[g.same]) {
         g.same++;
     }
@@ -204,8 +216,15 @@ static struct gap side_gap(const struct side_run * ref, const struct side_run * 
             g.nmse = e;
             g.at   = i;
         }
-        g.top1 +=
-            argmax(ref->logits + (size_t)i * n_vocab, n_vocab) == argmax(got->logits + (size_t)i * n_vocab, n_vocab);
+        const float * rl = ref->logits + (size_t)i * n_vocab;
+        const int     rb = argmax(rl, n_vocab);
+        if (rb == argmax(got->logits + (size_t)i * n_vocab, n_vocab)) {
+            g.top1++;
+            continue;
+        }
+        const double l = lead(rl, n_vocab, rb);
+        g.worst_lead   = l > g.worst_lead ? l : g.worst_lead;
+        g.decisive_miss += l >= tie;
     }
     g.ll_ref = mean_log_likelihood(ref->story_logits, stoks, n_story, n_vocab);
     g.ll_got = mean_log_likelihood(got->story_logits, stoks, n_story, n_vocab);
@@ -265,23 +284,26 @@ static int compare_sides(const char * path, const char * label, int n_gen, const
     if (bad) {
         CHECK(0, "%s: could not run on every side", label);
     } else {
-        const struct gap g      = side_gap(&runs[0], &runs[1], n_seq, n_story, stoks, n_vocab);
+        const struct gap g      = side_gap(&runs[0], &runs[1], n_seq, n_story, stoks, n_vocab, lim->tie);
         const int        need   = lim->greedy > 0 && lim->greedy < g.n_ref ? lim->greedy : g.n_ref;
         const int        greedy = lim->greedy > 0 ? g.same >= need : g.n_ref == g.n_got && g.same == g.n_ref;
         CHECK(greedy, "%s: greedy texts differ from token %d (CPU %d tokens, HTP %d; %d must agree)", label, g.same,
               g.n_ref, g.n_got, need);
-        CHECK(g.top1 >= lim->top1 * n_seq, "%s: top-1 agrees at %d of %d positions (%.0f %% needed)", label, g.top1,
-              n_seq, lim->top1 * 100.0);
+        CHECK(g.decisive_miss == 0,
+              "%s: top-1 differs at %d positions where ggml-cpu's token leads by %.2g logits or more (worst lead %.3f)",
+              label, g.decisive_miss, lim->tie, g.worst_lead);
         CHECK(g.nmse <= lim->nmse_max, "%s: logit NMSE %.3e at position %d > %.0e", label, g.nmse, g.at, lim->nmse_max);
         CHECK(g.ll_rel <= lim->ll_rel, "%s: mean log-likelihood HTP %.6f vs CPU %.6f: relative difference %.2e", label,
               g.ll_got, g.ll_ref, g.ll_rel);
-        bad = !(greedy && g.top1 >= lim->top1 * n_seq && g.nmse <= lim->nmse_max && g.ll_rel <= lim->ll_rel);
+        bad = !(greedy && g.decisive_miss == 0 && g.nmse <= lim->nmse_max && g.ll_rel <= lim->ll_rel);
         printf(
             "%-7s HTP0: greedy %d of %d tokens identical; logit NMSE worst %.3e (position %d of %d); story "
-            "log-likelihood CPU %.6f HTP %.6f (%.2e relative, %d tokens); top-1 agrees at %d of %d positions\n",
-            label, g.same, g.n_ref, g.nmse, g.at, n_seq, g.ll_ref, g.ll_got, g.ll_rel, n_story, g.top1, n_seq);
+            "log-likelihood CPU %.6f HTP %.6f (%.2e relative, %d tokens); top-1 agrees at %d of %d positions (largest "
+            "CPU lead where not: %.3f)\n",
+            label, g.same, g.n_ref, g.nmse, g.at, n_seq, g.ll_ref, g.ll_got, g.ll_rel, n_story, g.top1, n_seq,
+            g.worst_lead);
         if (floor) {
-            const struct gap f = side_gap(&runs[0], &runs[2], n_seq, n_story, stoks, n_vocab);
+            const struct gap f = side_gap(&runs[0], &runs[2], n_seq, n_story, stoks, n_vocab, lim->tie);
             printf(
                 "%-7s ggml-cpu without repack, against itself: greedy %d of %d identical; logit NMSE worst %.3e; "
                 "log-likelihood %.2e relative; top-1 %d of %d\n",
@@ -310,10 +332,12 @@ static int compare_sides(const char * path, const char * label, int n_gen, const
 // token 150, logit NMSE 5.4e-4, log-likelihood 1.2e-3. And rounding our
 // activation scales to fp16, as ggml-cpu does (closer to it op by op), moved
 // HTP0's Q8_0 log-likelihood gap from 1e-4 to 7e-3. So for them: the first 8
-// greedy tokens, the most likely token at 97 % of the teacher-forced
-// positions, NMSE 1e-2 and log-likelihood 1 %. A kernel that gets a block
-// wrong misses these by orders of magnitude.
-static const struct limits quant_limits = {8, 0.97, 1e-2, 1e-2};
+// greedy tokens; the most likely token at every teacher-forced position
+// where ggml-cpu's leads its runner-up by 0.25 logits or more (the swaps seen
+// on Zen 4 and Xeon machines were all at leads under 0.16); NMSE 1e-2 and
+// log-likelihood 1 %. A kernel that gets a block wrong misses these by orders
+// of magnitude.
+static const struct limits quant_limits = {8, 0.25, 1e-2, 1e-2};
 
 static const struct {
     const char *          name;
