@@ -132,7 +132,12 @@ int main(void) {
             }
             double nmse = err / (ref > 0 ? ref : 1);
             printf("tokens %2d run %d: nmse vs CPU %.3g, max |group - single| %.3g\n", n, it, nmse, maxd);
-            CHECK(nmse < 1e-6 && maxd < 1e-5, "tokens %d run %d: nmse vs CPU %.3g, max |group - single| %.3g", n, it,
+            // The CPU side is loose on some machines: on CPUs with AVX512-FP16
+            // (Xeon Sapphire Rapids and later) ggml-cpu's F16 dot sums in half
+            // precision, 2e-6..1e-5 from us here (7e-7 on Zen 4). 1e-4 is still
+            // far below ggml's own MUL_MAT threshold (5e-4) and far below what a
+            // wrong slice gives; the group must match the single NPU exactly.
+            CHECK(nmse < 1e-4 && maxd < 1e-5, "tokens %d run %d: nmse vs CPU %.3g, max |group - single| %.3g", n, it,
                   nmse, maxd);
         }
         free(x);
