@@ -169,7 +169,8 @@ enum htp_op_flags {
 //   two views of it) whose outputs overlap none of the inputs.
 //
 // HTP_OP_MUL_MAT_FFN_GLU   dst[0] = SWIGLU(W_0 x, W_1 x) = silu(W_0 x) * (W_1 x)
-//   src[0], src[1]  gate and up weights: one K-quant type, one shape, tiled
+//   src[0], src[1]  gate and up weights: one shape, tiled, of one type: a K-quant or
+//                   one with quantized activations (Q4_0 .. Q2_0, not BF16)
 //   src[2]          x, as MUL_MAT_FFN
 //   dst[0]          the GLU's result: F32, the products' shape
 //   params          the GLU's: params[0] = HTP_GLU_SWIGLU, params[1] = 0

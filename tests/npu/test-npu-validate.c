@@ -432,7 +432,7 @@ static void test_bad_fused(void) {
     op->src[3] = x;
     CHECK(validate(&b) == HTP_STATUS_INVAL_PARAMS, "MUL_MAT_QKV without its third result (src[4])");
 
-    // MUL_MAT_FFN_GLU: one dst; SWIGLU only; tiled K-quant weights only.
+    // MUL_MAT_FFN_GLU: one dst; SWIGLU only; tiled quantized weights only.
     op->opcode    = HTP_OP_MUL_MAT_FFN_GLU;
     op->src[3]    = HTP_NO_TENSOR;
     op->params[0] = 2;  // HTP_GLU_SWIGLU

@@ -206,13 +206,21 @@ int htp_op_mul_mat_ffn_glu_check(const struct htp_op_call * call) {
             return rc;
         }
     }
-    // The tiles of gate and up rows meet row group by row group: one layout.
-    if (htp_mm_engine_of(HTP_OP_MUL_MAT, wg->type) != HTP_MM_KQUANT || wg->type != wu->type ||
-        !(wg->flags & HTP_TENSOR_TILED) || !(wu->flags & HTP_TENSOR_TILED) || !htp_view_same_shape(wg, wu)) {
+    // The tiles of gate and up rows meet row group by row group: one layout
+    // (a column's up matrix sits where its gate matrix does, in the up tensor).
+    const int engine = htp_mm_engine_of(HTP_OP_MUL_MAT, wg->type);
+    if ((engine != HTP_MM_KQUANT && !(engine == HTP_MM_QUANT && htp_tile_format(wg->type))) || wg->type != wu->type ||
+        !(wg->flags & HTP_TENSOR_TILED) || !(wu->flags & HTP_TENSOR_TILED) || !htp_view_same_shape(wg, wu) ||
+        wg->nb[2] != wu->nb[2] || wg->nb[3] != wu->nb[3]) {
         return HTP_STATUS_NO_SUPPORT;
     }
     const struct htp_tensor_view * w[2] = {wg, wu};
-    size_t                         fixed;
+    if (engine == HTP_MM_QUANT) {
+        return htp_view_nrows(x) == 0 || htp_qmm_shared_plan(w, 2, call->n_threads, call->vtcm_size).max_cols >= 1
+                   ? HTP_STATUS_OK
+                   : HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    size_t fixed;
     if (htp_view_nrows(x) > 0 && htp_kq_shared_plan(w, 2, 1, call->n_threads, call->vtcm_size, &fixed) < 1) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }

@@ -34,7 +34,14 @@ int htp_op_mul_mat_shared_run(struct htp_op_ctx * ctx) {
 }
 
 int htp_op_mul_mat_ffn_glu_run(struct htp_op_ctx * ctx) {
-    return htp_mm_kquant_ffn_glu_run(ctx);
+    switch (htp_mm_engine_of(HTP_OP_MUL_MAT, ctx->op.src[0]->type)) {
+        case HTP_MM_KQUANT:
+            return htp_mm_kquant_ffn_glu_run(ctx);
+        case HTP_MM_QUANT:
+            return htp_mm_quant_ffn_glu_run(ctx);
+        default:
+            return HTP_STATUS_NO_SUPPORT;
+    }
 }
 
 int htp_op_mul_mat_id_run(struct htp_op_ctx * ctx) {

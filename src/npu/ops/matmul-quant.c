@@ -1,6 +1,6 @@
 // matmul-quant.c: MUL_MAT with quantized (Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4,
 // Q5_0, Q5_1, NVFP4, Q1_0, Q2_0) or BF16 weights, and MUL_MAT_ID (mixture of experts) for every
-// weight type.
+// weight type; the fused MUL_MAT_QKV, MUL_MAT_FFN and MUL_MAT_FFN_GLU of quantized weights.
 //
 //   MUL_MAT     src0 [K, M, ne02, ne03]  src1 [K, N, ne12, ne13] F32/F16/BF16  dst [M, N, ne12, ne13] F32
 //   MUL_MAT_ID  src0 [K, M, E]           src1 [K, ne11, T]   src2 ids I32 [U, T]   dst [M, U, T] F32
@@ -97,6 +97,8 @@ struct qmm_args {
     uint64_t                       gb;       // bytes per row group (tiled layout)
     int64_t                        dst_nb0;  // dst element stride
     const struct htp_tensor_view * add;      // MUL_MAT_ADD's addend (matmul.h's epilogue), else NULL
+    const uint8_t *                up;       // MUL_MAT_FFN_GLU's up weights (src0: the gate's), else NULL
+    ptrdiff_t                      up_off;   // ... where a column's up matrix is, from its gate matrix
     size_t                         act_stride;
     // chunk
     int64_t          act_row0, n_act;  // src1 flat rows quantized into acts
@@ -1386,6 +1388,11 @@ static const uint8_t * qmm_group(const struct qmm_args * a, struct qmm_worker * 
     return wk->slice;
 }
 
+// MUL_MAT_FFN_GLU: n columns' gate sums become silu(gate) * up.
+static void qmm_glu(float (*gate)[HTP_TILE_ROWS], const float (*up)[HTP_TILE_ROWS], int n) {
+    htp_vec_swiglu_f32((int64_t)n * HTP_TILE_ROWS, &gate[0][0], &gate[0][0], &up[0][0]);
+}
+
 // Item t: row group t % n_groups against column block t / n_groups. Returns
 // how many items it did: 2 when a lone column (decode), or every column on
 // HVX, took this group and the next together (t + 1 < t1: the next one is
@@ -1400,6 +1407,11 @@ static int64_t qmm_item(const struct qmm_args * a, struct qmm_worker * wk, int64
             const uint8_t *        w   = col->w + (size_t)g * a->gb;
             float                  out[2][HTP_TILE_ROWS];
             wk->kern->pair(w, w + a->gb, a->nblk, col, out);
+            if (a->up) {
+                float up[2][HTP_TILE_ROWS];
+                wk->kern->pair(w + a->up_off, w + a->up_off + a->gb, a->nblk, col, up);
+                qmm_glu(out, (const float(*)[HTP_TILE_ROWS])up, 2);
+            }
             qmm_write(a, col, 1, m0, out);
             qmm_write(a, col, 1, m0 + HTP_TILE_ROWS, out + 1);
         }
@@ -1414,6 +1426,12 @@ static int64_t qmm_item(const struct qmm_args * a, struct qmm_worker * wk, int64
         float                  out[QMM_NC][HTP_TILE_ROWS];
         if (wk->kern) {
             wk->kern->tile[nc - 1](qmm_group(a, wk, cols[0].w, g, m0), a->nblk, a->K, cols, out);
+            if (a->up) {
+                // Tiled (the check's rule): the up rows in place.
+                float up[QMM_NC][HTP_TILE_ROWS];
+                wk->kern->tile[nc - 1](cols[0].w + a->up_off + (size_t)g * a->gb, a->nblk, a->K, cols, up);
+                qmm_glu(out, (const float(*)[HTP_TILE_ROWS])up, nc);
+            }
         } else {
             float *   wrow = (float *)(void *)wk->slice;
             const int nr   = (int)htp_min64(HTP_TILE_ROWS, a->M - m0);
@@ -1610,6 +1628,44 @@ int htp_mm_quant_shared_run(struct htp_op_ctx * ctx) {
                 qmm_dot_chunk(&a, ctx);
             }
         }
+    }
+    return HTP_STATUS_OK;
+}
+
+// MUL_MAT_FFN_GLU: gate and up (one quantized type, tiled, one shape) from
+// one quantization of x; an item's gate and up tiles meet in the GLU's row
+// store, so neither product is stored.
+int htp_mm_quant_ffn_glu_run(struct htp_op_ctx * ctx) {
+    const struct htp_tensor_view *wg = ctx->op.src[0], *wu = ctx->op.src[1], *x = ctx->op.src[2], *dst = ctx->op.dst[0];
+    if (htp_view_nelements(dst) == 0) {
+        return HTP_STATUS_OK;
+    }
+    if (!(wg->flags & HTP_TENSOR_TILED) || !htp_tile_format(wg->type)) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    struct qmm_args a;
+    memset(&a, 0, sizeof a);
+    a.src1 = x;
+    qmm_set_weights(&a, wg, dst);
+    a.up                                    = wu->data;
+    a.up_off                                = wu->data - wg->data;
+    const struct htp_tensor_view * w[2]     = {wg, wu};
+    const struct htp_qmm_plan      p        = htp_qmm_shared_plan(w, 2, ctx->op.n_threads, ctx->op.vtcm_size);
+    const int64_t                  ncols    = htp_view_nrows(x);
+    const int64_t                  max_cols = htp_min64(p.max_cols, ncols);
+    a.act_stride                            = p.act_stride;
+    a.slice_bytes                           = p.slice_bytes;
+    if (max_cols < 1) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    qmm_set_unit(&a, ctx, ncols);
+    qmm_chunk_layout(&a, ctx, max_cols);
+    for (int64_t j0 = 0; j0 < ncols; j0 += max_cols) {
+        a.act_row0 = j0;
+        a.n_act    = htp_min64(max_cols, ncols - j0);
+        a.ncols    = a.n_act;
+        qmm_fill_cols(&a, wg, dst, j0);
+        qmm_run_chunk(&a, ctx);
     }
     return HTP_STATUS_OK;
 }

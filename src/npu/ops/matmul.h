@@ -71,6 +71,7 @@ int htp_mm_float_run(struct htp_op_ctx * ctx);
 int htp_mm_quant_run(struct htp_op_ctx * ctx);
 int htp_mm_quant_id_run(struct htp_op_ctx * ctx);
 int htp_mm_quant_shared_run(struct htp_op_ctx * ctx);  // MUL_MAT_QKV, MUL_MAT_FFN
+int htp_mm_quant_ffn_glu_run(struct htp_op_ctx * ctx);
 int htp_mm_kquant_run(struct htp_op_ctx * ctx);
 int htp_mm_kquant_id_run(struct htp_op_ctx * ctx);
 int htp_mm_kquant_shared_run(struct htp_op_ctx * ctx);  // MUL_MAT_QKV, MUL_MAT_FFN
