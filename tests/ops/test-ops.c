@@ -1502,7 +1502,7 @@ struct p_fuse {
     int            shared;  // negative: the intermediate is also read by another node
     int            small;   // negative: the intermediate is broadcast into the other operand (w/c: wne)
     int            fused;   // nodes fusion absorbs
-    enum ggml_type tv;      // QKV: V's weight type (0: ta)
+    enum ggml_type tv;      // QKV: V's weight type, FFN: up's (0: ta)
     int            xview;   // QKV/FFN negative: the second matmul reads another view of x's bytes
 };
 
@@ -1524,7 +1524,7 @@ static struct ggml_tensor * build_fuse(struct tb * b, const void * pv) {
         struct ggml_tensor * x   = tb_new(b, GGML_TYPE_F32, k, n, bs, 1, "x");
         struct ggml_tensor * x2  = p->xview ? ggml_view_3d(b->ctx, x, k, n, bs, x->nb[1], x->nb[2], 0) : x;
         struct ggml_tensor * wq  = tb_new(b, p->ta, k, m, 1, 1, "wq");
-        struct ggml_tensor * wk  = tb_new(b, p->ta, k, qkv ? m / 2 : m, 1, 1, "wk");
+        struct ggml_tensor * wk  = tb_new(b, !qkv && p->tv ? p->tv : p->ta, k, qkv ? m / 2 : m, 1, 1, "wk");
         struct ggml_tensor * q   = ggml_mul_mat(b->ctx, wq, x);
         struct ggml_tensor * kk  = ggml_mul_mat(b->ctx, wk, x2);
         if (!qkv) {
@@ -3814,7 +3814,8 @@ static int rt_repack_enabled(void) {
 }
 
 static void gen_fuse_mul_mat_shared(struct suite * s) {
-    // K-quant engine, then the QUANT engine's quantized types (no GLU fusion there).
+    // K-quant engine, then the QUANT engine's quantized types. The FFN's SWIGLU
+    // fuses too wherever the weights are tiled: runtime-repacked or in a weight buffer.
     static const enum ggml_type types[] = {GGML_TYPE_Q4_K,  GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q4_0,
                                            GGML_TYPE_Q8_0,  GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_MXFP4,
                                            GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0};
@@ -3824,8 +3825,7 @@ static void gen_fuse_mul_mat_shared(struct suite * s) {
             for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
                 for (int wb = 0; wb <= 1; wb++) {
                     g_weights_buf     = wb;
-                    const int     kq  = ggml_blck_size(types[t]) == 256;
-                    const int     glu = kq && kind == FUSE_MUL_MAT_FFN && (wb || rt_repack_enabled());
+                    const int     glu = kind == FUSE_MUL_MAT_FFN && (wb || rt_repack_enabled());
                     struct p_fuse p   = {(enum fuse_kind)kind,
                                          {512, 96, ns[i], 1},
                                          {0},
@@ -3835,9 +3835,8 @@ static void gen_fuse_mul_mat_shared(struct suite * s) {
                     g_weights_buf = 0;
                 }
             }
-            // Batched activations (dim 2), K = 256. (FFN: the SWIGLU fuses too, its weights tiled:
-            // runtime-repacked or in a weight buffer.)
-            const int     glu = ggml_blck_size(types[t]) == 256 && kind == FUSE_MUL_MAT_FFN && rt_repack_enabled();
+            // Batched activations (dim 2), K = 256.
+            const int     glu = kind == FUSE_MUL_MAT_FFN && rt_repack_enabled();
             struct p_fuse p   = {
                   (enum fuse_kind)kind, {256, 32, 2, 3}, {0}, types[t], .fused = kind == FUSE_MUL_MAT_QKV || glu ? 2 : 1};
             run_fuse(s, &p);
@@ -3859,11 +3858,17 @@ static void gen_fuse_mul_mat_shared(struct suite * s) {
         struct p_fuse p = {FUSE_MUL_MAT_QKV, {256, 64, 3, 1}, {0}, qk[i], .tv = vt[i], .fused = i == 4 ? 2 : 1};
         run_fuse(s, &p);
     }
+    // FFN with gate and up of two types that share the q8 activations (Q4_0,
+    // Q8_0): the pair fuses, the SWIGLU not (its tiles meet in one layout).
+    struct p_fuse mixed = {FUSE_MUL_MAT_FFN, {256, 64, 3, 1}, {0}, GGML_TYPE_Q4_0, .tv = GGML_TYPE_Q8_0, .fused = 1};
+    run_fuse(s, &mixed);
     // Float or BF16 weights (activations not quantized): nothing fuses.
     static const enum ggml_type flt[] = {GGML_TYPE_F16, GGML_TYPE_BF16};
     for (int i = 0; i < 2; i++) {
-        struct p_fuse q = {FUSE_MUL_MAT_QKV, {256, 64, 3, 1}, {0}, flt[i], .fused = 0};
-        run_fuse(s, &q);
+        for (int kind = FUSE_MUL_MAT_QKV; kind <= FUSE_MUL_MAT_FFN; kind++) {
+            struct p_fuse q = {(enum fuse_kind)kind, {256, 64, 3, 1}, {0}, flt[i], .fused = 0};
+            run_fuse(s, &q);
+        }
     }
 }
 
