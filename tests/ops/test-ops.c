@@ -3958,12 +3958,14 @@ static int lists_any(const char * a, const char * b) {
 // ---------------------------------------------------------------------------
 
 static void usage(const char * argv0) {
-    fprintf(stderr, "usage: %s [-b DEVICE] [-o OPNAME[,OPNAME...]] [-s SEED] [-v] [--inject-error]\n", argv0);
+    fprintf(stderr, "usage: %s [-b DEVICE] [-o OPNAME[,OPNAME...]] [-s SEED] [-v] [-t] [--inject-error]\n", argv0);
+    fprintf(stderr, "  -t  print each generator's wall time and case count (where a slow run spends it)\n");
 }
 
 int main(int argc, char ** argv) {
     const char * dev_name = "HTP0";
     struct suite s        = {.seed = 1234};
+    int          timed    = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-b") == 0 && i + 1 < argc) {
             dev_name = argv[++i];
@@ -3973,6 +3975,8 @@ int main(int argc, char ** argv) {
             s.seed = strtoull(argv[++i], NULL, 0);
         } else if (strcmp(argv[i], "-v") == 0) {
             s.verbose = 1;
+        } else if (strcmp(argv[i], "-t") == 0) {
+            timed = 1;
         } else if (strcmp(argv[i], "--inject-error") == 0) {
             s.inject = 1;
         } else {
@@ -4018,7 +4022,13 @@ int main(int argc, char ** argv) {
 
     for (size_t i = 0; i < sizeof generators / sizeof generators[0]; i++) {
         if (!s.filter || lists_any(generators[i].ops, s.filter)) {
+            const int64_t t0 = ggml_time_us();
+            const int     n0 = s.n_pass + s.n_fail + s.n_skip;
             generators[i].gen(&s);
+            if (timed) {
+                printf("  time %8.2f s  %5d cases  generator %zu (%s)\n", (double)(ggml_time_us() - t0) * 1e-6,
+                       s.n_pass + s.n_fail + s.n_skip - n0, i, generators[i].ops);
+            }
         }
     }
 
