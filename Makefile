@@ -7,6 +7,11 @@ TSAN_BUILD ?= build-tsan
 HEX_BUILD  ?= build-hexagon
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
+# With ccache on the machine (.ci/run installs it), the three x86 trees share
+# the dependency's objects: ggml and llama compile with the same flags in
+# each (the sanitizers are for our code), so only the first tree builds them.
+CCACHE     := $(shell command -v ccache 2>/dev/null)
+LAUNCHER   := $(if $(CCACHE),-DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE) -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
 
 .PHONY: all deps build run test asan tsan hexagon hexagon-if-possible clean distclean
 
@@ -16,7 +21,7 @@ deps:
 	@scripts/fetch-deps.sh
 
 $(BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(LAUNCHER) $(CMAKE_ARGS)
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -46,7 +51,7 @@ hexagon-if-possible:
 # Our code with AddressSanitizer + UBSan in a second tree; the tests of this
 # machine's programs (the Hexagon NPU's own run in make test).
 $(ASAN_BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DHTP_SANITIZE=ON $(CMAKE_ARGS)
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DHTP_SANITIZE=ON $(LAUNCHER) $(CMAKE_ARGS)
 
 asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
@@ -56,7 +61,7 @@ asan: deps $(ASAN_BUILD)/CMakeCache.txt
 # programs (the Hexagon NPU's run under qemu, which TSan cannot see into).
 # tests/tsan.supp names the races TSan reports but that are not ours.
 $(TSAN_BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DHTP_TSAN=ON $(CMAKE_ARGS)
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DHTP_TSAN=ON $(LAUNCHER) $(CMAKE_ARGS)
 
 tsan: deps $(TSAN_BUILD)/CMakeCache.txt
 	cmake --build $(TSAN_BUILD) -j $(JOBS)
