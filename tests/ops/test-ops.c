@@ -1582,7 +1582,8 @@ struct suite {
     ggml_backend_t             dut;  // device under test
     ggml_backend_dev_t         dut_dev;
     ggml_backend_buffer_type_t ref_buft, dut_buft;
-    const char *               filter;  // -o
+    const char *               filter;   // -o
+    const char *               exclude;  // -x
     uint64_t                   seed;
     int                        verbose;
     int                        inject;
@@ -1872,7 +1873,7 @@ static enum verdict run_case_inner(struct suite * s, const struct op_family * f,
     cat(desc, ndesc, "%s(", case_op);
     f->desc(p, desc, ndesc);
     cat(desc, ndesc, ")");
-    if (s->filter && !lists_op(s->filter, case_op)) {
+    if ((s->filter && !lists_op(s->filter, case_op)) || (s->exclude && lists_op(s->exclude, case_op))) {
         v = V_FILTERED;
         goto done;
     }
@@ -3942,6 +3943,20 @@ static const struct generator {
 };
 
 // True when the comma-separated lists a and b share an op name.
+// Whether every op of list a is in list b.
+static int lists_all(const char * a, const char * b) {
+    char op[64];
+    for (const char * p = a; *p;) {
+        size_t len = strcspn(p, ",");
+        snprintf(op, sizeof op, "%.*s", (int)len, p);
+        if (!lists_op(b, op)) {
+            return 0;
+        }
+        p += len + (p[len] == ',');
+    }
+    return 1;
+}
+
 static int lists_any(const char * a, const char * b) {
     char op[64];
     for (const char * p = b; *p;) {
@@ -3958,7 +3973,11 @@ static int lists_any(const char * a, const char * b) {
 // ---------------------------------------------------------------------------
 
 static void usage(const char * argv0) {
-    fprintf(stderr, "usage: %s [-b DEVICE] [-o OPNAME[,OPNAME...]] [-s SEED] [-v] [-t] [--inject-error]\n", argv0);
+    fprintf(
+        stderr,
+        "usage: %s [-b DEVICE] [-o OPNAME[,OPNAME...]] [-x OPNAME[,OPNAME...]] [-s SEED] [-v] [-t] [--inject-error]\n",
+        argv0);
+    fprintf(stderr, "  -o  only the cases of these ops; -x  all but these\n");
     fprintf(stderr, "  -t  print each generator's wall time and case count (where a slow run spends it)\n");
 }
 
@@ -3971,6 +3990,8 @@ int main(int argc, char ** argv) {
             dev_name = argv[++i];
         } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             s.filter = argv[++i];
+        } else if (strcmp(argv[i], "-x") == 0 && i + 1 < argc) {
+            s.exclude = argv[++i];
         } else if (strcmp(argv[i], "-s") == 0 && i + 1 < argc) {
             s.seed = strtoull(argv[++i], NULL, 0);
         } else if (strcmp(argv[i], "-v") == 0) {
@@ -4021,7 +4042,8 @@ int main(int argc, char ** argv) {
            s.inject ? ", injecting errors" : "");
 
     for (size_t i = 0; i < sizeof generators / sizeof generators[0]; i++) {
-        if (!s.filter || lists_any(generators[i].ops, s.filter)) {
+        if ((!s.filter || lists_any(generators[i].ops, s.filter)) &&
+            (!s.exclude || !lists_all(generators[i].ops, s.exclude))) {
             const int64_t t0 = ggml_time_us();
             const int     n0 = s.n_pass + s.n_fail + s.n_skip;
             generators[i].gen(&s);
