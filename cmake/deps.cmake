@@ -51,6 +51,18 @@ target_compile_definitions(ggml-cpu
     PRIVATE ${dep_defs} GGML_BACKEND_BUILD GGML_USE_OPENMP GGML_USE_CPU_REPACK
     PUBLIC GGML_BACKEND_SHARED)
 separate_arguments(cpu_arch_flags UNIX_COMMAND "${HTP_CPU_ARCH_FLAGS}")
+# Without AMX: on a CPU that has it, -march=native compiles the pinned
+# ggml-cpu's AMX weight buffers in, and their matmul dies of SIGILL at its
+# first tile instruction (TILEZERO in ggml_backend_amx_mul_mat; seen on an
+# Intel Xeon VM, 2026-12-02). The pinned version asks the kernel for the
+# AMX tile state only on the thread that creates the buffer type, not on
+# the OpenMP threads that run the tiles (ggml-org/llama.cpp PR #26954, open).
+# So every Q4_0/Q8_0/K-quant model on the CPU crashed there.
+include(CheckCCompilerFlag)
+check_c_compiler_flag("-mno-amx-tile" HTP_CC_HAS_NO_AMX)
+if (HTP_CC_HAS_NO_AMX AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|i686")
+    list(APPEND cpu_arch_flags -mno-amx-tile -mno-amx-int8 -mno-amx-bf16)
+endif()
 target_compile_options(ggml-cpu PRIVATE ${dep_opts} ${cpu_arch_flags})
 target_link_libraries(ggml-cpu PUBLIC ggml-base PRIVATE OpenMP::OpenMP_C OpenMP::OpenMP_CXX Threads::Threads m)
 
