@@ -42,11 +42,14 @@ int htp_mm_needs_staging(const struct htp_tensor_view * src1) {
 }
 
 int64_t htp_mm_plan_float(const struct htp_tensor_view * src1, uint32_t n_threads, size_t vtcm_size, size_t * slice) {
-    const int64_t K = src1->ne[0];
     if (!htp_mm_needs_staging(src1)) {
         *slice = 0;
         return HTP_MM_CB;
     }
+    return htp_mm_plan_staged(src1->ne[0], n_threads, vtcm_size, slice);
+}
+
+int64_t htp_mm_plan_staged(int64_t K, uint32_t n_threads, size_t vtcm_size, size_t * slice) {
     // Each staged column starts on a vector boundary.
     const size_t col_bytes = htp_scratch_round((size_t)(K > 0 ? K : 1) * sizeof(float));
     const size_t per       = vtcm_size / (n_threads ? n_threads : 1);

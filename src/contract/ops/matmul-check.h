@@ -47,6 +47,10 @@ enum htp_mm_engine htp_mm_engine_of(uint32_t opcode, uint32_t weight_type);
 // worker fits); *slice = staging bytes per worker (0 when src1 is read in place).
 int64_t htp_mm_plan_float(const struct htp_tensor_view * src1, uint32_t n_threads, size_t vtcm_size, size_t * slice);
 
+// The same plan when the columns of K elements are staged whatever their
+// layout (room for K floats a column).
+int64_t htp_mm_plan_staged(int64_t K, uint32_t n_threads, size_t vtcm_size, size_t * slice);
+
 // src1 must be staged: its rows cannot be read in place as float arrays.
 int htp_mm_needs_staging(const struct htp_tensor_view * src1);
 
