@@ -22,7 +22,7 @@
 // and added into fp32 accumulators. ggml-cpu's F16 dot on such a CPU sums all
 // of K in fp16; this keeps each fp16 partial to MM_PH_FLUSH products a lane.
 // Twice the lanes of the fp32 micro-kernel and no widening of the weights:
-// At the 1B model's shapes (n = 512) the matmuls went from about ggml-cpu's
+// at the 1B model's shapes (n = 512) the matmuls went from about ggml-cpu's
 // speed to 1.86-2.00x of it.
 //
 // Activations that are not packed, aligned F32 rows are first converted into
