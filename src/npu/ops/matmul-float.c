@@ -171,67 +171,6 @@ static void mm_dispatch_dec(int f16, int64_t K, const uint8_t * const * w, const
     }
 }
 
-// Picks the straight-line micro-kernel for (nr, nc) and the weight type.
-static void mm_dispatch(int nr, int nc, int f16, int64_t K, const uint8_t * const * w, const float * const * y,
-                        float out[2][4]) {
-    const int shape = nr * 8 + nc;
-    if (f16) {
-        switch (shape) {
-            case 9:
-                mm_micro(1, 1, 1, K, w, y, out);
-                break;
-            case 10:
-                mm_micro(1, 2, 1, K, w, y, out);
-                break;
-            case 11:
-                mm_micro(1, 3, 1, K, w, y, out);
-                break;
-            case 12:
-                mm_micro(1, 4, 1, K, w, y, out);
-                break;
-            case 17:
-                mm_micro(2, 1, 1, K, w, y, out);
-                break;
-            case 18:
-                mm_micro(2, 2, 1, K, w, y, out);
-                break;
-            case 19:
-                mm_micro(2, 3, 1, K, w, y, out);
-                break;
-            default:
-                mm_micro(2, 4, 1, K, w, y, out);
-                break;
-        }
-    } else {
-        switch (shape) {
-            case 9:
-                mm_micro(1, 1, 0, K, w, y, out);
-                break;
-            case 10:
-                mm_micro(1, 2, 0, K, w, y, out);
-                break;
-            case 11:
-                mm_micro(1, 3, 0, K, w, y, out);
-                break;
-            case 12:
-                mm_micro(1, 4, 0, K, w, y, out);
-                break;
-            case 17:
-                mm_micro(2, 1, 0, K, w, y, out);
-                break;
-            case 18:
-                mm_micro(2, 2, 0, K, w, y, out);
-                break;
-            case 19:
-                mm_micro(2, 3, 0, K, w, y, out);
-                break;
-            default:
-                mm_micro(2, 4, 0, K, w, y, out);
-                break;
-        }
-    }
-}
-
 #if MM_PH
 // The half-precision micro-kernel: nr (1 or 2) F16 weight rows w[] times nc
 // (1..4) fp16 columns y[], as mm_micro. A chain of fp16 FMAs per (row,
@@ -289,36 +228,66 @@ static inline __attribute__((always_inline)) void mm_micro_ph(int nr, int nc, in
     }
 }
 
-static void mm_dispatch_ph(int nr, int nc, int64_t K, const uint8_t * const * w, const uint16_t * const * y,
-                           float out[2][4]) {
-    switch (nr * 8 + nc) {
-        case 9:
-            mm_micro_ph(1, 1, K, w, y, out);
-            break;
-        case 10:
-            mm_micro_ph(1, 2, K, w, y, out);
-            break;
-        case 11:
-            mm_micro_ph(1, 3, K, w, y, out);
-            break;
-        case 12:
-            mm_micro_ph(1, 4, K, w, y, out);
-            break;
-        case 17:
-            mm_micro_ph(2, 1, K, w, y, out);
-            break;
-        case 18:
-            mm_micro_ph(2, 2, K, w, y, out);
-            break;
-        case 19:
-            mm_micro_ph(2, 3, K, w, y, out);
-            break;
-        default:
-            mm_micro_ph(2, 4, K, w, y, out);
-            break;
-    }
-}
 #endif
+
+// Expands CALL(nr, nc) for the micro-kernel shape (nr, nc), nr 1..2 and nc
+// 1..4, so that each shape is its own straight-line instance.
+#define MM_BY_SHAPE(nr, nc, CALL) \
+    switch ((nr)*8 + (nc)) {      \
+        case 9:                   \
+            CALL(1, 1);           \
+            break;                \
+        case 10:                  \
+            CALL(1, 2);           \
+            break;                \
+        case 11:                  \
+            CALL(1, 3);           \
+            break;                \
+        case 12:                  \
+            CALL(1, 4);           \
+            break;                \
+        case 17:                  \
+            CALL(2, 1);           \
+            break;                \
+        case 18:                  \
+            CALL(2, 2);           \
+            break;                \
+        case 19:                  \
+            CALL(2, 3);           \
+            break;                \
+        default:                  \
+            CALL(2, 4);           \
+            break;                \
+    }
+
+// Picks the straight-line micro-kernel for (nr, nc) and the weight type; ph:
+// the columns y[] are staged fp16 for the half-precision kernel (MM_PH).
+static void mm_dispatch(int nr, int nc, int f16, int ph, int64_t K, const uint8_t * const * w, const float * const * y,
+                        float out[2][4]) {
+#if MM_PH
+    if (ph) {
+        const uint16_t * yh[4];
+        for (int c = 0; c < nc; c++) {
+            yh[c] = (const uint16_t *)(const void *)y[c];
+        }
+#define MM_CALL_PH(r, c) mm_micro_ph(r, c, K, w, yh, out)
+        MM_BY_SHAPE(nr, nc, MM_CALL_PH)
+#undef MM_CALL_PH
+        return;
+    }
+#else
+    (void)ph;
+#endif
+#define MM_CALL_F16(r, c) mm_micro(r, c, 1, K, w, y, out)
+#define MM_CALL_F32(r, c) mm_micro(r, c, 0, K, w, y, out)
+    if (f16) {
+        MM_BY_SHAPE(nr, nc, MM_CALL_F16)
+    } else {
+        MM_BY_SHAPE(nr, nc, MM_CALL_F32)
+    }
+#undef MM_CALL_F16
+#undef MM_CALL_F32
+}
 
 // One activation row (element stride nb, F32/F16/BF16) as K fp16 values at dst.
 static void mm_stage_f16(uint16_t * dst, const uint8_t * src, int64_t nb, uint32_t type, int64_t K) {
@@ -386,26 +355,7 @@ static void mm_job(void * arg, uint32_t ith, uint32_t nth) {
             }
             const uint8_t * wbase = src0->data + (i2 / a->r2) * src0->nb[2] + (i3 / a->r3) * src0->nb[3];
             int64_t         m     = m0;
-#if MM_PH
-            if (a->ph) {
-                for (; m < m1; m += 2) {
-                    const int        nr   = m + 1 < m1 ? 2 : 1;
-                    const uint8_t *  w[2] = {wbase + m * src0->nb[1], wbase + (m + nr - 1) * src0->nb[1]};
-                    const uint16_t * yh[4];
-                    float            out[2][4];
-                    for (int c = 0; c < nc; c++) {
-                        yh[c] = (const uint16_t *)(const void *)y[c];
-                    }
-                    mm_dispatch_ph(nr, nc, K, w, yh, out);
-                    for (int r = 0; r < nr; r++) {
-                        for (int c = 0; c < nc; c++) {
-                            htp_mm_store(d[c], dst->nb[0], m + r, &out[r][c], 1, a->add, ar[c]);
-                        }
-                    }
-                }
-            }
-#endif
-            if (nc == 1) {
+            if (nc == 1 && !a->ph) {  // the half-precision path has no decode kernel
                 for (; m + MM_DEC_ROWS <= m1; m += MM_DEC_ROWS) {
                     const uint8_t * w[MM_DEC_ROWS];
                     float           out[MM_DEC_ROWS];
@@ -420,7 +370,7 @@ static void mm_job(void * arg, uint32_t ith, uint32_t nth) {
                 const int       nr   = m + 1 < m1 ? 2 : 1;
                 const uint8_t * w[2] = {wbase + m * src0->nb[1], wbase + (m + nr - 1) * src0->nb[1]};
                 float           out[2][4];
-                mm_dispatch(nr, nc, f16, K, w, y, out);
+                mm_dispatch(nr, nc, f16, a->ph, K, w, y, out);
                 for (int r = 0; r < nr; r++) {
                     for (int c = 0; c < nc; c++) {
                         htp_mm_store(d[c], dst->nb[0], m + r, &out[r][c], 1, a->add, ar[c]);
