@@ -16,14 +16,16 @@
 // Single columns (decode) take a separate micro-kernel: MM_DEC_ROWS weight
 // rows per activation vector load, with software prefetch in the weight rows.
 //
-// Prefill with F16 weights, on a CPU with AVX512-FP16 (MM_PH), multiplies in
-// half precision as HMX does: the column block is staged as fp16 and each
+// F16 weights, on a CPU with AVX512-FP16 (MM_PH), are multiplied in half
+// precision as HMX does, on both units, so that a column's sums depend on
+// neither the unit nor how a group splits the columns (nor does decode take
+// the MM_DEC_ROWS kernel then). The column block is staged as fp16 and each
 // 32-lane fp16 FMA chain runs MM_PH_FLUSH vectors of K before it is widened
 // and added into fp32 accumulators. ggml-cpu's F16 dot on such a CPU sums all
 // of K in fp16; this keeps each fp16 partial to MM_PH_FLUSH products a lane.
 // Twice the lanes of the fp32 micro-kernel and no widening of the weights:
 // at the 1B model's shapes (n = 512) the matmuls went from about ggml-cpu's
-// speed to 1.86-2.00x of it.
+// speed to 1.86-2.00x of it; decode (n = 1) stayed at 0.85-1.12x.
 //
 // Activations that are not packed, aligned F32 rows are first converted into
 // the worker's slice of the scratch area ("VTCM"), one column block at a
@@ -401,7 +403,7 @@ int htp_mm_float_run(struct htp_op_ctx * ctx) {
     a.r3        = a.src1->ne[3] / a.src0->ne[3];
     a.ncols     = htp_view_nrows(a.src1);
     ctx->engine = htp_mm_unit(ctx, a.ncols);
-    if (MM_PH && a.src0->type == HTP_TYPE_F16 && ctx->engine == HTP_UNIT_HMX) {
+    if (MM_PH && a.src0->type == HTP_TYPE_F16) {
         // The fp16 columns take half the room of the fp32 ones the plan
         // sizes; without room for that plan the op keeps the fp32 path.
         size_t        slice;

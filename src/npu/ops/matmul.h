@@ -62,9 +62,8 @@ static inline void htp_mm_store(uint8_t * y, int64_t nb0, int64_t m0, const floa
 // matmul-kquant.c), when the session allows HMX for matmuls and there is
 // more than one column; else HVX, one column per micro-kernel call (decode's
 // kernels: several row groups or rows per activation load). Both give the
-// same sums per column, except for F16 weights on a CPU with AVX512-FP16,
-// whose HMX multiplies in half precision (matmul-float.c); HVX is the
-// slower way to do a prefill.
+// same sums per column (a multi-NPU group relies on it); HVX is the slower
+// way to do a prefill.
 static inline uint32_t htp_mm_unit(const struct htp_op_ctx * ctx, int64_t ncols) {
     return !(ctx->options & HTP_SESSION_MM_NO_HMX) && ncols > 1 ? HTP_UNIT_HMX : HTP_UNIT_HVX;
 }
