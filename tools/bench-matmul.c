@@ -19,9 +19,9 @@
 //   hot   one copy, read by all R matmuls (it stays in the caches when it fits)
 //   cold  copies rotated through, together at least MM_COLD_BYTES (three
 //         times a 32 MiB L3) but at most MM_MAX_COPIES of them, so each
-//         matmul streams its weights from DRAM, as a decode does. A guest
-//         whose reported L3 is larger may get less of it: check that the
-//         cold GB/s match htp-bench membw's
+//         matmul streams its weights from DRAM, as a decode does. Where the
+//         L3 is larger, part of the set stays in it: compare the cold GB/s
+//         with htp-bench membw's
 // HTP and CPU are timed alternately, rep by rep, each after an idle pause
 // (mm_settle); each takes the median of its reps. GFLOPS = 2 m n k / time per matmul.
 
@@ -39,7 +39,7 @@
 #include "ggml.h"
 #include "model-gen.h"
 
-#define MM_COLD_BYTES ((size_t)96 << 20)  // cold copies: at least 3 x a 32 MiB L3 (up to MM_MAX_COPIES)
+#define MM_COLD_BYTES ((size_t)96 << 20)  // cold copies: at least 3 x a 32 MiB L3
 #define MM_MAX_COPIES 64
 #define MM_HOT_OPS    16  // matmuls per graph with one copy
 #define MM_MIN_OPS    8   // and at least this many with copies
