@@ -1269,6 +1269,64 @@ static void test_unit_matmul(void) {
     }
 }
 
+// Decode's four-group kernel (matmul-quant.c) of every Q4_0-family type
+// against the group kernel at one column, bit for bit (the int dots are
+// exact and each group's float steps are the same): four row groups, the
+// last padded, and the pair form on the same groups.
+static void test_quad_matmul(void) {
+    static const enum ggml_type types[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q4_1, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
+                                           GGML_TYPE_MXFP4, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q1_0,
+                                           GGML_TYPE_Q2_0,  GGML_TYPE_NVFP4};
+    static const int64_t        nblks[] = {1, 3, 8};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        const uint32_t                 ht = (uint32_t)types[t];
+        const struct htp_tile_format * f  = htp_tile_format(ht);
+        CHECK(f != NULL, "%s: a tile format", ggml_type_name(types[t]));
+        if (!f) {
+            continue;
+        }
+        for (size_t si = 0; si < sizeof nblks / sizeof nblks[0]; si++) {
+            const int64_t nblk = nblks[si], k = nblk * f->blck_size, nact = k / 32;
+            const size_t  rb   = (size_t)nblk * f->blck_bytes;
+            uint8_t *     rows = malloc(rb * 64);
+            float *       x    = malloc(sizeof(float) * (size_t)k * 64);
+            for (int64_t i = 0; i < k * 64; i++) {
+                x[i] = rnd_f(-1, 1);
+            }
+            ggml_quantize_chunk(types[t], x, rows, 0, 64, k, NULL);
+            const size_t gb = (size_t)htp_tiled_group_bytes(f, k);
+            uint8_t *    g  = calloc(4 * gb, 1);
+            for (int h = 0; h < 4; h++) {
+                htp_tiled_pack_group(f, rows + (size_t)h * 16 * rb, rb, h < 3 ? 16 : 11, nblk, g + (size_t)h * gb);
+            }
+            uint8_t * act = malloc((size_t)nact * 40);
+            for (int64_t i = 0; i < k; i++) {
+                x[i] = rnd_f(-3, 3);
+            }
+            htp_qmm_quantize_blocks_ref(x, nact, act);
+            float quad[4][16], pair[2][16], one[8][16];
+            memset(quad, 0xa5, sizeof quad);
+            const int has_quad = htp_qmm_dot_quad(ht, g, gb, nblk, act, quad);
+            int       bad      = 0;
+            for (int h = 0; h < 4; h++) {
+                const uint8_t * acts[1] = {act};
+                htp_qmm_dot_tile(ht, g + (size_t)h * gb, nblk, acts, 1, one);
+                bad += has_quad && memcmp(quad[h], one[0], sizeof one[0]) != 0;
+                if (h % 2 == 0) {
+                    htp_qmm_dot_pair(ht, g + (size_t)h * gb, g + (size_t)(h + 1) * gb, nblk, act, pair);
+                }
+                bad += memcmp(pair[h % 2], one[0], sizeof one[0]) != 0;
+            }
+            CHECK(bad == 0, "%s decode kernels nblk %lld: %d of 8 groups differ from the group kernel",
+                  ggml_type_name(types[t]), (long long)nblk, bad);
+            free(rows);
+            free(x);
+            free(g);
+            free(act);
+        }
+    }
+}
+
 int main(void) {
     g_cpu = ggml_backend_cpu_init();
     if (!g_cpu) {
@@ -1295,6 +1353,7 @@ int main(void) {
         {"quant rows", test_quant_rows},
         {"new checks", test_new_checks},
         {"unit matmul", test_unit_matmul},
+        {"quad matmul", test_quad_matmul},
     };
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
         const int c = n_check, f = n_fail;

@@ -22,6 +22,7 @@
 #ifndef HTP_QUANT_H
 #define HTP_QUANT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "contract/quant-types.h"
@@ -70,6 +71,10 @@ void htp_qmm_dot_tile(uint32_t type, const uint8_t * group, int64_t nblk, const 
                       float out[8][16]);
 void htp_qmm_dot_pair(uint32_t type, const uint8_t * g0, const uint8_t * g1, int64_t nblk, const uint8_t * act,
                       float out[2][16]);
+// The quad form: groups g0 + h gstride into out[h], h = 0..3. Returns 0
+// (out untouched) where the kernels have none (HVX: decode takes pairs).
+int htp_qmm_dot_quad(uint32_t type, const uint8_t * g0, size_t gstride, int64_t nblk, const uint8_t * act,
+                     float out[4][16]);
 // The portable kernel of Q1_0, Q2_0 and NVFP4 on every build (what the
 // AVX-512 and HVX paths must equal bit for bit), as htp_qmm_dot_tile.
 void htp_qmm_unit_dot_tile_ref(uint32_t type, const uint8_t * group, int64_t nblk, const uint8_t * const * acts, int nc,
