@@ -1491,6 +1491,16 @@ static void qmm_glu(float (*gate)[HTP_TILE_ROWS], const float (*up)[HTP_TILE_ROW
     htp_vec_swiglu_f32((int64_t)n * HTP_TILE_ROWS, &gate[0][0], &gate[0][0], &up[0][0]);
 }
 
+// ng (2 or 4) consecutive row groups from w against one column.
+static void qmm_decode_groups(const struct qmm_kernels * k, int ng, const uint8_t * w, size_t gb, int64_t nblk,
+                              const struct qmm_col * col, float out[4][HTP_TILE_ROWS]) {
+    if (ng == 4) {
+        k->quad(w, gb, nblk, col, out);
+    } else {
+        k->pair(w, w + gb, nblk, col, out);
+    }
+}
+
 // Item t: row group t % n_groups against column block t / n_groups. Returns
 // how many items it did: 4 or 2 when a lone column (decode), or every column
 // on HVX, took this group and the next ones together (t + 3 < t1, t + 1 <
@@ -1499,39 +1509,28 @@ static int64_t qmm_item(const struct qmm_args * a, struct qmm_worker * wk, int64
     const int64_t g = t % a->n_groups, cb = t / a->n_groups;
     const int64_t c0 = cb * QMM_CB, c1 = htp_min64(a->ncols, c0 + QMM_CB);
     const int64_t m0 = g * HTP_TILE_ROWS;
-    if (wk->kern && wk->kern->quad && a->tiled && (c1 - c0 == 1 || a->max_nc == 1) && t + 3 < t1 &&
-        g + 3 < a->n_groups) {
+    // A lone column (or HVX) takes four groups, or two, of this worker's.
+    const int lone = wk->kern && a->tiled && (c1 - c0 == 1 || a->max_nc == 1);
+    const int ng   = !lone                                                 ? 1
+                     : wk->kern->quad && t + 3 < t1 && g + 3 < a->n_groups ? 4
+                     : t + 1 < t1 && g + 1 < a->n_groups                   ? 2
+                                                                           : 1;
+    if (ng > 1) {
         for (int64_t c = c0; c < c1; c++) {
             const struct qmm_col * col = a->cols + c;
             const uint8_t *        w   = col->w + (size_t)g * a->gb;
             float                  out[4][HTP_TILE_ROWS];
-            wk->kern->quad(w, a->gb, a->nblk, col, out);
+            qmm_decode_groups(wk->kern, ng, w, a->gb, a->nblk, col, out);
             if (a->up) {
                 float up[4][HTP_TILE_ROWS];
-                wk->kern->quad(w + a->up_off, a->gb, a->nblk, col, up);
-                qmm_glu(out, (const float(*)[HTP_TILE_ROWS])up, 4);
+                qmm_decode_groups(wk->kern, ng, w + a->up_off, a->gb, a->nblk, col, up);
+                qmm_glu(out, (const float(*)[HTP_TILE_ROWS])up, ng);
             }
-            for (int h = 0; h < 4; h++) {
+            for (int h = 0; h < ng; h++) {
                 qmm_write(a, col, 1, m0 + h * HTP_TILE_ROWS, out + h);
             }
         }
-        return 4;
-    }
-    if (wk->kern && a->tiled && (c1 - c0 == 1 || a->max_nc == 1) && t + 1 < t1 && g + 1 < a->n_groups) {
-        for (int64_t c = c0; c < c1; c++) {
-            const struct qmm_col * col = a->cols + c;
-            const uint8_t *        w   = col->w + (size_t)g * a->gb;
-            float                  out[2][HTP_TILE_ROWS];
-            wk->kern->pair(w, w + a->gb, a->nblk, col, out);
-            if (a->up) {
-                float up[2][HTP_TILE_ROWS];
-                wk->kern->pair(w + a->up_off, w + a->up_off + a->gb, a->nblk, col, up);
-                qmm_glu(out, (const float(*)[HTP_TILE_ROWS])up, 2);
-            }
-            qmm_write(a, col, 1, m0, out);
-            qmm_write(a, col, 1, m0 + HTP_TILE_ROWS, out + 1);
-        }
-        return 2;
+        return ng;
     }
     for (int64_t c = c0; c < c1;) {
         int nc = 1;
