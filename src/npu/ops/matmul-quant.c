@@ -43,7 +43,7 @@
 // ahead of every group). Against two groups, alternated in one run (three
 // passes each): the 1B model at vocabulary 512 decoded Q4_0 at 57.2-58.3
 // tokens/s instead of 53.1-55.3 and MXFP4 at 57.8-61.6 instead of
-// 54.7-58.2, and the cold lm-head matmul (128256 x 2048, n = 1) read 4-8%
+// 54.7-58.2, and the cold lm-head matmul (128256 x 2048, n = 1) read 3-8%
 // more for Q4_0, Q8_0 and MXFP4. Weights in the plain ggml
 // layout (not repacked) are packed one row group at a time into the worker's
 // slice of scratch and then take the same path. If the activations of all
