@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench-round.sh OUT [BUILD]: one round of the measurements behind the
 # README's performance section, each as htp-bench's --json output in a file of
-# OUT (made if missing). A round takes about 25 minutes on 2 cores; the README
+# OUT (made if missing). A round takes about 22 minutes on 2 cores; the README
 # gives each figure as the range over three rounds at different times.
 #
 #   membw-{0,1}.json            read bandwidth, before and after the models
