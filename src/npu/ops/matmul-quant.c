@@ -40,11 +40,11 @@
 // instead takes four row groups per call (two where fewer are left, or on
 // HVX), so each activation load feeds 64 rows and the core has four
 // independent chains while the weights stream in (with software prefetch
-// ahead of every group). Against two groups, alternated in one run (three
-// passes each): the 1B model at vocabulary 512 decoded Q4_0 at 57.2-58.3
-// tokens/s instead of 53.1-55.3 and MXFP4 at 57.8-61.6 instead of
-// 54.7-58.2, and the cold lm-head matmul (128256 x 2048, n = 1) read 3-8%
-// more for Q4_0, Q8_0 and MXFP4. Weights in the plain ggml
+// ahead of every group). Against two groups, in six alternated pairs over
+// three runs at different times: the 1B model at vocabulary 512 decoded
+// Q4_0 3-8% and MXFP4 3-6% faster, and the cold lm-head matmul (128256 x
+// 2048, n = 1) read Q8_0 1-7% and MXFP4 4-8% faster (Q4_0's moved -3% to
+// +11%, within its noise). Weights in the plain ggml
 // layout (not repacked) are packed one row group at a time into the worker's
 // slice of scratch and then take the same path. If the activations of all
 // columns do not fit the scratch, they are processed in chunks.
