@@ -599,19 +599,16 @@ static inline __attribute__((always_inline)) void kq_dot_q6_avx512(int nc, float
 
 // Decode: one column against ng (2 or 4) consecutive row groups
 // (kq_dot_*_multi). One activation broadcast feeds 16 ng rows, the groups'
-// chains are independent, and every group's quant part is prefetched two
-// super-blocks ahead: at n = 1 the single group kernels leave the core
+// chains are independent, and every group's quant stream is prefetched
+// ahead of the reads: at n = 1 the single group kernels leave the core
 // waiting on memory half of the time. Four groups stream Q4_K at about 1.2x
 // two, 1.5x one (two threads, weights far larger than the caches).
 //
-// The inner loops take 32 steps a super-block, and a quant part is 32 cache
-// lines for Q4_K but 40 for Q5_K and 48 for Q6_K (their high bits follow the
-// low ones): step L prefetches line L and, while there are more, line 32 + L,
-// so every line is asked for. (A fixed distance from the vector being read
-// left a third of each Q6_K super-block to demand misses.) Always inlined:
-// GCC 12 judged an out-of-line copy free of side effects (a prefetch stores
-// nothing) and deleted every call, so the objdump of kquant.c showed no
-// prefetch at all; check it there after touching this.
+// Always inlined: GCC 12 judged an out-of-line copy of a prefetch helper
+// free of side effects (a prefetch stores nothing) and deleted every call,
+// so the objdump of kquant.c showed no prefetch at all; check it there after
+// touching these.
+//
 // The scale part of super-block b + 2 of a group, line L of it (callers go
 // through L = 0, 1, ... once per super-block). The scales are a stream of
 // their own after the group's quants, read at a few lines a super-block:
@@ -623,11 +620,28 @@ static inline __attribute__((always_inline)) void kq_prefetch_scales(const void 
     }
 }
 
-static inline __attribute__((always_inline)) void kq_prefetch_sb(const void * q, size_t qb, int L) {
-    const char * p = (const char *)q;
-    _mm_prefetch(p + 64 * L, _MM_HINT_T0);
-    if (32 + L < (int)(qb / 64)) {
-        _mm_prefetch(p + 64 * (32 + L), _MM_HINT_T0);
+// A group's quant parts are one run of nsb * qb bytes (tiled.h), which the
+// inner loops consume in 32 steps a super-block, qb / 32 bytes a step (64
+// for Q4_K, 80 for Q5_K, 96 for Q6_K, whose high bits sit after the low
+// ones within the part). Step st of super-block b prefetches the lines that
+// start in its share of the run, KQ_STREAM_AHEAD bytes further on: every line
+// once, at an even rate, a fixed distance ahead. Past the run's end the
+// stream goes on in the group ng groups on (next: the next call's, or the
+// next tile's, whoever takes it). This replaced prefetching super-block b + 2
+// line by line (step L: lines L and 32 + L), which asked for a Q6_K part's
+// 16 high-bit lines in the first half of a super-block and nothing more in the
+// second: on the 1B model at vocabulary 512 (tg, alternated) Q6_K decoded
+// 34 -> 39 t/s, Q5_K 41-42 -> 44-45, Q4_K unchanged. Of the distances tried
+// (2, 3, 4 and 6 KiB), 3 KiB was the fastest for Q4_K and Q6_K.
+#define KQ_STREAM_AHEAD 3072
+static inline __attribute__((always_inline)) void kq_prefetch_stream(const uint8_t * g, const uint8_t * next, size_t qb,
+                                                                     int64_t nsb, int64_t b, int st) {
+    const size_t end  = (size_t)nsb * qb;
+    const size_t step = qb / 32;
+    const size_t from = (size_t)b * qb + (size_t)st * step + KQ_STREAM_AHEAD;
+    for (size_t line = (from + 63) / 64; 64 * line < from + step; line++) {
+        const size_t o = 64 * line;
+        _mm_prefetch((const char *)(o < end ? g + o : next + (o - end)), _MM_HINT_T0);
     }
 }
 
@@ -690,7 +704,7 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
                 const int8_t * y  = a[b].qs + 32 * j + 8 * c;
                 const __m512i  yl = kq_bcast4(y), yh = kq_bcast4(y + 4);
                 for (int h = 0; h < ng; h++) {
-                    kq_prefetch_sb(pq[h], qb, 4 * j + c);
+                    kq_prefetch_stream(gs[h], gs[h] + (size_t)ng * gstride, qb, nsb, b, 4 * j + c);
                     const __m512i v  = _mm512_loadu_si512(q[h]->qs[j][c]);
                     __m512i       lo = _mm512_and_si512(v, m4), hi;
                     if (q5) {
@@ -760,7 +774,8 @@ static inline __attribute__((always_inline)) void kq_dot_q6_multi_avx512(int ng,
                 const int8_t * y  = a[b].qs + 16 * g + 8 * c;
                 const __m512i  yl = kq_bcast4(y), yh = kq_bcast4(y + 4);
                 for (int h = 0; h < ng; h++) {
-                    kq_prefetch_sb(pq[h], sizeof(struct htp_q6k_q), 2 * g + c);
+                    kq_prefetch_stream(gs[h], gs[h] + (size_t)ng * gstride, sizeof(struct htp_q6k_q), nsb, b,
+                                       2 * g + c);
                     const __m512i v  = _mm512_loadu_si512(q[h]->ql[g][c]);
                     __m512i       lo = _mm512_and_si512(v, m4);
                     __m512i       hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
