@@ -674,6 +674,15 @@ static inline __attribute__((always_inline)) void kq_prefetch_targets(const uint
     kq_sb_parts(base, gstride, 4, nsb, qb, sbytes, bn, pq, ps);
 }
 
+// The loops over a call's groups (and a step's chunks) keep each group's
+// accumulators in registers only when fully unrolled; GCC 12 left the group
+// loop rolled (it holds kq_prefetch_stream's loop) and kept dl[] / dh[] on
+// the stack, a store and a reload around every vpdpbusd. Unrolled, hot
+// (cache-resident) Q6_K decode went from 0.87-1.04x to 1.22-1.26x ggml-cpu
+// (htp-bench matmul, 1B shapes), Q5_K's 512 x 2048 from 1.18x to 1.43x; cold
+// decode, bound by memory, moved within noise.
+#define KQ_UNROLL_GROUPS _Pragma("GCC unroll 4")
+
 static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q5, int ng, float out[4][HTP_KQ_R],
                                                                            const uint8_t * g0, size_t gstride,
                                                                            int64_t                      nsb,
@@ -700,9 +709,11 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
                              _mm512_setzero_si512()};
             __m512i dh[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
                              _mm512_setzero_si512()};
+            KQ_UNROLL_GROUPS
             for (int c = 0; c < 4; c++) {
                 const int8_t * y  = a[b].qs + 32 * j + 8 * c;
                 const __m512i  yl = kq_bcast4(y), yh = kq_bcast4(y + 4);
+                KQ_UNROLL_GROUPS
                 for (int h = 0; h < ng; h++) {
                     kq_prefetch_stream(gs[h], gs[h] + (size_t)ng * gstride, qb, nsb, b, 4 * j + c);
                     const __m512i v  = _mm512_loadu_si512(q[h]->qs[j][c]);
@@ -718,6 +729,7 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
                     dh[h] = _mm512_dpbusd_epi32(dh[h], hi, yh);
                 }
             }
+            KQ_UNROLL_GROUPS
             for (int h = 0; h < ng; h++) {
                 kq_prefetch_scales(ps[h], sizeof(struct htp_kmin_s), j);
                 const __m512i sc = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)s[h]->sc[j]));
@@ -726,6 +738,7 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
             }
         }
         const __m512 da = _mm512_set1_ps(a[b].d);
+        KQ_UNROLL_GROUPS
         for (int h = 0; h < ng; h++) {
             __m512i msum = _mm512_setzero_si512();
             for (int p = 0; p < 4; p++) {  // mins: pairs (m_2p, m_2p+1) x (bsum32_2p, bsum32_2p+1)
@@ -770,9 +783,11 @@ static inline __attribute__((always_inline)) void kq_dot_q6_multi_avx512(int ng,
                              _mm512_setzero_si512()};
             __m512i dh[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
                              _mm512_setzero_si512()};
+            KQ_UNROLL_GROUPS
             for (int c = 0; c < 2; c++) {
                 const int8_t * y  = a[b].qs + 16 * g + 8 * c;
                 const __m512i  yl = kq_bcast4(y), yh = kq_bcast4(y + 4);
+                KQ_UNROLL_GROUPS
                 for (int h = 0; h < ng; h++) {
                     kq_prefetch_stream(gs[h], gs[h] + (size_t)ng * gstride, sizeof(struct htp_q6k_q), nsb, b,
                                        2 * g + c);
@@ -788,6 +803,7 @@ static inline __attribute__((always_inline)) void kq_dot_q6_multi_avx512(int ng,
                 }
             }
             const __m512i off = _mm512_set1_epi32(32 * a[b].bsum16[g]);
+            KQ_UNROLL_GROUPS
             for (int h = 0; h < ng; h++) {
                 kq_prefetch_scales(ps[h], sizeof(struct htp_q6k_s), g);
                 const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)s[h]->sc[g]));
@@ -796,6 +812,7 @@ static inline __attribute__((always_inline)) void kq_dot_q6_multi_avx512(int ng,
             }
         }
         const __m512 da = _mm512_set1_ps(a[b].d);
+        KQ_UNROLL_GROUPS
         for (int h = 0; h < ng; h++) {
             const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)s[h]->d));
             acc[h]         = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[h]), _mm512_mul_ps(d, da), acc[h]);
