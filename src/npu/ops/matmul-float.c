@@ -18,8 +18,8 @@
 //
 // F16 weights, on a CPU with AVX512-FP16 (MM_PH), are multiplied in half
 // precision as HMX does, on both units, so that a column's sums depend on
-// neither the unit nor how a group splits the columns (nor does decode take
-// the MM_DEC_ROWS kernel then). The column block is staged as fp16 and each
+// neither the unit nor how a group splits the columns (decode takes
+// mm_micro_ph_dec, whose rows sum in the same order). The column block is staged as fp16 and each
 // 32-lane fp16 FMA chain runs MM_PH_FLUSH vectors of K before it is widened
 // and added into fp32 accumulators. ggml-cpu's F16 dot on such a CPU sums all
 // of K in fp16; this keeps each fp16 partial to MM_PH_FLUSH products a lane.
@@ -230,6 +230,42 @@ static inline __attribute__((always_inline)) void mm_micro_ph(int nr, int nc, in
     }
 }
 
+// Decode (one column) in half precision: MM_DEC_ROWS weight rows against
+// the staged fp16 column, each row's chain exactly mm_micro_ph's for one
+// column (fp16 FMAs over MM_PH_FLUSH vectors, then widened into fp32), so a
+// row's sum has the same bits whichever kernel computes it. Four rows keep
+// four FMA chains in flight where the two-row kernel had two: with the
+// weights in the L2 (512 x 2048, htp-bench matmul hot) decode went from
+// 0.75-0.88x to 0.95-0.96x ggml-cpu, the lm-head (128256 x 2048) from
+// 1.05-1.07x to 1.12-1.13x. Software prefetch, 1 to 4 KiB ahead, gained
+// nothing here (the 1B model's decode, alternated), so there is none.
+static void mm_micro_ph_dec(int64_t K, const uint8_t * const * w, const uint16_t * y, float out[MM_DEC_ROWS]) {
+    __m512 acc[MM_DEC_ROWS];
+    for (int r = 0; r < MM_DEC_ROWS; r++) {
+        acc[r] = _mm512_setzero_ps();
+    }
+    for (int64_t k = 0; k < K;) {
+        const int64_t kend = htp_min64(K, k + MM_PH_FLUSH * 32);
+        __m512h       part[MM_DEC_ROWS];
+        for (int r = 0; r < MM_DEC_ROWS; r++) {
+            part[r] = _mm512_setzero_ph();
+        }
+        for (; k < kend; k += 32) {
+            const int64_t n  = kend - k;
+            const __m512h yv = mm_ph_load(y + k, n);
+            for (int r = 0; r < MM_DEC_ROWS; r++) {
+                part[r] = _mm512_fmadd_ph(mm_ph_load((const uint16_t *)(const void *)w[r] + k, n), yv, part[r]);
+            }
+        }
+        for (int r = 0; r < MM_DEC_ROWS; r++) {
+            acc[r] = _mm512_add_ps(acc[r], mm_ph_widen(part[r]));
+        }
+    }
+    for (int r = 0; r < MM_DEC_ROWS; r++) {
+        out[r] = _mm512_reduce_add_ps(acc[r]);
+    }
+}
+
 #endif
 
 // Expands CALL(nr, nc) for the micro-kernel shape (nr, nc), nr 1..2 and nc
@@ -357,14 +393,21 @@ static void mm_job(void * arg, uint32_t ith, uint32_t nth) {
             }
             const uint8_t * wbase = src0->data + (i2 / a->r2) * src0->nb[2] + (i3 / a->r3) * src0->nb[3];
             int64_t         m     = m0;
-            if (nc == 1 && !a->ph) {  // the half-precision path has no decode kernel
+            if (nc == 1) {
                 for (; m + MM_DEC_ROWS <= m1; m += MM_DEC_ROWS) {
                     const uint8_t * w[MM_DEC_ROWS];
                     float           out[MM_DEC_ROWS];
                     for (int r = 0; r < MM_DEC_ROWS; r++) {
                         w[r] = wbase + (m + r) * src0->nb[1];
                     }
-                    mm_dispatch_dec(f16, K, w, y[0], out);
+#if MM_PH
+                    if (a->ph) {
+                        mm_micro_ph_dec(K, w, (const uint16_t *)(const void *)y[0], out);
+                    } else
+#endif
+                    {
+                        mm_dispatch_dec(f16, K, w, y[0], out);
+                    }
                     htp_mm_store(d[0], dst->nb[0], m, out, MM_DEC_ROWS, a->add, ar[0]);
                 }
             }
