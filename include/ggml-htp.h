@@ -31,6 +31,7 @@ struct ggml_backend_htp_stats {
     uint64_t copies;      // async copies from another HTP device done on the NPUs
     uint64_t events;      // events recorded on this device's streams
     uint64_t fused;       // graph nodes absorbed into fused ops (GGML_HEXAGON_OPFUSION), not enqueued themselves
+    uint64_t replays;     // cache hits whose batch was the one built from the graph last time, pushed again as it was
 };
 
 // Also reachable as get_proc_address("ggml_backend_htp_get_stats") when the

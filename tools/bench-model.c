@@ -179,10 +179,10 @@ struct bm_side {
     double                  tg_ms_per_token;
     int                     splits_pp, splits_tg;
     bool                    htp;
-    uint64_t                host_us, graphs, cache_hits, ops;  // HTP counters over the tg repetitions
-    uint64_t                npu_us, npu_batches;               // profile, when GGML_HEXAGON_PROFILE is on
-    int                     tg_tokens;                         // decoded in the tg repetitions
-    struct htp_model_census census;                            // where a one-token graph's nodes ran (HTP side)
+    uint64_t                host_us, graphs, cache_hits, replays, ops;  // HTP counters over the tg repetitions
+    uint64_t                npu_us, npu_batches;                        // profile, when GGML_HEXAGON_PROFILE is on
+    int                     tg_tokens;                                  // decoded in the tg repetitions
+    struct htp_model_census census;  // where a one-token graph's nodes ran (HTP side)
     bool                    census_ok;
 };
 
@@ -342,6 +342,7 @@ static int bm_tg_once(struct bm_ctx * c, int64_t * ns, struct bm_side * out) {
         out->host_us += s1.host_usecs - s0.host_usecs;
         out->graphs += s1.graphs - s0.graphs;
         out->cache_hits += s1.cache_hits - s0.cache_hits;
+        out->replays += s1.replays - s0.replays;
         out->ops += s1.ops - s0.ops;
     }
     out->npu_us += g_bm_log.npu_us;
@@ -551,17 +552,18 @@ int bench_mode_model(int argc, char ** argv) {
     }
 
     // Host time per generated token (HTP).
-    const double tok      = h.tg_tokens > 0 ? h.tg_tokens : 1;
-    const double wall_us  = h.tg_ms_per_token * 1e3;
-    const double host_us  = h.host_us / tok;
-    const double npu_us   = h.npu_us / tok;
-    const bool   have_npu = h.npu_batches > 0;
-    const double idle_us  = wall_us - npu_us;  // the NPU waits for the host
-    const double gpt      = h.graphs / tok;
-    const double hit_rate = h.graphs ? (double)h.cache_hits / h.graphs : 0.0;
-    const double membw    = bw.best;
-    const double best_h   = membw > 0 ? h.tg_tps * wbytes / membw : NAN;
-    const double best_c   = membw > 0 ? c.tg_tps * wbytes / membw : NAN;
+    const double tok         = h.tg_tokens > 0 ? h.tg_tokens : 1;
+    const double wall_us     = h.tg_ms_per_token * 1e3;
+    const double host_us     = h.host_us / tok;
+    const double npu_us      = h.npu_us / tok;
+    const bool   have_npu    = h.npu_batches > 0;
+    const double idle_us     = wall_us - npu_us;  // the NPU waits for the host
+    const double gpt         = h.graphs / tok;
+    const double hit_rate    = h.graphs ? (double)h.cache_hits / h.graphs : 0.0;
+    const double replay_rate = h.graphs ? (double)h.replays / h.graphs : 0.0;
+    const double membw       = bw.best;
+    const double best_h      = membw > 0 ? h.tg_tps * wbytes / membw : NAN;
+    const double best_c      = membw > 0 ? c.tg_tps * wbytes / membw : NAN;
     // The read ceiling: the best membw of the run, or what either decode
     // read, if more (then membw's loop is not the machine's best).
     const double dec_h = h.tg_tps * wbytes, dec_c = c.tg_tps * wbytes;
@@ -598,6 +600,7 @@ int bench_mode_model(int argc, char ** argv) {
         json_num("graphs_per_token", gpt, n_tg > 0, ", ");
         json_num("ops_per_token", h.ops / tok, n_tg > 0, ", ");
         json_num("cache_hit_rate", hit_rate, n_tg > 0, ", ");
+        json_num("replay_rate", replay_rate, n_tg > 0, ", ");
         json_num("npu_busy_us_per_token", npu_us, have_npu, ", ");
         json_num("npu_idle_us_per_token", idle_us, have_npu, ", ");
         json_num("npu_idle_fraction", idle_us / wall_us, have_npu, "}, ");
@@ -640,8 +643,8 @@ int bench_mode_model(int argc, char ** argv) {
         printf(
             "  host work in the backend (graph_compute less its NPU waits): %.1f us = %.2f%% of the token; %.2f "
             "graph(s), %.0f ops, "
-            "node cache hits %.0f%%\n",
-            host_us, 100.0 * host_us / wall_us, gpt, h.ops / tok, 100.0 * hit_rate);
+            "node cache hits %.0f%%, batches replayed %.0f%%\n",
+            host_us, 100.0 * host_us / wall_us, gpt, h.ops / tok, 100.0 * hit_rate, 100.0 * replay_rate);
         if (have_npu) {
             printf("  NPU busy (profile): %.0f us; NPU waiting for the host: %.0f us = %.2f%% of the token\n", npu_us,
                    idle_us, 100.0 * idle_us / wall_us);

@@ -6,6 +6,10 @@
 // an NPU failure during the graph's own batches must reach the caller as its
 // status (llama_decode returns non-zero), and the caller reads the graph's
 // output next anyway (get_tensor_async), so the wait moves rather than adds.
+// A graph computed again (a decode's every token) skips even the enqueue:
+// when its ops made one batch the last time, that batch is pushed again as
+// it was (htp_session_replay), which took the backend's host work per token
+// of the tiny models from 10-12 us to 1-2.5 us (htp-bench model).
 //
 // Failures. An NPU failure (a batch that failed, an NPU that died or hung) is
 // recorded on the session, and every later call on it fails at once until a
@@ -99,6 +103,7 @@ static enum ggml_status graph_compute(struct htp_device * d, struct ggml_cgraph 
         return GGML_STATUS_FAILED;
     }
     htp_trace_span("translate", t0, htp_wait_now_us());
+    const bool hit = d->cache.hits != hits;
     d->stats.cache_hits += d->cache.hits - hits;
     if (d->n_peers > 0) {
         // Push what this graph's inputs wait for before our first batch.
@@ -106,16 +111,38 @@ static enum ggml_status graph_compute(struct htp_device * d, struct ggml_cgraph 
             return GGML_STATUS_FAILED;
         }
     }
+    d->stats.ops += (uint64_t)d->cache.n_nodes;
+    d->stats.fused += (uint64_t)d->cache.n_fused;
+    // The same graph as last time, whose ops made one batch then: push that
+    // batch again (session-submit.h), unless something it relies on moved.
+    if (hit && graph->uid == d->replay_uid && d->replay_gen == d->generation) {
+        int rc = htp_session_replay(sess, d->replay_batch);
+        if (rc == 0) {
+            d->stats.replays++;
+            return failed(d, "graph_compute", htp_device_flush_sync(d)) ? GGML_STATUS_FAILED : GGML_STATUS_SUCCESS;
+        }
+        if (rc != HTP_SESSION_STALE) {
+            failed(d, "graph_compute", rc);
+            return GGML_STATUS_FAILED;
+        }
+    }
+    d->replay_uid      = 0;
+    const bool     own = htp_session_queued_ops(sess) == 0;  // the batch starts empty: it holds this graph alone
+    const uint64_t p0  = htp_session_pushes(sess);
     for (int i = 0; i < d->cache.n_nodes; i++) {
         if (failed(d, "graph_compute", htp_session_enqueue(sess, &d->cache.nodes[i].op))) {
             return GGML_STATUS_FAILED;
         }
     }
-    d->stats.ops += (uint64_t)d->cache.n_nodes;
-    d->stats.fused += (uint64_t)d->cache.n_fused;
     // Run it and wait: see the header comment.
     if (failed(d, "graph_compute", htp_device_flush_sync(d))) {
         return GGML_STATUS_FAILED;
+    }
+    if (own && graph->uid != 0 && htp_session_pushes(sess) == p0 + 1 && htp_session_last_batch(sess) != 0) {
+        // One push held the whole graph: the next compute of it may replay it.
+        d->replay_uid   = graph->uid;
+        d->replay_batch = htp_session_last_batch(sess);
+        d->replay_gen   = d->generation;
     }
     return GGML_STATUS_SUCCESS;
 }

@@ -45,6 +45,18 @@ struct htp_buffer {
 static pthread_mutex_t     htp_buffer_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct htp_buffer * htp_buffer_list;
 static size_t              htp_buffer_count, htp_buffer_bytes;
+static _Atomic uint64_t    htp_buffer_epoch_count;  // htp_buffer_epoch; moved under the lock
+
+// A registration is going or a buffer's flags change. Lock held. Release:
+// whoever reads the new count also sees the change it stands for.
+static void epoch_move(void) {
+    atomic_fetch_add_explicit(&htp_buffer_epoch_count, 1, memory_order_release);
+}
+
+uint64_t htp_buffer_epoch(void) {
+    // Acquire: pairs with epoch_move's release.
+    return atomic_load_explicit(&htp_buffer_epoch_count, memory_order_acquire);
+}
 
 int htp_buffer_alloc(const struct htp_map_target * owner, size_t size, uint32_t flags, struct htp_buffer ** out) {
     if (size == 0 || size > ((size_t)1 << 46)) {
@@ -163,6 +175,7 @@ static int unmap_locked(struct htp_buffer * buf, uint32_t i, bool send) {
                     buf->fd);
     }
     buf->maps[i] = buf->maps[--buf->n_maps];
+    epoch_move();
     return rc;
 }
 
@@ -225,10 +238,9 @@ int htp_buffer_set_extended(struct htp_buffer * buf, bool extended) {
     }
     if (mapped || (buf->flags & HTP_BUFFER_PINNED)) {
         rc = HTP_STATUS_HOST_ERR;
-    } else if (extended) {
-        buf->flags |= HTP_BUFFER_EXTENDED;
-    } else {
-        buf->flags &= ~(uint32_t)HTP_BUFFER_EXTENDED;
+    } else if (extended != !!(buf->flags & HTP_BUFFER_EXTENDED)) {
+        buf->flags ^= HTP_BUFFER_EXTENDED;
+        epoch_move();
     }
     pthread_mutex_unlock(&htp_buffer_lock);
     return rc;

@@ -122,6 +122,13 @@ void htp_buffer_forget_target(const struct htp_map_target * t, bool send_unmap);
 // mapped, pinned and extended ones aside.
 uint64_t htp_buffer_window_bytes(const struct htp_map_target * t, uint32_t * n_buffers);
 
+// A count that moves whenever a buffer loses a registration with a session
+// (unmapped, freed, or its session gone) or its extended flag changes. While
+// it stands still, every buffer a session has mapped is still mapped there,
+// with the flags it was mapped with, and no buffer has been freed (so no fd
+// names another buffer): what a replayed batch relies on (session-submit.h).
+uint64_t htp_buffer_epoch(void);
+
 // Bytes of live buffers and their count (tests: leak checks).
 void htp_buffer_stats(size_t * n_buffers, size_t * n_bytes);
 

@@ -53,6 +53,13 @@ struct htp_device {
     struct htp_graph_cache        cache;  // translated nodes of the last graph (by graph->uid)
     struct ggml_backend_htp_stats stats;
 
+    // The batch the session pushed for graph replay_uid, which held that
+    // graph's ops and nothing else, named replay_batch by session generation
+    // replay_gen (htp_session_replay; backend.c). replay_uid 0: none.
+    uint64_t replay_uid;
+    uint64_t replay_batch;
+    uint32_t replay_gen;
+
     // Sessions whose queued work must be pushed before this one's next batch:
     // sources of async copies and recorders of events this stream waits for.
     struct htp_device * peers[HTP_MAX_PEERS];

@@ -71,17 +71,32 @@ void htp_opbatch_free(struct htp_opbatch * b) {
 }
 
 void htp_opbatch_reset(struct htp_opbatch * b) {
-    b->n_bufs    = 0;
-    b->n_tensors = 0;
-    b->n_ops     = 0;
-    b->vmem      = 0;
-    b->n_keys    = 0;
+    b->last_bufs    = b->n_bufs;
+    b->last_tensors = b->n_tensors;
+    b->last_ops     = b->n_ops;
+    b->last_vmem    = b->vmem;
+    b->n_bufs       = 0;
+    b->n_tensors    = 0;
+    b->n_ops        = 0;
+    b->vmem         = 0;
+    b->n_keys       = 0;
     if (++b->gen == 0) {
         // Generation counter wrapped: clear the tables for real, once in 2^32 batches.
         memset(b->key_gen, 0, (size_t)(b->hash_mask + 1) * sizeof *b->key_gen);
         memset(b->data_gen, 0, (size_t)(b->hash_mask + 1) * sizeof *b->data_gen);
         b->gen = 1;
     }
+}
+
+bool htp_opbatch_restore(struct htp_opbatch * b) {
+    if (b->n_ops > 0 || b->n_tensors > 0 || b->n_bufs > 0) {
+        return false;
+    }
+    b->n_bufs    = b->last_bufs;
+    b->n_tensors = b->last_tensors;
+    b->n_ops     = b->last_ops;
+    b->vmem      = b->last_vmem;
+    return true;
 }
 
 static int find_buffer(const struct htp_opbatch * b, int fd) {

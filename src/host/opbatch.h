@@ -48,6 +48,11 @@ struct htp_opbatch {
     uint32_t n_bufs, n_tensors, n_ops;
     uint32_t max_bufs, max_tensors, max_ops;
     uint64_t vmem;  // sum of non-extended, non-pinned buffer sizes
+
+    // The counts of the batch the last reset emptied: its tables are still in
+    // bufs / tensors / ops until the next add overwrites them (htp_opbatch_restore).
+    uint32_t last_bufs, last_tensors, last_ops;
+    uint64_t last_vmem;
     uint64_t max_vmem;
     uint32_t page_size;  // the NPU's: buffers cost htp_window_bytes() of the window
 
@@ -77,8 +82,15 @@ int  htp_opbatch_init(struct htp_opbatch * b, const struct htp_map_target * targ
                       uint32_t page_size);
 void htp_opbatch_free(struct htp_opbatch * b);
 
-// Empty the batch (O(1)).
+// Empty the batch (O(1)). Its tables stay as they are until the next add.
 void htp_opbatch_reset(struct htp_opbatch * b);
+
+// Make an empty batch hold again what the last reset emptied it of, tables
+// untouched since (nothing was added). Only for pushing it again: the
+// deduplication tables do not know its tensors, so nothing may be added to a
+// restored batch (reset it after the push). Returns false, changing nothing,
+// if the batch is not empty.
+bool htp_opbatch_restore(struct htp_opbatch * b);
 
 static inline bool htp_opbatch_empty(const struct htp_opbatch * b) {
     return b->n_ops == 0;

@@ -71,7 +71,7 @@ static int publish(struct htp_opqueue * q, const struct htp_opqueue_counts * c) 
 
 int htp_opqueue_push(struct htp_opqueue * q, const struct htp_buf_desc * bufs, uint32_t n_bufs,
                      const struct htp_tensor * tensors, uint32_t n_tensors, const struct htp_op_desc * ops,
-                     uint32_t n_ops) {
+                     uint32_t n_ops, uint64_t name) {
     if (htp_opqueue_in_flight(q) >= q->depth) {
         return HTP_OPQUEUE_BUSY;
     }
@@ -83,9 +83,13 @@ int htp_opqueue_push(struct htp_opqueue * q, const struct htp_buf_desc * bufs, u
     }
     uint32_t  slot = (uint32_t)(q->req_seq & (q->depth - 1));  // slot of seq req_seq + 1
     uint8_t * m    = q->slots + (uint64_t)slot * q->slot_size;
-    memcpy(m + l.bufs, bufs, sizeof *bufs * n_bufs);
-    memcpy(m + l.tensors, tensors, sizeof *tensors * n_tensors);
-    memcpy(m + l.ops, ops, sizeof *ops * n_ops);
+    if (name == 0 || q->tables[slot] != name) {
+        q->tables[slot] = 0;  // until the copy is whole
+        memcpy(m + l.bufs, bufs, sizeof *bufs * n_bufs);
+        memcpy(m + l.tensors, tensors, sizeof *tensors * n_tensors);
+        memcpy(m + l.ops, ops, sizeof *ops * n_ops);
+        q->tables[slot] = name;
+    }
     // Profile and trace areas start zeroed: an op the NPU did not run reads as status 0, 0 us.
     memset(m + l.prof, 0, l.end - l.prof);
 
@@ -101,8 +105,9 @@ int htp_opqueue_push_raw(struct htp_opqueue * q, const void * bytes, uint64_t n,
     if (n > q->slot_size) {
         return HTP_STATUS_HOST_ERR;
     }
-    uint32_t  slot = (uint32_t)(q->req_seq & (q->depth - 1));
-    uint8_t * m    = q->slots + (uint64_t)slot * q->slot_size;
+    uint32_t  slot  = (uint32_t)(q->req_seq & (q->depth - 1));
+    uint8_t * m     = q->slots + (uint64_t)slot * q->slot_size;
+    q->tables[slot] = 0;
     memcpy(m, bytes, n);
     memset(m + n, 0, q->slot_size - n);
     return publish(q, counts);

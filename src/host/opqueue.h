@@ -46,6 +46,8 @@ struct htp_opqueue {
     uint64_t                  req_seq;                      // last batch pushed
     uint64_t                  rsp_seq;                      // last batch answered
     struct htp_opqueue_counts pushed[HTP_QUEUE_MAX_DEPTH];  // per slot: what the batch in it holds
+    uint64_t                  tables[HTP_QUEUE_MAX_DEPTH];  // per slot: the caller's name for the tables it
+                                                            // holds (htp_opqueue_push), 0: unnamed
 };
 
 // Bytes of the rings and slots for a queue of this shape.
@@ -60,13 +62,16 @@ static inline uint32_t htp_opqueue_in_flight(const struct htp_opqueue * q) {
     return (uint32_t)(q->req_seq - q->rsp_seq);
 }
 
-// Copy a batch's tables into the next slot and publish its request. Returns
-// 0, HTP_OPQUEUE_BUSY when depth batches are in flight (pop one first),
-// HTP_STATUS_HOST_ERR when the batch does not fit a slot, or
+// Copy a batch's tables into the next slot and publish its request. name,
+// if not 0, names these exact tables (the same name, the same bytes): a slot
+// that already holds tables of that name is not rewritten (the NPU only
+// writes a slot's profile and trace areas, and the host nothing but this).
+// Returns 0, HTP_OPQUEUE_BUSY when depth batches are in flight (pop one
+// first), HTP_STATUS_HOST_ERR when the batch does not fit a slot, or
 // HTP_STATUS_PROTOCOL when the request ring is corrupt.
 int htp_opqueue_push(struct htp_opqueue * q, const struct htp_buf_desc * bufs, uint32_t n_bufs,
                      const struct htp_tensor * tensors, uint32_t n_tensors, const struct htp_op_desc * ops,
-                     uint32_t n_ops);
+                     uint32_t n_ops, uint64_t name);
 
 // Fault-injection hook: copy n bytes verbatim into the next slot (at most
 // slot_size) and publish a request with the given counts, however wrong.

@@ -42,6 +42,13 @@ struct htp_session {
     int  last_error;
     char error[192];
 
+    // Replay (htp_session_replay): the tables batch holds since its last
+    // reset are those of the batch pushed as batch_name (0: none to replay,
+    // e.g. ops were added since), built when the buffer epoch was batch_epoch.
+    uint64_t batch_name;
+    uint64_t batch_epoch;
+    uint64_t names_given;  // the last name handed out
+
     bool                   have_rsp;
     struct htp_opbatch_rsp last_rsp;
     struct htp_prof_desc * last_prof;  // [batch_ops]

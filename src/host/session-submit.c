@@ -162,6 +162,8 @@ static int map_failed(struct htp_session * sess, int rc, int fd, uint64_t size, 
                                     t->name, window);
 }
 
+static int push_leader(struct htp_session * sess, uint64_t name);
+
 int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
     if (sess->last_error) {
         return htp_session_refuse(sess, "flush");
@@ -208,7 +210,7 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
         b->ops[0].params[0]    = (int32_t)(k + 1);
         int mr                 = m->last_error ? m->last_error : make_room(m);
         if (mr == 0) {
-            mr = htp_opqueue_push(&m->queue, b->bufs, b->n_bufs, b->tensors, b->n_tensors, b->ops, b->n_ops);
+            mr = htp_opqueue_push(&m->queue, b->bufs, b->n_bufs, b->tensors, b->n_tensors, b->ops, b->n_ops, 0);
             if (mr != 0) {
                 htp_session_record_error(m, mr == HTP_OPQUEUE_BUSY ? HTP_STATUS_HOST_ERR : mr,
                                          "pushing batch of %u ops", b->n_ops);
@@ -224,10 +226,26 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
         b->ops[0].params[0] = 0;
     }
 
-    int rc = make_room(sess);
+    // A fresh batch gets a name unless it is a group's (see htp_session_replay).
+    const uint64_t name  = sess->n_members ? 0 : ++sess->names_given;
+    const uint64_t epoch = htp_buffer_epoch();
+    int            rc    = push_leader(sess, name);
+    if (rc == 0 && name) {
+        sess->batch_name  = name;
+        sess->batch_epoch = epoch;
+    }
+    htp_opbatch_reset(b);
+    return rc;
+}
+
+// Push sess's batch (as built or restored) into its own queue, under name
+// (htp_opqueue_push; 0: none). Returns 0 or the session's error.
+static int push_leader(struct htp_session * sess, uint64_t name) {
+    struct htp_opbatch * b  = &sess->batch;
+    int                  rc = make_room(sess);
     if (rc == 0) {
         const uint64_t t0 = htp_wait_now_us();
-        rc = htp_opqueue_push(&sess->queue, b->bufs, b->n_bufs, b->tensors, b->n_tensors, b->ops, b->n_ops);
+        rc = htp_opqueue_push(&sess->queue, b->bufs, b->n_bufs, b->tensors, b->n_tensors, b->ops, b->n_ops, name);
         if (htp_trace_on()) {
             const uint64_t t1 = htp_wait_now_us();
             htp_trace_span("push", t0, t1);
@@ -246,7 +264,33 @@ int htp_session_flush_batch(struct htp_session * sess, uint32_t min_ops) {
                           (unsigned long long)b->vmem);
         }
     }
-    htp_opbatch_reset(b);
+    return rc;
+}
+
+uint32_t htp_session_queued_ops(const struct htp_session * sess) {
+    return sess->batch.n_ops;
+}
+
+uint64_t htp_session_pushes(const struct htp_session * sess) {
+    return sess->queue.req_seq;
+}
+
+uint64_t htp_session_last_batch(const struct htp_session * sess) {
+    return sess->batch_name;
+}
+
+int htp_session_replay(struct htp_session * sess, uint64_t name) {
+    if (sess->last_error) {
+        return htp_session_refuse(sess, "replay");
+    }
+    // The tables are still name's (a fresh batch or an enqueue clears
+    // batch_name), and every buffer they name is still mapped as they say.
+    if (name == 0 || sess->batch_name != name || sess->batch_epoch != htp_buffer_epoch() ||
+        !htp_opbatch_restore(&sess->batch)) {
+        return HTP_SESSION_STALE;
+    }
+    int rc = push_leader(sess, name);
+    htp_opbatch_reset(&sess->batch);
     return rc;
 }
 
@@ -336,6 +380,7 @@ int htp_session_enqueue(struct htp_session * sess, const struct htp_opnode * op)
             return rc;
         }
     }
+    sess->batch_name = 0;  // the tables change: nothing to replay
     return htp_opbatch_add(b, op);
 }
 

@@ -35,6 +35,36 @@ int htp_session_flush_pending(struct htp_session * sess, bool all);
 // flush_async, then flush_pending(all = true): everything enqueued has run.
 int htp_session_flush_sync(struct htp_session * sess);
 
+// --- replay ---
+//
+// A graph computed again (backend.c: the node cache's hit) enqueues the same
+// ops on the same operands, so the batch built from it the first time can be
+// pushed again as it was: no registration, deduplication or copy. A batch's
+// tables stay in the session after its push; replaying pushes them again, as
+// long as nothing was enqueued since, and no buffer was unmapped or freed
+// since they were built (htp_buffer_epoch), so each buffer they name is still
+// mapped, with the flags they give. The op-queue slot the replay lands in
+// is not even rewritten when it holds those tables already (a decode pushes
+// one batch a token into slots that go round).
+
+// The name of the batch pushed last, for htp_session_replay, or 0 if there is
+// none to replay (a group's batches are not replayed: each member's copy
+// carries its own index).
+uint64_t htp_session_last_batch(const struct htp_session * sess);
+
+// Push batch `name` (htp_session_last_batch) again. Returns 0 when pushed,
+// HTP_SESSION_STALE when it can no longer be replayed (the caller enqueues its
+// ops as usual then; nothing was changed), or a status.
+int htp_session_replay(struct htp_session * sess, uint64_t name);
+
+#define HTP_SESSION_STALE (-1)  // never a status: those are >= 0
+
+// Ops enqueued and not pushed yet.
+uint32_t htp_session_queued_ops(const struct htp_session * sess);
+
+// Batches pushed so far (to this session's own queue).
+uint64_t htp_session_pushes(const struct htp_session * sess);
+
 // Batches pushed and not yet answered.
 uint32_t htp_session_in_flight(const struct htp_session * sess);
 

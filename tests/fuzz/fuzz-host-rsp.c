@@ -222,7 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size) {
             case 0: {  // the host pushes a batch
                 const uint32_t nb = u8(&r) % (HTP_OP_MAX_BUFS + 1), nt = u8(&r) % (MAX_OPS * 4 + 1),
                                no = 1 + u8(&r) % batch_ops;
-                htp_opqueue_push(&q, bufs, nb, tensors, nt, ops, no);
+                htp_opqueue_push(&q, bufs, nb, tensors, nt, ops, no, 0);
                 break;
             }
             case 1: {  // a fault-injection push: any counts, the bytes as given

@@ -1,6 +1,7 @@
 // test-backend-graph: graph_compute's node cache and graph_optimize's reorder.
-//  - the same graph (same uid) computed twice is translated once (cache hit),
-//    a graph without uid never hits, and results are identical either way;
+//  - the same graph (same uid) computed twice is translated once (cache hit)
+//    and its batch pushed again (replay), a graph without uid never hits, and
+//    results are identical either way;
 //  - graph_optimize pulls a MUL_MAT sharing src1 up to the head of its stack,
 //    but not past a node that writes what it reads; the reordered graph gives
 //    exactly the results of the original order (and of the CPU);
@@ -191,6 +192,8 @@ int main(void) {
     net_get(&t, got2);
     ggml_backend_htp_get_stats(htp, &s2);
     CHECK(s2.cache_hits == s1.cache_hits + 1, "second compute of the same graph uses the node cache");
+    CHECK(s1.replays == s0.replays && s2.replays == s1.replays + 1,
+          "second compute of the same graph pushes the batch of the first again");
     CHECK(memcmp(got1, got2, sizeof got1) == 0, "cached compute gives identical results");
 
     t.gf->uid = 0;
@@ -198,7 +201,8 @@ int main(void) {
     ggml_backend_graph_compute(htp, t.gf);
     ggml_backend_synchronize(htp);
     ggml_backend_htp_get_stats(htp, &s3);
-    CHECK(s3.cache_hits == s2.cache_hits, "a graph without uid is never served from the cache");
+    CHECK(s3.cache_hits == s2.cache_hits && s3.replays == s2.replays,
+          "a graph without uid is never served from the cache, nor its batch replayed");
     printf("  nmse vs CPU %.3e\n", nmse(want, got1, OUT));
     CHECK(nmse(want, got1, OUT) < 5e-4, "HTP0 matches CPU");
 

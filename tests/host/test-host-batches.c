@@ -1,7 +1,9 @@
 // test-host-batches: batches through a real htp-npu. NOP and CPY batches
-// round-trip with their profile descriptors filled; then every class of bad
-// descriptor, pushed raw through the fault-injection hook, is refused with
-// HTP_STATUS_INVAL_PARAMS and the next good batch on the same session runs.
+// round-trip with their profile descriptors filled; a batch is replayed, in
+// every slot of the queue, and refused for replay once anything it relied on
+// moved; then every class of bad descriptor, pushed raw through the
+// fault-injection hook, is refused with HTP_STATUS_INVAL_PARAMS and the next
+// good batch on the same session runs.
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -165,6 +167,85 @@ static void test_round_trips(void) {
     htp_buffer_unref(big);
 }
 
+// Fill 64 floats at byte offset off of b with k * i, and 64 at dst_off with -1.
+static void replay_fill(struct htp_buffer * b, uint64_t off, uint64_t dst_off, float k) {
+    float * s = (float *)(htp_buffer_base(b) + off);
+    float * d = (float *)(htp_buffer_base(b) + dst_off);
+    for (int i = 0; i < 64; i++) {
+        s[i] = k * (float)i;
+        d[i] = -1.0f;
+    }
+}
+
+static int replay_wrong(struct htp_buffer * b, uint64_t dst_off, float k) {
+    const float * d = (const float *)(htp_buffer_base(b) + dst_off);
+    int           n = 0;
+    for (int i = 0; i < 64; i++) {
+        n += d[i] != k * (float)i;
+    }
+    return n;
+}
+
+// A batch pushed again by name: it runs on whatever its operands hold now,
+// in every slot (the queue's depth is 8: 20 replays go round twice and a
+// half; after the first ten, when every slot holds its tables, a raw push
+// rewrites one slot with other tables, which the replay landing there eight
+// pushes later must not take for its own). Anything enqueued since, or any
+// buffer unmapped or freed since, makes the name stale.
+static void test_replay(void) {
+    printf("replay: one batch pushed again, stale once its tables or buffers moved\n");
+    const uint64_t       src_off = 16384, dst_off = 16384 + 4096;
+    struct htp_op_tensor src = test_f32(buf, src_off, 64, 1), dst = test_f32(buf, dst_off, 64, 1);
+    replay_fill(buf, src_off, dst_off, 3.0f);
+    CHECK(test_enqueue_cpy(sess, &src, &dst) == 0 && htp_session_flush_sync(sess) == 0, "batch to replay: %s",
+          htp_session_error(sess));
+    const uint64_t name = htp_session_last_batch(sess);
+    CHECK(name != 0 && replay_wrong(buf, dst_off, 3.0f) == 0, "batch to replay: name %llu, it ran",
+          (unsigned long long)name);
+    int bad = 0;
+    for (int r = 0; r < 20; r++) {
+        if (r == 10) {
+            struct raw             raw;
+            struct htp_opbatch_rsp rsp = {0};
+            raw_good(&raw);  // another CPY, into another slot
+            CHECK(raw_push(&raw, raw.n_bufs, raw.n_tensors, raw.n_ops, &rsp) == 0 && rsp.status == HTP_STATUS_OK,
+                  "raw push between replays");
+        }
+        const float k = 10.0f + (float)r;
+        replay_fill(buf, src_off, dst_off, k);
+        int rc = htp_session_replay(sess, name);
+        if (rc == 0) {
+            rc = htp_session_flush_sync(sess);
+        }
+        bad += rc != 0 || replay_wrong(buf, dst_off, k) != 0;
+    }
+    CHECK(bad == 0, "%d of 20 replays did not copy what their operands held", bad);
+    CHECK(htp_session_last_batch(sess) == name, "a replay keeps its name");
+
+    // Enqueued since: the tables are another batch's.
+    struct htp_opnode nop = test_op(HTP_OP_NOP);
+    CHECK(htp_session_enqueue(sess, &nop) == 0 && htp_session_flush_sync(sess) == 0, "NOP batch");
+    CHECK(htp_session_replay(sess, name) == HTP_SESSION_STALE, "replay after another batch is stale");
+    CHECK(test_enqueue_cpy(sess, &src, &dst) == 0, "enqueue");
+    CHECK(htp_session_replay(sess, htp_session_last_batch(sess)) == HTP_SESSION_STALE,
+          "replay with ops enqueued is stale");
+    CHECK(htp_session_flush_sync(sess) == 0, "flush");
+
+    // A buffer it names is freed: its fd may name another buffer next.
+    struct htp_buffer * b2 = NULL;
+    CHECK_OR_RETURN(, htp_buffer_alloc(htp_session_map_target(sess), 1 << 16, 0, &b2) == 0, "alloc");
+    struct htp_op_tensor s2 = test_f32(b2, 0, 64, 1), d2 = test_f32(b2, 4096, 64, 1);
+    replay_fill(b2, 0, 4096, 5.0f);
+    CHECK(test_enqueue_cpy(sess, &s2, &d2) == 0 && htp_session_flush_sync(sess) == 0, "batch on a second buffer");
+    const uint64_t n2 = htp_session_last_batch(sess);
+    replay_fill(b2, 0, 4096, 6.0f);
+    CHECK(htp_session_replay(sess, n2) == 0 && htp_session_flush_sync(sess) == 0 && replay_wrong(b2, 4096, 6.0f) == 0,
+          "replay on the second buffer");
+    htp_buffer_unref(b2);
+    CHECK(htp_session_replay(sess, n2) == HTP_SESSION_STALE, "replay after its buffer was freed is stale");
+    CHECK(good_batch() == 0, "the session serves on: %s", htp_session_error(sess));
+}
+
 static int n_trace_lines;
 
 static void count_traces(enum ggml_log_level level, const char * text, void * ud) {
@@ -299,6 +380,7 @@ int main(void) {
         "cannot map a buffer");
     test_round_trips();
     test_traces();
+    test_replay();
     test_bad_descriptors();
     htp_buffer_unref(buf);
     htp_session_close(sess);
