@@ -162,9 +162,6 @@ static void plat_log(const char * fmt, ...) {
 void htp_plat_init(void) {
     struct kernel_sigaction ign = {SIG_IGN, 0, {0, 0}};
     htp_sys_call4(HTP_NR_RT_SIGACTION, SIGPIPE, (long)&ign, 0, sizeof(ign.mask));
-    // SCHED_BATCH (3): no preempting the thread that wakes ours (linux.c says why).
-    int none = 0;
-    htp_sys_call3(HTP_NR_SCHED_SETSCHEDULER, 0, 3, (long)&none);
 }
 
 const char * htp_plat_getenv(const char * name) {

@@ -37,15 +37,6 @@
 
 void htp_plat_init(void) {
     signal(SIGPIPE, SIG_IGN);
-    // SCHED_BATCH: our threads (which inherit it) do not preempt the thread
-    // that wakes them. Here they share the cores with the host, and the
-    // host's push to a sleeping queue reader, pinned to the processor the
-    // host thread ran on, held that thread off its processor for 0.1-1.3 ms
-    // (a tiny model's first token of every htp-bench repetition), where the
-    // host was only a few microseconds from sleeping on its answer. Best
-    // effort: without it everything works, that pause included.
-    struct sched_param none = {0};
-    sched_setscheduler(0, SCHED_BATCH, &none);
 }
 
 const char * htp_plat_getenv(const char * name) {

@@ -26,10 +26,8 @@
 // ---------------------------------------------------------------------------
 
 // Once, before any other call: ignore SIGPIPE (a host that hangs up mid-send
-// must not kill the NPU), keep the NPU's threads from preempting the host
-// thread that wakes them (they share its cores), and whatever else the OS needs.
-// cDSP: nothing; the FastRPC skeleton is loaded by the DSP's loader, on
-// processors of its own.
+// must not kill the NPU) and whatever else the OS needs.
+// cDSP: nothing; the FastRPC skeleton is loaded by the DSP's loader.
 void htp_plat_init(void);
 
 // Value of environment variable name, or NULL.
