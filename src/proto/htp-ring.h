@@ -169,7 +169,10 @@ static inline int htp_ring_wait_for(struct htp_ring * r, uint32_t depth, int (*r
             return HTP_RING_TIMEOUT;
         }
         if (poll || waited < spin_us) {
-            for (int i = 0; i < 64; i++) {
+            // The clock once per 64 pauses, the peer's index at every one:
+            // a pause takes about 140 cycles on recent Intel cores, so
+            // looking only once per 64 left a packet unseen 2-6 us.
+            for (int i = 0; i < 64 && !ready(r, depth); i++) {
                 sys->relax();
             }
             continue;
