@@ -184,7 +184,22 @@ int htp_batch_validate(struct htp_batch * b, const struct htp_batch_env * env, c
     }
     b->slot = env->slots + (uint64_t)r->slot * env->slot_size;
 
-    // 2. Private copies (after this, the slot's tables are not read again).
+    // 2. Private copies (after this, the slot's tables are not read again),
+    // unless the slot holds the tables we checked last time: then those
+    // copies, and the views and checks made of them, stand. The host may
+    // write the slot after the comparison; we never read its tables again.
+    // Relaxed: an unmap, the one change that could void the views, waits for
+    // the running batch (the session's busy lock, which we hold), and a map
+    // adds an entry without moving the others.
+    const uint64_t maps = env->maps_moved ? atomic_load_explicit(env->maps_moved, memory_order_relaxed) : 0;
+    if (b->checked && env->maps_moved && maps == b->checked_maps && r->n_bufs == b->checked_bufs &&
+        r->n_tensors == b->checked_tensors && r->n_ops == b->checked_ops &&
+        memcmp(b->bufs, b->slot + b->layout.bufs, sizeof(*b->bufs) * r->n_bufs) == 0 &&
+        memcmp(b->tensors, b->slot + b->layout.tensors, sizeof(*b->tensors) * r->n_tensors) == 0 &&
+        memcmp(b->ops, b->slot + b->layout.ops, sizeof(*b->ops) * r->n_ops) == 0) {
+        return HTP_STATUS_OK;
+    }
+    b->checked = 0;
     memcpy(b->bufs, b->slot + b->layout.bufs, sizeof(*b->bufs) * r->n_bufs);
     memcpy(b->tensors, b->slot + b->layout.tensors, sizeof(*b->tensors) * r->n_tensors);
     memcpy(b->ops, b->slot + b->layout.ops, sizeof(*b->ops) * r->n_ops);
@@ -241,6 +256,11 @@ int htp_batch_validate(struct htp_batch * b, const struct htp_batch_env * env, c
             return st;
         }
     }
+    b->checked         = 1;
+    b->checked_bufs    = r->n_bufs;
+    b->checked_tensors = r->n_tensors;
+    b->checked_ops     = r->n_ops;
+    b->checked_maps    = maps;
     return HTP_STATUS_OK;
 }
 

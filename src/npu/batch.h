@@ -62,6 +62,8 @@ struct htp_batch_env {
     uint32_t                     pmu_packed;  // mode 2: what the slots count (htp_pmu_pack; 0 = nothing)
     struct htp_pmu_thread *      pmu_caller;  // mode 2: the calling thread's counters (NULL: none)
     const _Atomic uint32_t *     cancel;      // the queue's stop flag: ops that wait give up once set (NULL: none)
+    const _Atomic uint64_t *     maps_moved;  // moves with every change to the map table (NULL: unknown, so
+                                              // every batch is copied and checked afresh)
 };
 
 struct htp_batch {
@@ -78,6 +80,13 @@ struct htp_batch {
     uint64_t pmu_acc[HTP_MAX_NTHREADS][HTP_PMU_SLOTS];
     uint64_t t_start;  // batch start (trace timestamps are relative to it)
     uint32_t bad_op;   // validate: index of the op whose check failed (or n_ops)
+
+    // The tables above passed every check, with these counts, against the
+    // map table as it was at maps_moved == checked_maps (htp_batch_validate's
+    // shortcut). checked 0: they did not, or they are being rewritten.
+    int      checked;
+    uint32_t checked_bufs, checked_tensors, checked_ops;
+    uint64_t checked_maps;
 };
 
 // Allocate the private tables. HTP_STATUS_OK or HTP_STATUS_NO_MEMORY.
@@ -86,7 +95,11 @@ void htp_batch_free(struct htp_batch * b);
 
 // Validate req against env and copy the slot's tables into b. Returns
 // HTP_STATUS_OK, HTP_STATUS_INVAL_PARAMS (a malformed request or descriptor)
-// or whatever an op's check answered (e.g. HTP_STATUS_NO_SUPPORT).
+// or whatever an op's check answered (e.g. HTP_STATUS_NO_SUPPORT). A slot
+// whose tables equal, byte for byte, those of the last batch that passed,
+// with the map table unchanged since, is taken without copy or check: the
+// copies and their views still stand (a decode pushes the same batch every
+// token; host/session-submit.h).
 int htp_batch_validate(struct htp_batch * b, const struct htp_batch_env * env, const struct htp_opbatch_req * req);
 
 // Run the ops validated by the last htp_batch_validate, write profile (and

@@ -52,6 +52,7 @@ struct htp_npu_session {
     struct htp_map * maps;
     uint32_t         n_maps;
     uint32_t         cap_maps;
+    _Atomic uint64_t maps_moved;  // bumped (under lock) by every map and unmap: batch.h's shortcut
 
     uint8_t * vtcm;
     size_t    vtcm_size;
@@ -295,6 +296,8 @@ int htp_npu_session_map(struct htp_npu_session * s, int32_t key, int fd, uint64_
     rc             = htp_vmem_map(&s->vmem, fd, size, flags, &addr);
     if (rc == HTP_STATUS_OK) {
         s->maps[s->n_maps++].e = (struct htp_map_entry){.fd = key, .flags = flags, .size = size, .addr = addr};
+        // Relaxed: the reader reads it under the busy lock (batch.c says why that is enough).
+        atomic_fetch_add_explicit(&s->maps_moved, 1, memory_order_relaxed);
     }
 done:
     htp_vmem_get_info(&s->vmem, info);
@@ -316,6 +319,8 @@ int htp_npu_session_unmap(struct htp_npu_session * s, int32_t key, struct htp_vm
     rc                     = htp_vmem_unmap(&s->vmem, e.addr, e.size, e.flags);
     if (rc == HTP_STATUS_OK) {
         s->maps[i] = s->maps[--s->n_maps];
+        // Relaxed: we hold busy, so no batch is being checked or run now.
+        atomic_fetch_add_explicit(&s->maps_moved, 1, memory_order_relaxed);
     }
 done:
     htp_vmem_get_info(&s->vmem, info);
@@ -470,6 +475,7 @@ static void queue_reader(void * arg) {
         .pool       = &s->dev->pool,
         .cancel     = &s->stop,
         .pmu_caller = &caller_pmu,
+        .maps_moved = &s->maps_moved,
     };
 
     struct queue_gap gap = {0, QUEUE_SPIN_MAX_US};

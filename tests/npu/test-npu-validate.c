@@ -3,7 +3,9 @@
 // refused with HTP_STATUS_INVAL_PARAMS before anything runs; unsupported
 // conversions answer NO_SUPPORT; then good NOP, CPY (contiguous, permuted,
 // padded, block types, parallel) and FENCE batches run, produce the right
-// bytes, profile descriptors and trace events, and stop at the first failing op.
+// bytes, profile descriptors and trace events, and stop at the first failing op;
+// the same tables again are taken without a new check only while nothing in
+// them or in the map table changed.
 
 #include <math.h>
 #include <stdio.h>
@@ -808,6 +810,55 @@ static void test_fences(void) {
     htp_ops_set_fence_timeout_ms(30000);
 }
 
+// A batch whose tables equal the last checked ones is taken without a new
+// check (batch.h), so the comparison must catch any change: a tensor pushed
+// past its buffer in an otherwise identical batch is refused, and a map table
+// that moved (a buffer mapped elsewhere) makes the same tables checked anew,
+// their views following the buffer.
+static void test_checked_tables(void) {
+    static _Atomic uint64_t moved;
+    struct htp_batch_env    saved = env;
+    env.maps_moved                = &moved;
+    const int64_t n               = 64;
+    float *       src             = (float *)(void *)(maps[0].addr + 8192);
+    for (int64_t i = 0; i < n; i++) {
+        src[i] = (float)i + 0.5f;
+    }
+    struct tb b;
+    tb_reset(&b);
+    uint16_t             s  = tb_tensor(&b, 0, 8192, HTP_TYPE_F32, n, 1, 1, 1);
+    uint16_t             d  = tb_tensor(&b, 1, 4096, HTP_TYPE_F32, n, 1, 1, 1);
+    struct htp_op_desc * op = tb_op(&b, HTP_OP_CPY);
+    op->src[0]              = s;
+    op->dst[0]              = d;
+    struct htp_opbatch_rsp rsp;
+    for (int k = 0; k < 3; k++) {  // the first checked, the others taken as they are
+        memset(maps[1].addr + 4096, 0, (size_t)n * 4);
+        CHECK(run(&b, &rsp) == HTP_STATUS_OK && memcmp(maps[1].addr + 4096, src, (size_t)n * 4) == 0,
+              "same tables, pass %d: runs and copies", k);
+    }
+
+    struct tb bad = b;
+    bad.t[d].data = maps[1].size - PAGE - 4 * (uint64_t)(n / 2);  // its second half in the guard page
+    CHECK(validate(&bad) == HTP_STATUS_INVAL_PARAMS, "one tensor changed past its buffer: refused");
+    CHECK(run(&b, &rsp) == HTP_STATUS_OK, "the good tables again: checked afresh, run");
+
+    // The destination's buffer mapped elsewhere: same tables, new views.
+    const size_t    size  = maps[1].size;
+    uint8_t *       other = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uint8_t * const old   = maps[1].addr;
+    CHECK_OR_RETURN(, other != MAP_FAILED, "mmap");
+    maps[1].addr = other;
+    atomic_fetch_add(&moved, 1);
+    memset(old + 4096, 0, (size_t)n * 4);
+    CHECK(run(&b, &rsp) == HTP_STATUS_OK && memcmp(other + 4096, src, (size_t)n * 4) == 0 && old[4096] == 0,
+          "after the map table moved, the same tables write the buffer where it is now");
+    maps[1].addr = old;
+    atomic_fetch_add(&moved, 1);
+    munmap(other, size);
+    env = saved;
+}
+
 int main(void) {
     printf("test-npu-validate: batch validation refuses bad descriptors; NOP/CPY/FENCE batches run\n");
     new_buffer(0, KEY_A, 16 * PAGE);
@@ -841,6 +892,7 @@ int main(void) {
     test_cpy_parallel(&pool);
     test_profile_modes(&pool);
     test_fences();
+    test_checked_tables();
 
     htp_pool_free(&pool);
     htp_batch_free(&batch);
