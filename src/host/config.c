@@ -245,6 +245,149 @@ static int load_profile(struct htp_config * cfg) {
     return 1;
 }
 
+// How many nodes glibc's regcomp may build for an extended regex, at most
+// (saturating at cap). regcomp copies a repeated group once per repetition
+// (x+ becomes x x*, x{3,5} five copies of x), so nested repetitions grow
+// geometrically: "((a+)+)+..." or "(a{99}){99}{99}" takes gigabytes before
+// regcomp returns. Each repetition is counted as doubling (or multiplying
+// by its bound plus one) what it repeats; what is malformed is counted as
+// literal and left for regcomp to reject.
+#define OPFILTER_MAX_NODES 4096
+#define OPFILTER_MAX_DEPTH 32
+
+static size_t sat_add(size_t a, size_t b, size_t cap) {
+    return a >= cap || b >= cap - a ? cap : a + b;
+}
+
+static size_t sat_mul(size_t a, size_t b, size_t cap) {
+    return b != 0 && a > cap / b ? cap : a * b;
+}
+
+// The end of a bracket expression that starts at s[i] == '[' (the index of
+// its ']'), or 0 if it does not close.
+static size_t bracket_end(const char * s, size_t i) {
+    size_t j = i + 1;
+    if (s[j] == '^') {
+        j++;
+    }
+    if (s[j] == ']') {
+        j++;  // a leading ']' is a member
+    }
+    for (; s[j] != '\0'; j++) {
+        if (s[j] == ']') {
+            return j;
+        }
+        if (s[j] == '[' && (s[j + 1] == ':' || s[j + 1] == '.' || s[j + 1] == '=')) {
+            const char   kind = s[j + 1];
+            const char * end  = s + j + 2;
+            while (*end != '\0' && !(end[0] == kind && end[1] == ']')) {
+                end++;
+            }
+            if (*end == '\0') {
+                return 0;
+            }
+            j = (size_t)(end + 1 - s);
+        }
+    }
+    return 0;
+}
+
+// A bound "{m}", "{m,}" or "{m,n}" at s[i] == '{': how many copies of its
+// operand it makes (n, or m + 1 when open), its length in *len; 0 if s[i]
+// does not start a bound.
+static size_t bound_copies(const char * s, size_t i, size_t * len) {
+    size_t j = i + 1, m = 0, n = 0;
+    int    has_m = 0, has_comma = 0, has_n = 0;
+    for (; s[j] >= '0' && s[j] <= '9'; j++, has_m = 1) {
+        m = m < 100000 ? m * 10 + (size_t)(s[j] - '0') : m;
+    }
+    if (s[j] == ',') {
+        has_comma = 1;
+        for (j++; s[j] >= '0' && s[j] <= '9'; j++, has_n = 1) {
+            n = n < 100000 ? n * 10 + (size_t)(s[j] - '0') : n;
+        }
+    }
+    if (s[j] != '}' || (!has_m && !has_n)) {
+        return 0;
+    }
+    *len = j + 1 - i;
+    return has_n ? (n > m ? n : m) : has_comma ? m + 1 : m;
+}
+
+static size_t opfilter_nodes(const char * s, size_t cap) {
+    // Per open group: the largest finished alternative, the current one, and
+    // the size of its last operand (what a repetition applies to).
+    struct {
+        size_t alt_max, branch, last;
+    } group[OPFILTER_MAX_DEPTH + 1] = {{0, 0, 0}};
+
+    int depth = 0;
+    for (size_t i = 0; s[i] != '\0'; i++) {
+        size_t operand = 1;  // the size of an operand this character ends, if any
+        size_t copies  = 0;  // or the copies a repetition makes of the last operand
+        size_t len     = 0;
+        switch (s[i]) {
+            case '\\':
+                if (s[i + 1] != '\0') {
+                    i++;
+                }
+                break;
+            case '[':
+                i = bracket_end(s, i) ? bracket_end(s, i) : i;
+                break;
+            case '(':
+                if (depth == OPFILTER_MAX_DEPTH) {
+                    return cap;
+                }
+                depth++;
+                group[depth].alt_max = group[depth].branch = group[depth].last = 0;
+                continue;
+            case ')':
+                if (depth > 0) {
+                    const size_t inner =
+                        group[depth].branch > group[depth].alt_max ? group[depth].branch : group[depth].alt_max;
+                    depth--;
+                    operand = sat_add(inner, 1, cap);
+                }
+                break;
+            case '|':
+                if (group[depth].branch > group[depth].alt_max) {
+                    group[depth].alt_max = group[depth].branch;
+                }
+                group[depth].branch = group[depth].last = 0;
+                continue;
+            case '*':
+            case '+':
+            case '?':
+                copies = 2;
+                break;
+            case '{':
+                copies = bound_copies(s, i, &len);
+                if (copies != 0) {
+                    copies = sat_add(copies, 1, cap);
+                    i += len - 1;
+                }
+                break;
+            default:
+                break;
+        }
+        if (copies != 0) {
+            // The last operand becomes `copies` copies of itself.
+            const size_t grown  = sat_mul(group[depth].last, copies, cap);
+            group[depth].branch = sat_add(group[depth].branch, grown - group[depth].last, cap);
+            group[depth].last   = grown;
+        } else {
+            group[depth].branch = sat_add(group[depth].branch, operand, cap);
+            group[depth].last   = operand;
+        }
+        if (group[depth].branch >= cap) {
+            return cap;
+        }
+    }
+    size_t total = group[0].branch > group[0].alt_max ? group[0].branch : group[0].alt_max;
+    return total < cap ? total : cap;
+}
+
 // GGML_HEXAGON_OPFILTER: ops whose description the regex matches as a whole
 // (as std::regex_match, case-insensitive) are not claimed.
 static int load_opfilter(struct htp_config * cfg) {
@@ -256,6 +399,13 @@ static int load_opfilter(struct htp_config * cfg) {
     }
 
     size_t len = strlen(s);
+    if (opfilter_nodes(s, OPFILTER_MAX_NODES) >= OPFILTER_MAX_NODES) {
+        char why[128];
+        snprintf(why, sizeof why, "repeats or nests so much that it would compile to more than %d regex nodes",
+                 OPFILTER_MAX_NODES);
+        htp_config_env_warn("GGML_HEXAGON_OPFILTER", s, len, why, "no filter");
+        return 1;
+    }
     char * pat = malloc(len + 5);
     if (!pat) {
         htp_config_env_warn("GGML_HEXAGON_OPFILTER", s, len, "cannot be stored (out of memory)", "no filter");

@@ -878,6 +878,17 @@ static void test_env_bad(void) {
         {{"GGML_HEXAGON_PROFILE", "1,,3,4,5,6,7,8", "0"}, profile_off, "empty event"},
         {{"GGML_HEXAGON_OPFILTER", "(", "no filter"}, no_filter, "bad regex ignored"},
         {{"GGML_HEXAGON_OPFILTER", "ADD[", "no filter"}, no_filter, "bad regex ignored"},
+        {{"GGML_HEXAGON_OPFILTER", "x+++++++++++++++++++++++++++++++++++++++++++++++", "no filter"},
+         no_filter,
+         "stacked repetitions (gigabytes in regcomp) refused"},
+        {{"GGML_HEXAGON_OPFILTER", "((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+", "no filter"},
+         no_filter,
+         "nested repetitions refused"},
+        {{"GGML_HEXAGON_OPFILTER", "(a{99}){99}{99}", "no filter"}, no_filter, "nested bounds refused"},
+        {{"GGML_HEXAGON_OPFILTER", "((((((((((((((((((((((((((((((((((a))))))))))))))))))))))))))))))))))",
+          "no filter"},
+         no_filter,
+         "groups nested 34 deep refused"},
         {{"GGML_HEXAGON_ARCH", "vx", "the NPU's own"}, arch_auto, "not a version"},
         {{"GGML_HEXAGON_ARCH", "v", "the NPU's own"}, arch_auto, "no number"},
         {{"GGML_HEXAGON_ARCH", "v-79", "the NPU's own"}, arch_auto, "negative"},
@@ -912,6 +923,35 @@ static void test_env_bad(void) {
     env_clear();
 }
 
+// Repetition that stays small compiles and matches; the size bound refuses
+// only what would grow geometrically.
+static void test_opfilter_sizes(void) {
+    static const struct {
+        const char * pattern;
+        const char * matches;
+        const char * misses;
+    } cases[] = {
+        {"(MUL_MAT|ADD)+", "MUL_MATADD", "MUL_MAT_ID"},
+        {"SCALE{1,2}", "SCALEE", "SCALEEE"},
+        {"(AB{2}){3}", "ABBABBABB", "ABBABB"},
+        {"[[:upper:]_]+\\(f32\\)|(((GET_ROWS)?)*)", "SOFT_MAX(F32)", "ROPE(f16)"},
+        {"[]a]+{2}", "]a]", "b"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        env_clear();
+        setenv("GGML_HEXAGON_OPFILTER", cases[i].pattern, 1);
+        struct htp_config cfg;
+        warn_reset();
+        int rc = htp_config_load(&cfg);
+        CHECK(rc == 0 && cfg.has_opfilter, "%s: loads (rc %d)", cases[i].pattern, rc);
+        CHECK(htp_config_op_filtered(&cfg, cases[i].matches) == 1, "%s: matches %s", cases[i].pattern,
+              cases[i].matches);
+        CHECK(htp_config_op_filtered(&cfg, cases[i].misses) == 0, "%s: misses %s", cases[i].pattern, cases[i].misses);
+        htp_config_free(&cfg);
+    }
+    env_clear();
+}
+
 int main(void) {
     ggml_log_set(capture_log, NULL);
 
@@ -933,6 +973,8 @@ int main(void) {
     test_env_engines();
     printf("test-config: environment, malformed values\n");
     test_env_bad();
+    printf("test-config: op filters with bounded repetition\n");
+    test_opfilter_sizes();
 
     ggml_log_set(NULL, NULL);
     return test_exit_code("test-config");
