@@ -314,12 +314,20 @@ static size_t bound_copies(const char * s, size_t i, size_t * len) {
     return has_n ? (n > m ? n : m) : has_comma ? m + 1 : m;
 }
 
+// An open group while its regex is read: the largest finished alternative,
+// the current one, and the size of its last operand (what a repetition
+// applies to).
+struct opfilter_group {
+    size_t alt_max, branch, last;
+};
+
+// The group's size so far: its largest alternative.
+static size_t opfilter_group_size(const struct opfilter_group * g) {
+    return g->branch > g->alt_max ? g->branch : g->alt_max;
+}
+
 static size_t opfilter_nodes(const char * s, size_t cap) {
-    // Per open group: the largest finished alternative, the current one, and
-    // the size of its last operand (what a repetition applies to).
-    struct {
-        size_t alt_max, branch, last;
-    } group[OPFILTER_MAX_DEPTH + 1] = {{0, 0, 0}};
+    struct opfilter_group group[OPFILTER_MAX_DEPTH + 1] = {{0, 0, 0}};
 
     int depth = 0;
     for (size_t i = 0; s[i] != '\0'; i++) {
@@ -332,9 +340,11 @@ static size_t opfilter_nodes(const char * s, size_t cap) {
                     i++;
                 }
                 break;
-            case '[':
-                i = bracket_end(s, i) ? bracket_end(s, i) : i;
+            case '[': {
+                const size_t end = bracket_end(s, i);
+                i                = end ? end : i;
                 break;
+            }
             case '(':
                 if (depth == OPFILTER_MAX_DEPTH) {
                     return cap;
@@ -344,16 +354,12 @@ static size_t opfilter_nodes(const char * s, size_t cap) {
                 continue;
             case ')':
                 if (depth > 0) {
-                    const size_t inner =
-                        group[depth].branch > group[depth].alt_max ? group[depth].branch : group[depth].alt_max;
+                    operand = sat_add(opfilter_group_size(&group[depth]), 1, cap);
                     depth--;
-                    operand = sat_add(inner, 1, cap);
                 }
                 break;
             case '|':
-                if (group[depth].branch > group[depth].alt_max) {
-                    group[depth].alt_max = group[depth].branch;
-                }
+                group[depth].alt_max = opfilter_group_size(&group[depth]);
                 group[depth].branch = group[depth].last = 0;
                 continue;
             case '*':
@@ -384,7 +390,7 @@ static size_t opfilter_nodes(const char * s, size_t cap) {
             return cap;
         }
     }
-    size_t total = group[0].branch > group[0].alt_max ? group[0].branch : group[0].alt_max;
+    const size_t total = opfilter_group_size(&group[0]);
     return total < cap ? total : cap;
 }
 
