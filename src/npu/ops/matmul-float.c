@@ -127,19 +127,18 @@ static inline __attribute__((always_inline)) void mm_micro(int nr, int nc, int f
     }
 }
 
-// Decode (one column): MM_DEC_ROWS weight rows at once, so each activation
-// vector is loaded once per MM_DEC_ROWS weight vectors. The activation column
-// is read from L2 (K fp32 values rarely fit L1); the 2-row kernel read as many
-// activation bytes as fp16 weight bytes. Measured (one core, m=4096 k=14336
-// f16): 2 rows 18 GB/s, 4 rows 25, 4 rows + prefetch 2 KiB ahead 29-34,
-// 8 rows 24 (too many streams). The prefetches go to all cache levels (T0):
-// non-temporal ones (NTA) cost nothing on Zen 4 but, on an Intel Xeon, held
-// decode to 13-28 GB/s against 50 with T0 when the weights sat in its L3
-// (2048 x 8192 hot: 2609 -> 655 us), and 2048 x 8192 cold 2663 -> 715 us.
-static inline __attribute__((always_inline)) void mm_micro_dec(int f16, int64_t K, const uint8_t * const * w,
-                                                               const float * y, float out[MM_DEC_ROWS]) {
-    const int64_t esz = f16 ? 2 : 4;
-    htp_vr        acc[MM_DEC_ROWS];
+// F32 decode (one column): MM_DEC_ROWS weight rows at once, so each
+// activation vector is loaded once per MM_DEC_ROWS weight vectors. The
+// activation column is read from L2 (K fp32 values rarely fit L1); the 2-row
+// kernel read as many activation bytes as weight bytes. Measured when this
+// kernel also took F16 rows (one core, m=4096 k=14336 f16): 2 rows 18 GB/s,
+// 4 rows 25, 4 rows + prefetch 2 KiB ahead 29-34, 8 rows 24 (too many
+// streams). The prefetches go to all cache levels (T0): non-temporal ones
+// (NTA) cost nothing on Zen 4 but, on an Intel Xeon, held decode to 13-28
+// GB/s against 50 with T0 when the weights sat in its L3 (2048 x 8192 hot:
+// 2609 -> 655 us), and 2048 x 8192 cold 2663 -> 715 us.
+static void mm_micro_dec_f32(int64_t K, const uint8_t * const * w, const float * y, float out[MM_DEC_ROWS]) {
+    htp_vr acc[MM_DEC_ROWS];
     for (int r = 0; r < MM_DEC_ROWS; r++) {
         acc[r] = htp_vr_splat(0.0f);
     }
@@ -147,17 +146,17 @@ static inline __attribute__((always_inline)) void mm_micro_dec(int f16, int64_t 
     for (; k + HTP_VR_N <= K; k += HTP_VR_N) {
         const htp_vr yv = htp_vr_load(y + k);
         for (int r = 0; r < MM_DEC_ROWS; r++) {
-            for (int64_t o = 0; MM_PF_BYTES > 0 && o < HTP_VR_N * esz; o += 64) {
-                __builtin_prefetch(w[r] + k * esz + MM_PF_BYTES + o, 0, 3);
+            for (int64_t o = 0; MM_PF_BYTES > 0 && o < HTP_VR_N * 4; o += 64) {
+                __builtin_prefetch(w[r] + k * 4 + MM_PF_BYTES + o, 0, 3);
             }
-            acc[r] = htp_vr_fma(mm_load_w(f16, w[r], k, HTP_VR_N), yv, acc[r]);
+            acc[r] = htp_vr_fma(mm_load_w(0, w[r], k, HTP_VR_N), yv, acc[r]);
         }
     }
     if (k < K) {
         const int64_t n  = K - k;
         const htp_vr  yv = htp_vr_load_n(y + k, n);
         for (int r = 0; r < MM_DEC_ROWS; r++) {
-            acc[r] = htp_vr_fma(mm_load_w(f16, w[r], k, n), yv, acc[r]);
+            acc[r] = htp_vr_fma(mm_load_w(0, w[r], k, n), yv, acc[r]);
         }
     }
     for (int r = 0; r < MM_DEC_ROWS; r++) {
@@ -190,7 +189,9 @@ static inline __attribute__((always_inline)) void mm_micro_dec_f16(int64_t K, co
     for (; k + 2 * HTP_VR_N <= K; k += 2 * HTP_VR_N) {
         const htp_vr y0 = htp_vr_load(y + k), y1 = htp_vr_load(y + k + HTP_VR_N);
         for (int r = 0; r < MM_DEC_ROWS; r++) {
-            __builtin_prefetch(w[r] + 2 * k + pf_ahead, 0, 3);
+            if (MM_PF_BYTES > 0) {
+                __builtin_prefetch(w[r] + 2 * k + pf_ahead, 0, 3);
+            }
             acc[0][r] = htp_vr_fma(htp_vr_load_f16(w[r] + 2 * k), y0, acc[0][r]);
             acc[1][r] = htp_vr_fma(htp_vr_load_f16(w[r] + 2 * k + 2 * HTP_VR_N), y1, acc[1][r]);
         }
@@ -215,7 +216,7 @@ static void mm_dispatch_dec(int f16, int64_t K, const uint8_t * const * w, size_
         const int64_t pf_ahead = 2 * K <= MM_PF_NEXT_MAX ? MM_DEC_ROWS * (int64_t)row_stride : MM_PF_BYTES;
         mm_micro_dec_f16(K, w, pf_ahead, y, out);
     } else {
-        mm_micro_dec(0, K, w, y, out);
+        mm_micro_dec_f32(K, w, y, out);
     }
 }
 
