@@ -2123,6 +2123,10 @@ static void gen_mul_mat(struct suite * s) {
         // larger k, a long batch, and the attention-like shapes of test-backend-ops
         static const struct p_mul_mat big[] = {
             {.m = 16, .n = 1, .k = 1024, .bs = {3, 2}, .nr = {1, 1}},
+            // decode either side of F16's one-row-at-a-time limit (4096), with tails
+            {.m = 9, .n = 1, .k = 4095, .bs = {1, 1}, .nr = {1, 1}},
+            {.m = 8, .n = 1, .k = 4096, .bs = {1, 1}, .nr = {1, 1}},
+            {.m = 13, .n = 1, .k = 4111, .bs = {2, 1}, .nr = {1, 1}},
             {.m = 16, .n = 8, .k = 1024, .bs = {3, 2}, .nr = {1, 1}},
             {.m = 16, .n = 8, .k = 256, .bs = {256, 1}, .nr = {1, 1}},
             {.m = 64, .n = 2, .k = 128, .bs = {8, 1}, .nr = {1, 1}},

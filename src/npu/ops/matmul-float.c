@@ -164,23 +164,57 @@ static void mm_micro_dec_f32(int64_t K, const uint8_t * const * w, const float *
     }
 }
 
-// F16 decode without AVX512-FP16: two vectors of K a step, one cache line
-// of each weight row, so one prefetch per line and two accumulators per row
-// (eight FMA chains). The prefetch runs pf_ahead bytes ahead of the loads:
-// in a row of at most MM_PF_NEXT_MAX bytes (K = 2048: 4 KiB) the 2 KiB
-// in-row distance covers only half the row and the next call's rows start
-// cold, so it goes to the same place MM_DEC_ROWS rows on, which the next
-// call reads. On 2 cores of an AMD EPYC (Zen 5, no AVX512-FP16), alternated
-// with the one-vector kernel and its 2 KiB in-row prefetch, in two runs each
-// (ratio to ggml-cpu at n = 1, hot / cold): 2048 x 2048 0.81 / 0.87-0.91 ->
-// 0.92-1.05 / 0.99-1.03, 8192 x 2048 0.86-1.00 / 0.91-0.93 -> 1.46-1.69 /
-// 1.05-1.19, the lm-head 0.86-0.90 / 0.73-0.83 -> 0.91-0.97 / 0.91-1.14.
-// Prefetching 2 or 8 rows on instead of 4 did no better.
-#define MM_PF_NEXT_MAX 4096
+// F16 decode without AVX512-FP16 has two kernels, chosen by K.
+//
+// Up to MM_DEC_SEQ_MAX_K (mm_micro_dec_f16_seq) the MM_DEC_ROWS rows are
+// summed one after the other, each whole before the next begins. Packed
+// rows are adjacent, so a worker's run of tiles is one sequential read that
+// the hardware prefetcher follows across pages; rows read side by side are
+// MM_DEC_ROWS short streams (a row is 4 KiB at K = 2048), which it does
+// not follow, and no software prefetch distance made up for that. The
+// activation (at most 16 KiB) stays in L1 although it is loaded once per row.
+//
+// Above it (mm_micro_dec_f16_rows) the activation no longer stays in L1
+// beside the stream, so the rows are read side by side, each activation
+// vector loaded once for MM_DEC_ROWS rows, a cache line of each row a step
+// with a software prefetch MM_PF_BYTES ahead in the row.
+//
+// On 2 cores of an AMD EPYC (Zen 5), ratio to ggml-cpu at n = 1 in three
+// alternated pairs, hot / cold, side by side -> one row at a time:
+// 2048 x 2048 0.85-1.01 / 0.92-1.06 -> 1.05-1.17 / 1.03-1.10, 8192 x 2048
+// 1.44-1.65 / 1.07-1.19 -> 1.40-1.66 / 1.33-1.34, 2048 x 8192 1.20-1.42 /
+// 1.12-1.18 -> 1.11-1.17 / 0.92-0.98 (so not above MM_DEC_SEQ_MAX_K), the
+// lm-head unchanged. A standalone read of a 128256 x 2048 F16 matrix by 2
+// threads: side by side with the best prefetch distance 50-54 GB/s, one row
+// at a time without software prefetch 57-59 GB/s.
+#define MM_DEC_SEQ_MAX_K 4096
 
-static inline __attribute__((always_inline)) void mm_micro_dec_f16(int64_t K, const uint8_t * const * w,
-                                                                   int64_t pf_ahead, const float * y,
-                                                                   float out[MM_DEC_ROWS]) {
+static inline __attribute__((always_inline)) void mm_micro_dec_f16_seq(int64_t K, const uint8_t * const * w,
+                                                                       const float * y, float out[MM_DEC_ROWS]) {
+    for (int r = 0; r < MM_DEC_ROWS; r++) {
+        const uint8_t * row = w[r];
+        htp_vr          acc[4];
+        for (int j = 0; j < 4; j++) {
+            acc[j] = htp_vr_splat(0.0f);
+        }
+        int64_t k = 0;
+        for (; k + 4 * HTP_VR_N <= K; k += 4 * HTP_VR_N) {
+            for (int j = 0; j < 4; j++) {
+                acc[j] = htp_vr_fma(htp_vr_load_f16(row + 2 * (k + j * HTP_VR_N)), htp_vr_load(y + k + j * HTP_VR_N), acc[j]);
+            }
+        }
+        for (; k < K; k += HTP_VR_N) {
+            const int64_t n  = K - k;
+            const htp_vr  yv = n >= HTP_VR_N ? htp_vr_load(y + k) : htp_vr_load_n(y + k, n);
+            const htp_vr  wv = n >= HTP_VR_N ? htp_vr_load_f16(row + 2 * k) : htp_vr_load_f16_n(row + 2 * k, n);
+            acc[0]           = htp_vr_fma(wv, yv, acc[0]);
+        }
+        out[r] = htp_vr_hsum((acc[0] + acc[1]) + (acc[2] + acc[3]));
+    }
+}
+
+static inline __attribute__((always_inline)) void mm_micro_dec_f16_rows(int64_t K, const uint8_t * const * w,
+                                                                        const float * y, float out[MM_DEC_ROWS]) {
     htp_vr acc[2][MM_DEC_ROWS];
     for (int r = 0; r < MM_DEC_ROWS; r++) {
         acc[0][r] = acc[1][r] = htp_vr_splat(0.0f);
@@ -190,7 +224,7 @@ static inline __attribute__((always_inline)) void mm_micro_dec_f16(int64_t K, co
         const htp_vr y0 = htp_vr_load(y + k), y1 = htp_vr_load(y + k + HTP_VR_N);
         for (int r = 0; r < MM_DEC_ROWS; r++) {
             if (MM_PF_BYTES > 0) {
-                __builtin_prefetch(w[r] + 2 * k + pf_ahead, 0, 3);
+                __builtin_prefetch(w[r] + 2 * k + MM_PF_BYTES, 0, 3);
             }
             acc[0][r] = htp_vr_fma(htp_vr_load_f16(w[r] + 2 * k), y0, acc[0][r]);
             acc[1][r] = htp_vr_fma(htp_vr_load_f16(w[r] + 2 * k + 2 * HTP_VR_N), y1, acc[1][r]);
@@ -209,12 +243,12 @@ static inline __attribute__((always_inline)) void mm_micro_dec_f16(int64_t K, co
     }
 }
 
-// Decode of MM_DEC_ROWS rows w[] (row_stride bytes apart) by the column y.
-static void mm_dispatch_dec(int f16, int64_t K, const uint8_t * const * w, size_t row_stride, const float * y,
-                            float out[MM_DEC_ROWS]) {
-    if (f16) {
-        const int64_t pf_ahead = 2 * K <= MM_PF_NEXT_MAX ? MM_DEC_ROWS * (int64_t)row_stride : MM_PF_BYTES;
-        mm_micro_dec_f16(K, w, pf_ahead, y, out);
+// Decode of MM_DEC_ROWS rows w[] by the column y.
+static void mm_dispatch_dec(int f16, int64_t K, const uint8_t * const * w, const float * y, float out[MM_DEC_ROWS]) {
+    if (f16 && K <= MM_DEC_SEQ_MAX_K) {
+        mm_micro_dec_f16_seq(K, w, y, out);
+    } else if (f16) {
+        mm_micro_dec_f16_rows(K, w, y, out);
     } else {
         mm_micro_dec_f32(K, w, y, out);
     }
@@ -453,7 +487,7 @@ static void mm_job(void * arg, uint32_t ith, uint32_t nth) {
                     } else
 #endif
                     {
-                        mm_dispatch_dec(f16, K, w, src0->nb[1], y[0], out);
+                        mm_dispatch_dec(f16, K, w, y[0], out);
                     }
                     htp_mm_store(d[0], dst->nb[0], m, out, MM_DEC_ROWS, a->add, ar[0]);
                 }
