@@ -42,8 +42,11 @@ static const struct htp_tensor_view * view_of(const struct htp_batch * b, uint16
 // An op touching fewer bytes than this (its operands' extents together) runs
 // all its slices on the calling thread: a pool dispatch and join cost about a
 // microsecond (htp-bench opcost), more than two workers save on it. The
-// norms, adds, ropes and copies of a small model's decode are of this size.
-#define HTP_SMALL_OP_BYTES (16 * 1024)
+// norms, adds, ropes and copies of a small model's decode are of this size,
+// and so are the 1B model's one-row adds and norms (2048 floats: 24 KiB). On
+// 2 cores of an AMD EPYC (Zen 5), the opcost ADD of 24 KiB took 1.99-2.83 us
+// an op through the pool (a 16 KiB limit), 0.98-1.56 us on the caller.
+#define HTP_SMALL_OP_BYTES (32 * 1024)
 
 struct run_ctx {
     struct htp_batch *           b;
