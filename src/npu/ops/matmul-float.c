@@ -179,12 +179,14 @@ static void mm_micro_dec_f32(int64_t K, const uint8_t * const * w, const float *
 // vector loaded once for MM_DEC_ROWS rows, a cache line of each row a step
 // with a software prefetch MM_PF_BYTES ahead in the row.
 //
-// On 2 cores of an AMD EPYC (Zen 5), ratio to ggml-cpu at n = 1 in three
-// alternated pairs, hot / cold, side by side -> one row at a time:
-// 2048 x 2048 0.85-1.01 / 0.92-1.06 -> 1.05-1.17 / 1.03-1.10, 8192 x 2048
-// 1.44-1.65 / 1.07-1.19 -> 1.40-1.66 / 1.33-1.34, 2048 x 8192 1.20-1.42 /
-// 1.12-1.18 -> 1.11-1.17 / 0.92-0.98 (so not above MM_DEC_SEQ_MAX_K), the
-// lm-head unchanged. A standalone read of a 128256 x 2048 F16 matrix by 2
+// On 2 cores of an AMD EPYC (Zen 5), ratio to ggml-cpu at n = 1, hot /
+// cold, in three alternated pairs of builds, side by side -> one row at a
+// time for every K: 2048 x 2048 0.85-1.01 / 0.92-1.06 -> 1.05-1.17 /
+// 1.03-1.10, 8192 x 2048 cold 1.07-1.19 -> 1.33-1.34, 2048 x 8192 1.20-1.42 /
+// 1.12-1.18 -> 1.11-1.17 / 0.92-0.98 (hence the limit); then with the limit,
+// three more pairs: 2048 x 2048 0.88-1.00 / 0.89-1.00 -> 0.97-1.05 /
+// 1.00-1.19, 8192 x 2048 cold 1.00-1.19 -> 0.95-1.36 (a noisy phase), the
+// lm-head unchanged in both. A standalone read of a 128256 x 2048 F16 matrix by 2
 // threads: side by side with the best prefetch distance 50-54 GB/s, one row
 // at a time without software prefetch 57-59 GB/s.
 #define MM_DEC_SEQ_MAX_K 4096
