@@ -105,7 +105,7 @@ static pid_t spawn(const char * qemu, const char * bin, const char * arg, int so
     }
     setenv("HTP_RT_SMOKE", "1", 1);
     char * argv[] = {(char *)qemu, "-cpu", "v67", (char *)bin, (char *)arg, NULL};
-    execv(qemu, argv);
+    execvp(qemu, argv);
     _exit(127);
 }
 
@@ -310,7 +310,9 @@ int main(int argc, char ** argv) {
         printf("SKIP: test-hexagon-rt not built: %s\n", argv[4]);
         return 77;
     }
-    if (qemu[0] == '\0' || access(qemu, X_OK) != 0) {
+    // QEMU is a path, or a name looked up on PATH (run-on-hexagon.sh has
+    // already checked that qemu-hexagon is there).
+    if (qemu[0] == '\0' || (strchr(qemu, '/') != NULL && access(qemu, X_OK) != 0)) {
         printf("SKIP: no qemu-hexagon (%s)\n", qemu[0] ? qemu : "not found");
         return 77;
     }
