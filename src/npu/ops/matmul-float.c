@@ -13,8 +13,9 @@
 // micro-kernel computes 2 weight rows x up to 4 columns at once: 8
 // register-width accumulators (htp_vr, see vec.h), each weight vector loaded
 // (and widened from fp16) once for 4 columns. Accumulation is fp32 with FMA.
-// Single columns (decode) take a separate micro-kernel: MM_DEC_ROWS weight
-// rows per activation vector load, with software prefetch in the weight rows.
+// A single column (decode) takes its own job and micro-kernels (mm_dec_job):
+// MM_DEC_ROWS weight rows per activation vector load, from as many distant
+// streams of rows, with software prefetch in each.
 //
 // F16 weights, on a CPU with AVX512-FP16 (MM_PH), are multiplied in half
 // precision as HMX does, on both units, so that a column's sums depend on
@@ -164,58 +165,12 @@ static void mm_micro_dec_f32(int64_t K, const uint8_t * const * w, const float *
     }
 }
 
-// F16 decode without AVX512-FP16 has two kernels, chosen by K.
-//
-// Up to MM_DEC_SEQ_MAX_K (mm_micro_dec_f16_seq) the MM_DEC_ROWS rows are
-// summed one after the other, each whole before the next begins. Packed
-// rows are adjacent, so a worker's run of tiles is one sequential read that
-// the hardware prefetcher follows across pages; rows read side by side are
-// MM_DEC_ROWS short streams (a row is 4 KiB at K = 2048), which it does
-// not follow, and no software prefetch distance made up for that. The
-// activation (at most 16 KiB) stays in L1 although it is loaded once per row.
-//
-// Above it (mm_micro_dec_f16_rows) the activation no longer stays in L1
-// beside the stream, so the rows are read side by side, each activation
-// vector loaded once for MM_DEC_ROWS rows, a cache line of each row a step
-// with a software prefetch MM_PF_BYTES ahead in the row.
-//
-// On 2 cores of an AMD EPYC (Zen 5), ratio to ggml-cpu at n = 1, hot /
-// cold, in three alternated pairs of builds, side by side -> one row at a
-// time for every K: 2048 x 2048 0.85-1.01 / 0.92-1.06 -> 1.05-1.17 /
-// 1.03-1.10, 8192 x 2048 cold 1.07-1.19 -> 1.33-1.34, 2048 x 8192 1.20-1.42 /
-// 1.12-1.18 -> 1.11-1.17 / 0.92-0.98 (hence the limit); then with the limit,
-// three more pairs: 2048 x 2048 0.88-1.00 / 0.89-1.00 -> 0.97-1.05 /
-// 1.00-1.19, 8192 x 2048 cold 1.00-1.19 -> 0.95-1.36 (a noisy phase), the
-// lm-head unchanged in both. A standalone read of a 128256 x 2048 F16 matrix by 2
-// threads: side by side with the best prefetch distance 50-54 GB/s, one row
-// at a time without software prefetch 57-59 GB/s.
-#define MM_DEC_SEQ_MAX_K 4096
-
-static inline __attribute__((always_inline)) void mm_micro_dec_f16_seq(int64_t K, const uint8_t * const * w,
-                                                                       const float * y, float out[MM_DEC_ROWS]) {
-    for (int r = 0; r < MM_DEC_ROWS; r++) {
-        const uint8_t * row = w[r];
-        htp_vr          acc[4];
-        for (int j = 0; j < 4; j++) {
-            acc[j] = htp_vr_splat(0.0f);
-        }
-        int64_t k = 0;
-        for (; k + 4 * HTP_VR_N <= K; k += 4 * HTP_VR_N) {
-            for (int j = 0; j < 4; j++) {
-                acc[j] = htp_vr_fma(htp_vr_load_f16(row + 2 * (k + j * HTP_VR_N)), htp_vr_load(y + k + j * HTP_VR_N), acc[j]);
-            }
-        }
-        for (; k < K; k += HTP_VR_N) {
-            const int64_t n  = K - k;
-            const htp_vr  yv = n >= HTP_VR_N ? htp_vr_load(y + k) : htp_vr_load_n(y + k, n);
-            const htp_vr  wv = n >= HTP_VR_N ? htp_vr_load_f16(row + 2 * k) : htp_vr_load_f16_n(row + 2 * k, n);
-            acc[0]           = htp_vr_fma(wv, yv, acc[0]);
-        }
-        out[r] = htp_vr_hsum((acc[0] + acc[1]) + (acc[2] + acc[3]));
-    }
-}
-
-static inline __attribute__((always_inline)) void mm_micro_dec_f16_rows(int64_t K, const uint8_t * const * w,
+// F16 decode without AVX512-FP16: MM_DEC_ROWS rows side by side, each
+// activation vector loaded once for all of them, a cache line of each row a
+// step with a software prefetch MM_PF_BYTES ahead. mm_dec_job hands it one
+// row of each of MM_DEC_ROWS distant streams, so the prefetch runs on
+// across the row's end into the next row the stream reads (see there).
+static inline __attribute__((always_inline)) void mm_micro_dec_f16(int64_t K, const uint8_t * const * w,
                                                                         const float * y, float out[MM_DEC_ROWS]) {
     htp_vr acc[2][MM_DEC_ROWS];
     for (int r = 0; r < MM_DEC_ROWS; r++) {
@@ -247,10 +202,8 @@ static inline __attribute__((always_inline)) void mm_micro_dec_f16_rows(int64_t 
 
 // Decode of MM_DEC_ROWS rows w[] by the column y.
 static void mm_dispatch_dec(int f16, int64_t K, const uint8_t * const * w, const float * y, float out[MM_DEC_ROWS]) {
-    if (f16 && K <= MM_DEC_SEQ_MAX_K) {
-        mm_micro_dec_f16_seq(K, w, y, out);
-    } else if (f16) {
-        mm_micro_dec_f16_rows(K, w, y, out);
+    if (f16) {
+        mm_micro_dec_f16(K, w, y, out);
     } else {
         mm_micro_dec_f32(K, w, y, out);
     }
@@ -510,6 +463,71 @@ static void mm_job(void * arg, uint32_t ith, uint32_t nth) {
     }
 }
 
+// Decode (one column). Each worker takes a contiguous run of rows [r0, r1)
+// (whole tiles, as mm_job would) and cuts it into MM_DEC_ROWS equal streams
+// of adjacent rows; each kernel call sums the next row of every stream, the
+// rest (fewer than MM_DEC_ROWS rows) follow one by one. So a worker reads
+// MM_DEC_ROWS long sequential streams far apart, the pattern of the membw
+// read loop, and the kernel's prefetch, running past a row's end, lands in
+// the row its stream reads next. Adjacent rows side by side (a tile's rows,
+// as before) made MM_DEC_ROWS streams only one row long, 4 KiB at K = 2048:
+// the prefetch past their ends was wasted and each next group began cold;
+// reading them one after the other instead left the hardware prefetcher
+// alone, and it does not run ahead far enough.
+//
+// On 2 cores of an AMD EPYC (Zen 5), F16 ratio to ggml-cpu at n = 1 over
+// three alternated pairs of builds, rows one after the other (up to
+// K = 4096) -> streams, hot / cold: 128256 x 2048 1.00-1.09 / 0.92-0.97
+// -> 1.37-1.53 / 1.08-1.39, 8192 x 2048 1.38-1.63 / 1.23-1.31 ->
+// 1.14-1.76 / 1.06-1.56, 2048 x 8192 1.23-1.39 / 1.14-1.29 -> 1.22-1.68 /
+// 1.07-1.51, 2048 x 2048 0.92-1.08 / 1.03-1.16 -> 0.97-1.04 / 0.98-1.35,
+// 512 x 2048 0.88-1.15 / 1.00-1.06 -> 0.89-1.10 / 1.07-1.35 (the small
+// ones gain least: a worker's streams are short); the 1B model's F16 tg
+// 1.22-1.32x -> 1.40-1.49x (two pairs, both vocabularies, -p 64 -n 128).
+// The AVX512-FP16 decode (mm_micro_ph_dec) keeps mm_job's tiles: no such
+// CPU here to measure a change on. A standalone 2-thread read of a 128256 x 2048 F16
+// matrix: one row at a time 36-42 GB/s, four far streams with a 2 KiB
+// prefetch 53-60 GB/s, the membw loop 67-70 GB/s in the same minutes.
+static void mm_dec_job(void * arg, uint32_t ith, uint32_t nth) {
+    const struct mm_args *        a    = arg;
+    const struct htp_tensor_view *src0 = a->src0, *src1 = a->src1, *dst = a->dst;
+    const int64_t                 K = src0->ne[0], M = src0->ne[1];
+    const int                     f16 = src0->type == HTP_TYPE_F16;
+
+    int64_t t0, t1;
+    htp_split(a->n_rb, ith, nth, &t0, &t1);
+    const int64_t r0 = t0 * MM_RB, r1 = htp_min64(M, t1 * MM_RB);
+    if (r0 >= r1) {
+        return;
+    }
+    const float * y = (const float *)(const void *)htp_view_row(src1, 0, 0, 0);
+    if (a->stage) {
+        float * col = (float *)(void *)(a->scratch + a->slice * ith);
+        htp_row_load_f32(col, htp_view_row(src1, 0, 0, 0), src1->nb[0], src1->type, K);
+        y = col;
+    }
+    uint8_t *       d  = htp_view_row(dst, 0, 0, 0);
+    const uint8_t * ar = htp_mm_addend_row(a->add, 0, 0, 0);
+    const int64_t   q  = (r1 - r0) / MM_DEC_ROWS;  // rows per stream
+    for (int64_t i = 0; i < q; i++) {
+        const uint8_t * w[MM_DEC_ROWS];
+        float           out[MM_DEC_ROWS];
+        for (int r = 0; r < MM_DEC_ROWS; r++) {
+            w[r] = src0->data + (r0 + r * q + i) * src0->nb[1];
+        }
+        mm_dispatch_dec(f16, K, w, y, out);
+        for (int r = 0; r < MM_DEC_ROWS; r++) {
+            htp_mm_store(d, dst->nb[0], r0 + r * q + i, &out[r], 1, a->add, ar);
+        }
+    }
+    for (int64_t m = r0 + q * MM_DEC_ROWS; m < r1; m++) {
+        const uint8_t * w[2] = {src0->data + m * src0->nb[1], NULL};
+        float           out[2][4];
+        mm_dispatch(1, 1, f16, 0, K, w, &y, out);
+        htp_mm_store(d, dst->nb[0], m, &out[0][0], 1, a->add, ar);
+    }
+}
+
 int htp_mm_float_run(struct htp_op_ctx * ctx) {
     struct mm_args a = {0};
     a.src0           = ctx->op.src[0];
@@ -544,6 +562,6 @@ int htp_mm_float_run(struct htp_op_ctx * ctx) {
     a.max_nc = ctx->engine == HTP_UNIT_HMX ? 4 : 1;
     a.n_rb   = (a.src0->ne[1] + MM_RB - 1) / MM_RB;
     a.n_cb   = (a.ncols + a.cb - 1) / a.cb;
-    ctx->run(ctx->pool, mm_job, &a);
+    ctx->run(ctx->pool, a.ncols == 1 && !a.ph ? mm_dec_job : mm_job, &a);
     return HTP_STATUS_OK;
 }
