@@ -2123,7 +2123,7 @@ static void gen_mul_mat(struct suite * s) {
         // larger k, a long batch, and the attention-like shapes of test-backend-ops
         static const struct p_mul_mat big[] = {
             {.m = 16, .n = 1, .k = 1024, .bs = {3, 2}, .nr = {1, 1}},
-            // decode either side of F16's one-row-at-a-time limit (4096), with tails
+            // decode at long K with row tails (F16/F32 decode: far streams of rows)
             {.m = 9, .n = 1, .k = 4095, .bs = {1, 1}, .nr = {1, 1}},
             {.m = 8, .n = 1, .k = 4096, .bs = {1, 1}, .nr = {1, 1}},
             {.m = 13, .n = 1, .k = 4111, .bs = {2, 1}, .nr = {1, 1}},
@@ -3062,8 +3062,9 @@ static void gen_mul_mat_kq(struct suite * s) {
             }
         }
         // prefill-like and decode-like shapes
-        static const int64_t big[][3] = {{64, 130, 1024}, {128, 1, 2048}, {33, 70, 512}};
-        for (size_t a = 0; a < 3; a++) {
+        // (and decode of 1000 rows: many tiles a worker, the last of 3 row groups)
+        static const int64_t big[][3] = {{64, 130, 1024}, {128, 1, 2048}, {33, 70, 512}, {1000, 1, 256}};
+        for (size_t a = 0; a < 4; a++) {
             struct p_mul_mat p = {.ta  = kq_types[ti],
                                   .m   = big[a][0],
                                   .n   = big[a][1],
@@ -3261,8 +3262,9 @@ static void gen_mul_mat_q(struct suite * s) {
         struct p_mul_mat pv = {
             .ta = q_types[ti], .m = 20, .n = 4, .k = 64, .bs = {1, 1}, .nr = {1, 1}, .per = {0, 1, 2, 3}, .k_v = 128};
         run_case(s, &fam_mul_mat, &pv);
-        static const int64_t big[][3] = {{128, 1, 2048}, {64, 130, 1024}, {300, 67, 512}};
-        for (size_t a = 0; a < 3; a++) {
+        // (and decode of 1000 rows: many chunks a worker, the last of 3 row groups)
+        static const int64_t big[][3] = {{128, 1, 2048}, {64, 130, 1024}, {300, 67, 512}, {1000, 1, 64}};
+        for (size_t a = 0; a < 4; a++) {
             struct p_mul_mat p = {.ta  = q_types[ti],
                                   .m   = big[a][0],
                                   .n   = big[a][1],
@@ -3850,6 +3852,15 @@ static void gen_fuse_mul_mat_shared(struct suite * s) {
         // (QKV: Q and K read different tensors, K and V too.)
         struct p_fuse v = {(enum fuse_kind)kind, {256, 64, 2, 1}, {0}, GGML_TYPE_Q4_K, .xview = 1, .fused = 0};
         run_fuse(s, &v);
+    }
+    // Decode of taller weights, tiled: the fused SWIGLU over many row groups
+    // a worker, the last chunk of 3.
+    static const enum ggml_type tall[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_Q4_0, GGML_TYPE_Q8_0};
+    for (size_t t = 0; t < sizeof tall / sizeof tall[0]; t++) {
+        g_weights_buf   = 1;
+        struct p_fuse p = {FUSE_MUL_MAT_FFN, {256, 1000, 1, 1}, {0}, tall[t], .fused = 2};
+        run_fuse(s, &p);
+        g_weights_buf = 0;
     }
     // FFN: the gate read elsewhere too: the pair fuses, the SWIGLU stays.
     struct p_fuse sh = {FUSE_MUL_MAT_FFN, {256, 64, 2, 1}, {0}, GGML_TYPE_Q4_K, .shared = 1, .fused = 1};
