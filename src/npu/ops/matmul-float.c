@@ -10,10 +10,10 @@
 // one src1 row, i.e. one (n, i2, i3)); tiles are numbered column block by
 // column block and each worker takes a contiguous run of them, so decode
 // (one column) splits over weight rows and prefill over both. Within a tile a
-// micro-kernel computes 4 weight rows x 4 columns at once (mm_micro_4x4: 16
-// register-width accumulators, htp_vr, see vec.h), each weight vector loaded
+// micro-kernel (mm_micro) computes 4 weight rows x 4 columns at once: 16
+// register-width accumulators (htp_vr, see vec.h), each weight vector loaded
 // (and widened from fp16) once for 4 columns; the rows and columns left over
-// take mm_micro's 2 x up to 4. Accumulation is fp32 with FMA.
+// take 2 x up to 4. Accumulation is fp32 with FMA.
 // A single column (decode) takes its own job and micro-kernels (mm_dec_job):
 // MM_DEC_ROWS weight rows per activation vector load, from as many distant
 // streams of rows, with software prefetch in each.
@@ -69,8 +69,8 @@ struct mm_args {
     size_t                         slice;  // scratch bytes per worker
 };
 
-// The micro-kernel: nr (1 or 2) weight rows w[] times nc (1..4) columns y[]
-// of K elements; out[r][c] receives the dot products. Always inlined into the
+// The micro-kernel: nr (1, 2, or 4 with nc = 4) weight rows w[] times nc
+// (1..4) columns y[] of K elements; out[r][c] receives the dot products. Always inlined into the
 // switch below so that each (nr, nc) becomes straight-line code with its
 // accumulators in registers.
 static inline __attribute__((always_inline)) htp_vr mm_load_w(int f16, const uint8_t * w, int64_t k, int64_t n) {
@@ -83,12 +83,20 @@ static inline __attribute__((always_inline)) htp_vr mm_load_w(int f16, const uin
 
 static inline __attribute__((always_inline)) void mm_micro(int nr, int nc, int f16, int64_t K,
                                                            const uint8_t * const * w, const float * const * y,
-                                                           float out[2][4]) {
+                                                           float (*out)[4]) {
     // Register-width accumulators (see vec.h), all in registers. With one or
     // two columns, a second set takes every other vector of K so that four
     // FMA chains stay in flight.
+    //
+    // Prefill's whole shape is 4 x 4: 16 accumulators, each activation
+    // vector loaded once for 4 rows and each weight vector (widened once) for
+    // 4 columns: 16 FMAs for 8 loads, where 2 x 4 has 8 for 6. On 2 cores of
+    // an AMD EPYC (Zen 5, no AVX512-FP16), F16 2048 x 2048 at n = 512
+    // (htp-bench matmul, hot, two alternated pairs): 22.5-22.8 ms -> 20.5 ms,
+    // 1.58-1.61x -> 1.75x ggml-cpu; the 1B model's F16 pp512 at vocabulary
+    // 512 (two alternated pairs) 1.35-1.46x -> 1.66-1.78x.
     const int ks = nc <= 2 ? 2 : 1;
-    htp_vr    acc[2][4];
+    htp_vr    acc[4][4];
     for (int r = 0; r < nr; r++) {
         for (int c = 0; c < 4; c++) {
             acc[r][c] = htp_vr_splat(0.0f);
@@ -125,54 +133,6 @@ static inline __attribute__((always_inline)) void mm_micro(int nr, int nc, int f
     for (int r = 0; r < nr; r++) {
         for (int c = 0; c < nc; c++) {
             out[r][c] = htp_vr_hsum(ks == 2 ? acc[r][c] + acc[r][c + 2] : acc[r][c]);
-        }
-    }
-}
-
-// Prefill's whole shape: 4 weight rows x 4 columns, 16 accumulators; each
-// activation vector loaded once for 4 rows and each weight vector (widened
-// once) for 4 columns: 16 FMAs for 8 loads, where mm_micro(2, 4) has 8 for
-// 6. On 2 cores of an AMD EPYC (Zen 5, no AVX512-FP16), F16 2048 x 2048 at
-// n = 512 (htp-bench matmul, hot, two alternated pairs): 22.5-22.8 ms ->
-// 20.5 ms, 1.58-1.61x -> 1.75x ggml-cpu; the 1B model's F16 pp512 at
-// vocabulary 512 (two alternated pairs) 1.35-1.46x -> 1.66-1.78x.
-static inline __attribute__((always_inline)) void mm_micro_4x4(int f16, int64_t K, const uint8_t * const * w,
-                                                               const float * const * y, float out[4][4]) {
-    htp_vr acc[4][4];
-    for (int r = 0; r < 4; r++) {
-        for (int c = 0; c < 4; c++) {
-            acc[r][c] = htp_vr_splat(0.0f);
-        }
-    }
-    int64_t k = 0;
-    for (; k + HTP_VR_N <= K; k += HTP_VR_N) {
-        htp_vr yv[4];
-        for (int c = 0; c < 4; c++) {
-            yv[c] = htp_vr_load(y[c] + k);
-        }
-        for (int r = 0; r < 4; r++) {
-            const htp_vr wv = mm_load_w(f16, w[r], k, HTP_VR_N);
-            for (int c = 0; c < 4; c++) {
-                acc[r][c] = htp_vr_fma(wv, yv[c], acc[r][c]);
-            }
-        }
-    }
-    if (k < K) {
-        const int64_t n = K - k;
-        htp_vr        yv[4];
-        for (int c = 0; c < 4; c++) {
-            yv[c] = htp_vr_load_n(y[c] + k, n);
-        }
-        for (int r = 0; r < 4; r++) {
-            const htp_vr wv = mm_load_w(f16, w[r], k, n);
-            for (int c = 0; c < 4; c++) {
-                acc[r][c] = htp_vr_fma(wv, yv[c], acc[r][c]);
-            }
-        }
-    }
-    for (int r = 0; r < 4; r++) {
-        for (int c = 0; c < 4; c++) {
-            out[r][c] = htp_vr_hsum(acc[r][c]);
         }
     }
 }
@@ -504,9 +464,9 @@ static void mm_job(void * arg, uint32_t ith, uint32_t nth) {
                         w[r] = wbase + (m + r) * src0->nb[1];
                     }
                     if (f16) {
-                        mm_micro_4x4(1, K, w, y, out);
+                        mm_micro(4, 4, 1, K, w, y, out);
                     } else {
-                        mm_micro_4x4(0, K, w, y, out);
+                        mm_micro(4, 4, 0, K, w, y, out);
                     }
                     for (int r = 0; r < 4; r++) {
                         for (int c = 0; c < 4; c++) {
