@@ -609,8 +609,8 @@ static inline __attribute__((always_inline)) void kq_dot_q6_avx512(int nc, float
 // so the objdump of kquant.c showed no prefetch at all; check it there after
 // touching these.
 //
-// The scale part of super-block b + 2 of a group, line L of it (callers go
-// through L = 0, 1, ... once per super-block). The scales are a stream of
+// The scale part of a group's super-block ahead (kq_prefetch_targets), line L
+// of it (callers go through L = 0, 1, ... once per super-block). The scales are a stream of
 // their own after the group's quants, read at a few lines a super-block:
 // too slow for the hardware prefetcher, so unprefetched each line was a
 // demand miss.
@@ -621,27 +621,25 @@ static inline __attribute__((always_inline)) void kq_prefetch_scales(const void 
 }
 
 // A group's quant parts are one run of nsb * qb bytes (tiled.h), which the
-// inner loops consume in 32 steps a super-block, qb / 32 bytes a step (64
-// for Q4_K, 80 for Q5_K, 96 for Q6_K, whose high bits sit after the low
-// ones within the part). Step st of super-block b prefetches the lines that
-// start in its share of the run, KQ_STREAM_AHEAD bytes further on: every line
-// once, at an even rate, a fixed distance ahead. Past the run's end the
-// stream goes on in the group ng groups on (next: the next call's, or the
-// next tile's, whoever takes it). This replaced prefetching super-block b + 2
-// line by line (step L: lines L and 32 + L), which asked for a Q6_K part's
-// 16 high-bit lines in the first half of a super-block and nothing more in the
-// second: on the 1B model at vocabulary 512 (tg, alternated) Q6_K decoded
-// 34 -> 39 t/s, Q5_K 41-42 -> 44-45, Q4_K unchanged. Of the distances tried
-// (2, 3, 4 and 6 KiB), 3 KiB was the fastest for Q4_K and Q6_K.
-#define KQ_STREAM_AHEAD 3072
-static inline __attribute__((always_inline)) void kq_prefetch_stream(const uint8_t * g, const uint8_t * next, size_t qb,
-                                                                     int64_t nsb, int64_t b, int st) {
-    const size_t end  = (size_t)nsb * qb;
-    const size_t step = qb / 32;
-    const size_t from = (size_t)b * qb + (size_t)st * step + KQ_STREAM_AHEAD;
-    for (size_t line = (from + 63) / 64; 64 * line < from + step; line++) {
-        const size_t o = 64 * line;
-        _mm_prefetch((const char *)(o < end ? g + o : next + (o - end)), _MM_HINT_T0);
+// Q4_K, Q5_K and Q6_K decode loops consume in 32 steps a super-block. Step st
+// prefetches line st of the next quant part (part: super-block b + 1, or the
+// first of the group ng groups on: the next call's, or the next tile's,
+// whoever takes it), and the lines past 32 (Q5_K's 8 lines of high bits, Q6_K's
+// 16) one at the step that starts reading that line of this part: every line
+// once, at an even rate, one part (2, 2.5, 3 KiB) ahead. This replaced a
+// fixed 3 KiB distance computed line by line in a loop, whose bounds and end
+// test GCC 12 could not fold: the loop cut the unrolled step in pieces, and
+// the kernel kept each loaded vector on the stack and read it back from
+// there. That had replaced prefetching super-block b + 2 line by line (step L:
+// lines L and 32 + L), which asked for a Q6_K part's 16 high-bit lines in
+// the first half of a super-block and nothing more in the second: on the 1B
+// model at vocabulary 512 (tg, alternated) Q6_K decoded 34 -> 39 t/s, Q5_K
+// 41-42 -> 44-45.
+static inline __attribute__((always_inline)) void kq_prefetch_part(const uint8_t * part, size_t qb, int st) {
+    const int extra = (int)(qb / 64) - 32;
+    _mm_prefetch((const char *)part + 64 * st, _MM_HINT_T0);
+    if (extra > 0 && st * extra % 32 < extra) {
+        _mm_prefetch((const char *)part + 64 * (32 + st * extra / 32), _MM_HINT_T0);
     }
 }
 
@@ -659,24 +657,26 @@ static inline __attribute__((always_inline)) void kq_sb_parts(const uint8_t * g0
 }
 
 // What the decode kernels prefetch while they read super-block b of ng groups
-// from g0 on: super-block b + 2 of each group, or, for the last two, the first
-// ones of the ng groups that follow (the next tile, whoever takes it: without
-// this each tile's first two super-blocks were demand misses, a quarter of
-// the weights at K = 2048). pq[h], ps[h]: quant and scale part. Where there is
-// nothing further (one group, or a K of one super-block) they name super-block
-// b itself, already loaded, so the inner loops need no test.
+// from g0 on: super-block b + dist (1 or 2) of each group, or, for the last
+// ones, the first ones of the ng groups that follow (the next tile, whoever
+// takes it: without this each tile's first two super-blocks were demand
+// misses, a quarter of the weights at K = 2048). pq[h], ps[h]: quant and
+// scale part. Where there is nothing further (one group, or a K shorter than
+// dist super-blocks) they name super-block b itself, already loaded, so the
+// inner loops need no test.
 static inline __attribute__((always_inline)) void kq_prefetch_targets(const uint8_t * g0, size_t gstride, int ng,
                                                                       int64_t nsb, size_t qb, size_t sbytes, int64_t b,
-                                                                      const uint8_t * pq[4], const uint8_t * ps[4]) {
-    const int       ahead = ng > 1 && b + 2 - nsb < nsb;
-    const int64_t   bn    = !ahead ? b : b + 2 < nsb ? b + 2 : b + 2 - nsb;
-    const uint8_t * base  = ahead && b + 2 >= nsb ? g0 + (size_t)ng * gstride : g0;
+                                                                      int dist, const uint8_t * pq[4],
+                                                                      const uint8_t * ps[4]) {
+    const int       ahead = ng > 1 && b + dist - nsb < nsb;
+    const int64_t   bn    = !ahead ? b : b + dist < nsb ? b + dist : b + dist - nsb;
+    const uint8_t * base  = ahead && b + dist >= nsb ? g0 + (size_t)ng * gstride : g0;
     kq_sb_parts(base, gstride, 4, nsb, qb, sbytes, bn, pq, ps);
 }
 
 // The loops over a call's groups (and a step's chunks) keep each group's
 // accumulators in registers only when fully unrolled; GCC 12 left the group
-// loop rolled (it holds kq_prefetch_stream's loop) and kept dl[] / dh[] on
+// loop rolled (it held a prefetch loop) and kept dl[] / dh[] on
 // the stack, a store and a reload around every vpdpbusd. Unrolled, hot
 // (cache-resident) Q6_K decode went from 0.87-1.04x to 1.22-1.26x ggml-cpu
 // (htp-bench matmul, 1B shapes), Q5_K's 512 x 2048 from 1.18x to 1.43x; cold
@@ -701,7 +701,7 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
                                                              (size_t)b * sizeof(struct htp_kmin_s));
         }
         const uint8_t *pq[4], *ps[4];
-        kq_prefetch_targets(g0, gstride, ng, nsb, qb, sizeof(struct htp_kmin_s), b, pq, ps);
+        kq_prefetch_targets(g0, gstride, ng, nsb, qb, sizeof(struct htp_kmin_s), b, 1, pq, ps);
         __m512i isum[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
                            _mm512_setzero_si512()};
         for (int j = 0; j < 8; j++) {
@@ -715,7 +715,7 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
                 const __m512i  yl = kq_bcast4(y), yh = kq_bcast4(y + 4);
                 KQ_UNROLL_GROUPS
                 for (int h = 0; h < ng; h++) {
-                    kq_prefetch_stream(gs[h], gs[h] + (size_t)ng * gstride, qb, nsb, b, 4 * j + c);
+                    kq_prefetch_part(pq[h], qb, 4 * j + c);
                     const __m512i v  = _mm512_loadu_si512(q[h]->qs[j][c]);
                     __m512i       lo = _mm512_and_si512(v, m4), hi;
                     if (q5) {
@@ -775,7 +775,7 @@ static inline __attribute__((always_inline)) void kq_dot_q6_multi_avx512(int ng,
                                                             (size_t)b * sizeof(struct htp_q6k_s));
         }
         const uint8_t *pq[4], *ps[4];
-        kq_prefetch_targets(g0, gstride, ng, nsb, sizeof(struct htp_q6k_q), sizeof(struct htp_q6k_s), b, pq, ps);
+        kq_prefetch_targets(g0, gstride, ng, nsb, sizeof(struct htp_q6k_q), sizeof(struct htp_q6k_s), b, 1, pq, ps);
         __m512i isum[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
                            _mm512_setzero_si512()};
         for (int g = 0; g < 16; g++) {
@@ -789,8 +789,7 @@ static inline __attribute__((always_inline)) void kq_dot_q6_multi_avx512(int ng,
                 const __m512i  yl = kq_bcast4(y), yh = kq_bcast4(y + 4);
                 KQ_UNROLL_GROUPS
                 for (int h = 0; h < ng; h++) {
-                    kq_prefetch_stream(gs[h], gs[h] + (size_t)ng * gstride, sizeof(struct htp_q6k_q), nsb, b,
-                                       2 * g + c);
+                    kq_prefetch_part(pq[h], sizeof(struct htp_q6k_q), 2 * g + c);
                     const __m512i v  = _mm512_loadu_si512(q[h]->ql[g][c]);
                     __m512i       lo = _mm512_and_si512(v, m4);
                     __m512i       hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
@@ -890,7 +889,7 @@ static inline __attribute__((always_inline)) void kq_dot_q23_avx512(const uint32
         const uint8_t *q[4], *s[4];
         kq_sb_parts(g0, gstride, ng, nsb, qb, sbytes, b, q, s);
         const uint8_t *pq[4], *ps[4];
-        kq_prefetch_targets(g0, gstride, ng, nsb, qb, sbytes, b, pq, ps);
+        kq_prefetch_targets(g0, gstride, ng, nsb, qb, sbytes, b, 2, pq, ps);
         __m512i isa[4], isb[4], off[4];
         for (int o = 0; o < 4; o++) {
             isa[o] = isb[o] = off[o] = _mm512_setzero_si512();
@@ -992,7 +991,7 @@ static inline __attribute__((always_inline)) void kq_dot_x_avx512(const uint32_t
         const uint8_t *q[4], *s[4];
         kq_sb_parts(g0, gstride, ng, nsb, qb, sbytes, b, q, s);
         const uint8_t *pq[4], *ps[4];
-        kq_prefetch_targets(g0, gstride, ng, nsb, qb, sbytes, b, pq, ps);
+        kq_prefetch_targets(g0, gstride, ng, nsb, qb, sbytes, b, 2, pq, ps);
         __m512i isum[4], msum[4];
         for (int o = 0; o < 4; o++) {
             isum[o] = msum[o] = _mm512_setzero_si512();
