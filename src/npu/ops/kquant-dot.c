@@ -609,11 +609,11 @@ static inline __attribute__((always_inline)) void kq_dot_q6_avx512(int nc, float
 // so the objdump of kquant.c showed no prefetch at all; check it there after
 // touching these.
 //
-// The scale part of a group's super-block ahead (kq_prefetch_targets), line L
-// of it (callers go through L = 0, 1, ... once per super-block). The scales are a stream of
-// their own after the group's quants, read at a few lines a super-block:
-// too slow for the hardware prefetcher, so unprefetched each line was a
-// demand miss.
+// The scale part of a group's super-block ahead (kq_prefetch_targets), line
+// L of it (callers go through L = 0, 1, ... once per super-block). The scales
+// are a stream of their own after the group's quants, read at a few lines a
+// super-block: too slow for the hardware prefetcher, so unprefetched each
+// line was a demand miss.
 static inline __attribute__((always_inline)) void kq_prefetch_scales(const void * s, size_t sb, int L) {
     if (64 * L < (int)sb) {
         _mm_prefetch((const char *)s + 64 * L, _MM_HINT_T0);

@@ -70,9 +70,9 @@ struct mm_args {
 };
 
 // The micro-kernel: nr (1, 2, or 4 with nc = 4) weight rows w[] times nc
-// (1..4) columns y[] of K elements; out[r][c] receives the dot products. Always inlined into the
-// switch below so that each (nr, nc) becomes straight-line code with its
-// accumulators in registers.
+// (1..4) columns y[] of K elements; out[r][c] receives the dot products.
+// Always inlined into the switch below so that each (nr, nc) becomes
+// straight-line code with its accumulators in registers.
 static inline __attribute__((always_inline)) htp_vr mm_load_w(int f16, const uint8_t * w, int64_t k, int64_t n) {
     if (f16) {
         return n >= HTP_VR_N ? htp_vr_load_f16(w + 2 * k) : htp_vr_load_f16_n(w + 2 * k, n);
