@@ -104,6 +104,7 @@ struct qmm_args {
     const struct htp_tensor_view * add;      // MUL_MAT_ADD's addend (matmul.h's epilogue), else NULL
     const uint8_t *                up;       // MUL_MAT_FFN_GLU's up weights (src0: the gate's), else NULL
     ptrdiff_t                      up_off;   // ... where a column's up matrix is, from its gate matrix
+    int                            glu_up;   // MUL_MAT_FFN_GLU's up pass on HVX: dst holds the gate's sums
     size_t                         act_stride;
     // chunk
     int64_t          act_row0, n_act;  // src1 flat rows quantized into acts
@@ -1459,7 +1460,11 @@ static void qmm_write(const struct qmm_args * a, const struct qmm_col * cols, in
             htp_row_index(a->src1->ne, a->act_row0 + (cols + c - a->cols), &n, &i2, &i3);
             ar = htp_mm_addend_row(a->add, n, i2, i3);
         }
-        htp_mm_store(cols[c].dst, a->dst_nb0, m0, out[c], nr, a->add, ar);
+        if (a->glu_up) {
+            htp_mm_store_glu(cols[c].dst, a->dst_nb0, m0, out[c], nr);
+        } else {
+            htp_mm_store(cols[c].dst, a->dst_nb0, m0, out[c], nr, a->add, ar);
+        }
     }
 }
 
@@ -1750,8 +1755,10 @@ int htp_mm_quant_shared_run(struct htp_op_ctx * ctx) {
 }
 
 // MUL_MAT_FFN_GLU: gate and up (one quantized type, tiled, one shape) from
-// one quantization of x; an item's gate and up tiles meet in the GLU's row
-// store, so neither product is stored.
+// one quantization of x. On HMX an item's gate and up tiles meet in the
+// GLU's row store, so neither product is stored; on HVX (a decode) the gate
+// is a plain dot pass into dst and the up's pass stores silu(gate) * up, so
+// that each pass streams one matrix (matmul-kquant.c says why).
 int htp_mm_quant_ffn_glu_run(struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *wg = ctx->op.src[0], *wu = ctx->op.src[1], *x = ctx->op.src[2], *dst = ctx->op.dst[0];
     if (htp_view_nelements(dst) == 0) {
@@ -1764,8 +1771,6 @@ int htp_mm_quant_ffn_glu_run(struct htp_op_ctx * ctx) {
     memset(&a, 0, sizeof a);
     a.src1 = x;
     qmm_set_weights(&a, wg, dst);
-    a.up                                    = wu->data;
-    a.up_off                                = wu->data - wg->data;
     const struct htp_tensor_view * w[2]     = {wg, wu};
     const struct htp_qmm_plan      p        = htp_qmm_shared_plan(w, 2, ctx->op.n_threads, ctx->op.vtcm_size);
     const int64_t                  ncols    = htp_view_nrows(x);
@@ -1777,12 +1782,29 @@ int htp_mm_quant_ffn_glu_run(struct htp_op_ctx * ctx) {
     }
     qmm_set_unit(&a, ctx, ncols);
     qmm_chunk_layout(&a, ctx, max_cols);
+    const int two_pass = a.max_nc == 1;
+    if (!two_pass) {
+        a.up     = wu->data;
+        a.up_off = wu->data - wg->data;
+    }
     for (int64_t j0 = 0; j0 < ncols; j0 += max_cols) {
         a.act_row0 = j0;
         a.n_act    = htp_min64(max_cols, ncols - j0);
         a.ncols    = a.n_act;
-        qmm_fill_cols(&a, wg, dst, j0);
-        qmm_run_chunk(&a, ctx);
+        if (!two_pass) {
+            qmm_fill_cols(&a, wg, dst, j0);
+            qmm_run_chunk(&a, ctx);
+            continue;
+        }
+        qmm_quantize_chunk(&a, ctx);
+        for (int pass = 0; pass < 2; pass++) {
+            a.glu_up = pass;
+            qmm_set_weights(&a, w[pass], dst);
+            qmm_fill_cols(&a, w[pass], dst, j0);
+            qmm_dot_chunk(&a, ctx);
+        }
+        a.glu_up = 0;
+        qmm_set_weights(&a, wg, dst);
     }
     return HTP_STATUS_OK;
 }

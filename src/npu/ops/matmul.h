@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kernel-iface.h"
+#include "vec.h"
 
 // Activations of at most this many elements (a decode's column, K up to
 // 16384) are quantized by the calling worker alone, not through the pool.
@@ -53,6 +54,28 @@ static inline void htp_mm_store(uint8_t * y, int64_t nb0, int64_t m0, const floa
         memcpy(&a, arow + k * anb0, sizeof a);
         const float v = out[r] + a;
         memcpy(y + m * nb0, &v, sizeof v);
+    }
+}
+
+// MUL_MAT_FFN_GLU's second pass on HVX: elements m0 .. m0 + nr of F32 dst
+// row y (element stride nb0) hold the gate's sums from the first pass; each
+// becomes silu(gate) * up, up = out[0 .. nr).
+static inline void htp_mm_store_glu(uint8_t * y, int64_t nb0, int64_t m0, const float * out, int64_t nr) {
+    if (nb0 == 4) {
+        float * row = (float *)(void *)(y + m0 * 4);
+        htp_vec_swiglu_f32(nr, row, row, out);
+        return;
+    }
+    for (int64_t r0 = 0; r0 < nr; r0 += 64) {
+        const int64_t n = nr - r0 < 64 ? nr - r0 : 64;
+        float         gate[64];
+        for (int64_t r = 0; r < n; r++) {
+            memcpy(&gate[r], y + (m0 + r0 + r) * nb0, 4);
+        }
+        htp_vec_swiglu_f32(n, gate, gate, out + r0);
+        for (int64_t r = 0; r < n; r++) {
+            memcpy(y + (m0 + r0 + r) * nb0, &gate[r], 4);
+        }
     }
 }
 
