@@ -497,7 +497,6 @@ int htp_mm_kquant_ffn_glu_run(struct htp_op_ctx * ctx) {
                 kq_mm_weights(&a, w[pass]);
                 kq_mm_dot(ctx, &a);
             }
-            a.glu_up = 0;
             continue;
         }
         htp_share_init(&a.tiles, a.n_rb * ((a.j1 - a.j0 + a.cb - 1) / a.cb), 1, ctx->op.n_threads);

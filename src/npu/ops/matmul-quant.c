@@ -1803,8 +1803,6 @@ int htp_mm_quant_ffn_glu_run(struct htp_op_ctx * ctx) {
             qmm_fill_cols(&a, w[pass], dst, j0);
             qmm_dot_chunk(&a, ctx);
         }
-        a.glu_up = 0;
-        qmm_set_weights(&a, wg, dst);
     }
     return HTP_STATUS_OK;
 }
