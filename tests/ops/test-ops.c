@@ -3868,11 +3868,17 @@ static void gen_fuse_mul_mat_shared(struct suite * s) {
     // V's weights of another engine (F16, Q4_0 after Q4_K; F16, Q4_K after
     // Q4_0): Q and K alone fuse (as FFN's pair). Two QUANT types share the q8
     // activations: Q4_0 with a Q8_0 V fuses whole.
-    static const enum ggml_type qk[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q4_K, GGML_TYPE_Q4_0, GGML_TYPE_Q4_0, GGML_TYPE_Q4_0};
-    static const enum ggml_type vt[] = {GGML_TYPE_F16, GGML_TYPE_Q4_0, GGML_TYPE_F16, GGML_TYPE_Q4_K, GGML_TYPE_Q8_0};
-    for (int i = 0; i < 5; i++) {
-        struct p_fuse p = {FUSE_MUL_MAT_QKV, {256, 64, 3, 1}, {0}, qk[i], .tv = vt[i], .fused = i == 4 ? 2 : 1};
-        run_fuse(s, &p);
+    // Two K-quant types (Q4_K_M's Q6_K V; an IQ4_XS V) fuse whole, and their
+    // tiles, of other group sizes, share one dot pass (matmul-kquant.c).
+    static const enum ggml_type qk[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q4_K, GGML_TYPE_Q4_0, GGML_TYPE_Q4_0,
+                                        GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q4_K};
+    static const enum ggml_type vt[] = {GGML_TYPE_F16,  GGML_TYPE_Q4_0, GGML_TYPE_F16,   GGML_TYPE_Q4_K,
+                                        GGML_TYPE_Q8_0, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_XS};
+    for (int i = 0; i < 7; i++) {
+        for (int64_t n = 1; n <= 3; n += 2) {
+            struct p_fuse p = {FUSE_MUL_MAT_QKV, {256, 64, n, 1}, {0}, qk[i], .tv = vt[i], .fused = i >= 4 ? 2 : 1};
+            run_fuse(s, &p);
+        }
     }
     // FFN with gate and up of two types that share the q8 activations (Q4_0,
     // Q8_0): the pair fuses, the SWIGLU not (its tiles meet in one layout).

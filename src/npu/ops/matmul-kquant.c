@@ -72,7 +72,6 @@ struct kq_mm {
     uint8_t *                      pack;       // plain weights: n_threads x gbytes (IQ: decoded groups)
     struct htp_q8k_block *         act;        // chunk x nsb blocks
     int64_t                        j0, j1;     // the chunk of columns being computed
-    int                            act_ready;  // MUL_MAT_QKV/FFN: the chunk's activations are quantized
     int64_t                        cb;         // columns per tile (all of the chunk's when plain)
     int64_t                        n_rb;       // tiles down the rows
     int                            max_nc;     // columns per micro-kernel call: 4 on HMX, 1 on HVX (htp_mm_unit)
@@ -319,17 +318,36 @@ static void kq_glu_job(void * arg, uint32_t ith, uint32_t nth) {
     }
 }
 
+// A dot pass: the tiles of one weight, or of MUL_MAT_QKV's two or three in
+// one job (weight i's tiles are [tile0[i], tile0[i + 1]) of the share), so a
+// worker goes on from one weight's tiles to the next's without a barrier.
+struct kq_dot {
+    struct kq_mm *   w[3];
+    int              n;
+    int64_t          tile0[4];
+    size_t           slice;  // a worker's pack area (plain or IQ weights): the largest weight's
+    struct htp_share tiles;
+};
+
+// The bytes of a worker's pack slice for a's weights.
+static size_t kq_slice(const struct kq_mm * a) {
+    return a->iq ? htp_iq_dgroup_bytes(a->src0->ne[0]) : a->gbytes;
+}
+
 static void kq_dot_job(void * arg, uint32_t ith, uint32_t nth) {
-    struct kq_mm *  a        = arg;
-    const size_t    slice    = a->iq ? htp_iq_dgroup_bytes(a->src0->ne[0]) : a->gbytes;
-    uint8_t *       pack     = a->pack ? a->pack + (size_t)ith * slice : NULL;
-    const uint8_t * cached_w = NULL;
+    struct kq_dot * d        = arg;
+    const uint8_t * cached_w = NULL;  // the group in this worker's pack slice (kq_group)
     int64_t         cached_g = -1;
-    (void)nth;  // a->tiles knows the workers
+    (void)nth;  // d->tiles knows the workers
     int64_t t0, t1;
-    while (htp_share_claim(&a->tiles, ith, &t0, &t1)) {
+    while (htp_share_claim(&d->tiles, ith, &t0, &t1)) {
         for (int64_t t = t0; t < t1; t++) {
-            kq_tile(a, t, pack, &cached_w, &cached_g);
+            int i = 0;
+            while (t >= d->tile0[i + 1]) {
+                i++;
+            }
+            struct kq_mm * a = d->w[i];
+            kq_tile(a, t - d->tile0[i], a->pack ? a->pack + (size_t)ith * d->slice : NULL, &cached_w, &cached_g);
         }
     }
 }
@@ -355,12 +373,21 @@ static void kq_mm_quantize(struct htp_op_ctx * ctx, struct kq_mm * a) {
     }
 }
 
-// The dot pass of the chunk against a->src0, once its activations are quantized.
-static void kq_mm_dot(struct htp_op_ctx * ctx, struct kq_mm * a) {
-    // Plain weights: one column block, so each group is packed once.
-    a->cb = a->tiled ? KQ_CB : a->j1 - a->j0;
-    htp_share_init(&a->tiles, a->n_rb * ((a->j1 - a->j0 + a->cb - 1) / a->cb), 1, ctx->op.n_threads);
-    ctx->run(ctx->pool, kq_dot_job, a);
+// The dot pass of the chunk against the n weights w[] (their activations
+// quantized), as one job.
+static void kq_mm_dot(struct htp_op_ctx * ctx, struct kq_mm * w, int n) {
+    struct kq_dot d = {.n = n};
+    for (int i = 0; i < n; i++) {
+        struct kq_mm * a = &w[i];
+        a->cb            = a->tiled ? KQ_CB : a->j1 - a->j0;  // plain weights: one column block, each group packed once
+        d.w[i]           = a;
+        d.tile0[i + 1]   = d.tile0[i] + a->n_rb * ((a->j1 - a->j0 + a->cb - 1) / a->cb);
+        if (a->pack && kq_slice(a) > d.slice) {
+            d.slice = kq_slice(a);  // what the plan gave each worker (tiled weights pack nothing)
+        }
+    }
+    htp_share_init(&d.tiles, d.tile0[n], 1, ctx->op.n_threads);
+    ctx->run(ctx->pool, kq_dot_job, &d);
 }
 
 static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
@@ -384,7 +411,7 @@ static int kq_mm_execute(struct htp_op_ctx * ctx, struct kq_mm * a) {
     for (a->j0 = 0; a->j0 < a->ncols; a->j0 = a->j1) {
         a->j1 = htp_min64(a->ncols, a->j0 + chunk);
         kq_mm_quantize(ctx, a);
-        kq_mm_dot(ctx, a);
+        kq_mm_dot(ctx, a, 1);
     }
     return atomic_load_explicit(&a->bad_id, memory_order_relaxed) ? HTP_STATUS_INVAL_PARAMS : HTP_STATUS_OK;
 }
@@ -412,47 +439,51 @@ int htp_mm_kquant_run(struct htp_op_ctx * ctx) {
 // MUL_MAT_QKV, MUL_MAT_FFN: n weights against one activation tensor
 // ---------------------------------------------------------------------------
 
-// Each chunk of columns is quantized once; then each weight's dot pass reads
-// the same Q8_K blocks (scratch: the largest weight's pack area, then the
-// activations; contract/ops/fused-check.h's plan).
+// Each chunk of columns is quantized once; then the weights' dot passes read
+// the same Q8_K blocks, in one job (scratch: the largest weight's pack area,
+// then the activations; contract/ops/fused-check.h's plan).
 int htp_mm_kquant_shared_run(struct htp_op_ctx * ctx) {
     const struct htp_tensor_view *w[3], *x, *out[3];
     const int                     n = htp_mm_shared_operands(&ctx->op, w, &x, out);
     if (n == 0) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    struct kq_mm a = {0};
-    a.src1         = x;
-    a.ncols        = htp_view_nrows(x);
-    if (a.ncols == 0) {
+    const int64_t ncols = htp_view_nrows(x);
+    if (ncols == 0) {
         return HTP_STATUS_OK;
     }
     size_t        fixed;
-    const int64_t chunk = htp_kq_shared_plan(w, n, a.ncols, ctx->op.n_threads, ctx->op.vtcm_size, &fixed);
+    const int64_t chunk = htp_kq_shared_plan(w, n, ncols, ctx->op.n_threads, ctx->op.vtcm_size, &fixed);
     if (chunk < 1) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
-    a.act       = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
-    ctx->engine = htp_mm_unit(ctx, a.ncols);
-    a.max_nc    = ctx->engine == HTP_UNIT_HMX ? 4 : 1;
-    for (a.j0 = 0; a.j0 < a.ncols; a.j0 = a.j1) {
-        a.j1 = htp_min64(a.ncols, a.j0 + chunk);
-        for (int i = 0; i < n; i++) {
-            if (htp_view_nelements(out[i]) == 0) {
-                continue;
-            }
-            kq_mm_weights(&a, w[i]);
-            a.dst  = out[i];
-            a.pack = a.tiled ? NULL : ctx->vtcm;
-            a.r2   = x->ne[2] / w[i]->ne[2];
-            a.r3   = x->ne[3] / w[i]->ne[3];
-            if (i == 0 || !a.act_ready) {
-                kq_mm_quantize(ctx, &a);  // kq_col reads src0 only for the weight's pointer
-                a.act_ready = 1;
-            }
-            kq_mm_dot(ctx, &a);
+    ctx->engine = htp_mm_unit(ctx, ncols);
+    // One kq_mm per weight with an output, all reading the same activations;
+    // each chunk's dot passes run as one job (kq_mm_dot).
+    struct kq_mm part[3] = {{0}};
+    int          np      = 0;
+    for (int i = 0; i < n; i++) {
+        if (htp_view_nelements(out[i]) == 0) {
+            continue;
         }
-        a.act_ready = 0;
+        struct kq_mm * p = &part[np++];
+        kq_mm_weights(p, w[i]);
+        p->src1   = x;
+        p->dst    = out[i];
+        p->ncols  = ncols;
+        p->act    = (struct htp_q8k_block *)(void *)(ctx->vtcm + fixed);
+        p->max_nc = ctx->engine == HTP_UNIT_HMX ? 4 : 1;
+        p->pack   = p->tiled && !p->iq ? NULL : ctx->vtcm;  // as kq_mm_execute
+        p->r2     = x->ne[2] / w[i]->ne[2];
+        p->r3     = x->ne[3] / w[i]->ne[3];
+    }
+    for (int64_t j0 = 0; j0 < ncols && np > 0; j0 += chunk) {
+        for (int i = 0; i < np; i++) {
+            part[i].j0 = j0;
+            part[i].j1 = htp_min64(ncols, j0 + chunk);
+        }
+        kq_mm_quantize(ctx, &part[0]);  // kq_col reads src0 only for the weight's pointer
+        kq_mm_dot(ctx, part, np);
     }
     return HTP_STATUS_OK;
 }
@@ -495,7 +526,7 @@ int htp_mm_kquant_ffn_glu_run(struct htp_op_ctx * ctx) {
             for (int pass = 0; pass < 2; pass++) {
                 a.glu_up = pass;
                 kq_mm_weights(&a, w[pass]);
-                kq_mm_dot(ctx, &a);
+                kq_mm_dot(ctx, &a, 1);
             }
             continue;
         }
