@@ -118,6 +118,7 @@ struct htp_qmm_plan htp_qmm_shared_plan(const struct htp_tensor_view * const * w
             p = q;
         }
     }
+    p.max_cols = htp_qmm_max_cols(&p, n, n_threads, vtcm_size);
     return p;
 }
 

@@ -25,7 +25,8 @@ int64_t htp_kq_shared_plan(const struct htp_tensor_view * const * w, int n, int6
 // The QUANT kernel's scratch plan for n weights (one K) sharing one
 // quantized activation chunk: their activation blocks are the same whatever
 // the weight type, so the plan of the weight with the largest worker slice
-// (a plain one packs its row groups there) holds for all.
+// (a plain one packs its row groups there) holds for all, with one column
+// list per weight (their dot passes run as one job).
 struct htp_qmm_plan htp_qmm_shared_plan(const struct htp_tensor_view * const * w, int n, uint32_t n_threads,
                                         size_t vtcm_size);
 

@@ -68,10 +68,15 @@ struct htp_qmm_plan htp_qmm_plan(const struct htp_tensor_view * w, uint32_t n_th
     p.act_stride                         = (raw + 63) / 64 * 64;
     p.slice_bytes                        = f ? (tiled ? 0 : (size_t)htp_tiled_group_bytes(f, K)) : (size_t)K * 4;
     p.slice_bytes                        = (p.slice_bytes + 63) / 64 * 64;
-    // The column list and activations start on a 64-byte boundary of the area.
-    const size_t fixed = p.slice_bytes * n_threads + 64;
-    p.max_cols         = vtcm_size <= fixed ? 0 : (int64_t)((vtcm_size - fixed) / (p.act_stride + HTP_QMM_COL_BYTES));
+    p.max_cols                           = htp_qmm_max_cols(&p, 1, n_threads, vtcm_size);
     return p;
+}
+
+int64_t htp_qmm_max_cols(const struct htp_qmm_plan * p, int n_lists, uint32_t n_threads, size_t vtcm_size) {
+    // The activations and the column lists start on a 64-byte boundary of the area.
+    const size_t fixed = p->slice_bytes * n_threads + 64;
+    const size_t col   = p->act_stride + (size_t)n_lists * HTP_QMM_COL_BYTES;
+    return vtcm_size <= fixed ? 0 : (int64_t)((vtcm_size - fixed) / col);
 }
 
 int64_t htp_kq_mm_plan(const struct htp_tensor_view * w, int64_t ncols, int with_ids, uint32_t n_threads,

@@ -68,6 +68,10 @@ struct htp_qmm_plan {
 // The plan for weights w (type and layout) and n_threads workers.
 struct htp_qmm_plan htp_qmm_plan(const struct htp_tensor_view * w, uint32_t n_threads, size_t vtcm_size);
 
+// The columns a chunk of plan p holds when each column has a descriptor in
+// n_lists column lists (a shared run: one list per weight).
+int64_t htp_qmm_max_cols(const struct htp_qmm_plan * p, int n_lists, uint32_t n_threads, size_t vtcm_size);
+
 // --- KQUANT: columns per chunk ---
 
 #define HTP_KQ_ACT_BLOCK 320  // one Q8_K block of 256 activations with its sums

@@ -114,7 +114,6 @@ struct qmm_args {
     int              max_nc;  // columns per micro-kernel call: QMM_NC on HMX, 1 on HVX (htp_mm_unit)
     uint8_t *        slices;  // per-worker scratch: one packed group or one f32 weight row
     size_t           slice_bytes;
-    struct htp_share items;  // (column block, row group) items, group-major, between the workers
 };
 
 // ---------------------------------------------------------------------------
@@ -1570,18 +1569,34 @@ static int64_t qmm_item(const struct qmm_args * a, struct qmm_worker * wk, int64
     return 1;
 }
 
+// A dot pass: the (column block, row group) items of one weight, group-major,
+// or of MUL_MAT_QKV's two or three weights in one job (weight i's items are
+// [item0[i], item0[i + 1]) of the share), so a worker goes on from one
+// weight's items to the next's without a barrier.
+struct qmm_dot {
+    const struct qmm_args * w[3];
+    int64_t                 item0[4];
+    struct htp_share        items;
+};
+
 static void qmm_job(void * arg, uint32_t ith, uint32_t nth) {
-    struct qmm_args * a  = arg;
+    struct qmm_dot *  d  = arg;
     struct qmm_worker wk = {
-        .slice    = a->slices + (size_t)ith * a->slice_bytes,
-        .kern     = a->f ? qmm_kernels(a->f->type) : NULL,
+        .slice    = d->w[0]->slices + (size_t)ith * d->w[0]->slice_bytes,
         .packed_g = -1,
     };
-    (void)nth;  // a->items knows the workers
+    (void)nth;  // d->items knows the workers
     int64_t t0, t1;
-    while (htp_share_claim(&a->items, ith, &t0, &t1)) {
+    while (htp_share_claim(&d->items, ith, &t0, &t1)) {
         for (int64_t t = t0; t < t1;) {
-            t += qmm_item(a, &wk, t, t1);
+            int i = 0;
+            while (t >= d->item0[i + 1]) {
+                i++;
+            }
+            const struct qmm_args * a   = d->w[i];
+            const int64_t           end = htp_min64(t1, d->item0[i + 1]);
+            wk.kern                     = a->f ? qmm_kernels(a->f->type) : NULL;
+            t += qmm_item(a, &wk, t - d->item0[i], end - d->item0[i]);
         }
     }
 }
@@ -1627,13 +1642,14 @@ static void qmm_set_unit(struct qmm_args * a, struct htp_op_ctx * ctx, int64_t n
     ctx->engine         = unit;
 }
 
-// Lay out a chunk's scratch: acts, then cols, then worker slices.
-static void qmm_chunk_layout(struct qmm_args * a, const struct htp_op_ctx * ctx, int64_t max_cols) {
+// Lay out a chunk's scratch: acts, then n_lists column lists (one per weight
+// of a shared run), then worker slices.
+static void qmm_chunk_layout(struct qmm_args * a, const struct htp_op_ctx * ctx, int64_t max_cols, int n_lists) {
     uint8_t * p = (uint8_t *)(((uintptr_t)ctx->vtcm + 63) & ~(uintptr_t)63);
     a->acts     = p;
     p += (size_t)max_cols * a->act_stride;
     a->cols = (struct qmm_col *)(void *)p;
-    p += (size_t)max_cols * sizeof(struct qmm_col);
+    p += (size_t)n_lists * (size_t)max_cols * sizeof(struct qmm_col);
     a->slices = (uint8_t *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
 }
 
@@ -1648,13 +1664,24 @@ static void qmm_quantize_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
     }
 }
 
-// The dot products of the chunk's columns (activations quantized).
-static void qmm_dot_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
-    a->n_cb     = (a->ncols + QMM_CB - 1) / QMM_CB;
-    a->n_groups = htp_tiled_ngroups(a->M);
+// The dot products of the chunk's columns (activations quantized) with the n
+// weights of w[] (their column lists filled), as one job.
+static void qmm_dot_chunks(struct qmm_args * w, int n, struct htp_op_ctx * ctx) {
+    struct qmm_dot d = {0};
+    for (int i = 0; i < n; i++) {
+        struct qmm_args * a = &w[i];
+        a->n_cb             = (a->ncols + QMM_CB - 1) / QMM_CB;
+        a->n_groups         = htp_tiled_ngroups(a->M);
+        d.w[i]              = a;
+        d.item0[i + 1]      = d.item0[i] + a->n_groups * a->n_cb;
+    }
     // Chunks of QMM_SHARE_CHUNK row groups: even, so decode's group pairs stay whole.
-    htp_share_init(&a->items, a->n_groups * a->n_cb, QMM_SHARE_CHUNK, ctx->op.n_threads);
-    ctx->run(ctx->pool, qmm_job, a);
+    htp_share_init(&d.items, d.item0[n], QMM_SHARE_CHUNK, ctx->op.n_threads);
+    ctx->run(ctx->pool, qmm_job, &d);
+}
+
+static void qmm_dot_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
+    qmm_dot_chunks(a, 1, ctx);
 }
 
 static void qmm_run_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
@@ -1694,7 +1721,7 @@ int htp_mm_quant_run(struct htp_op_ctx * ctx) {
     if (max_cols < 1) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
-    qmm_chunk_layout(&a, ctx, max_cols);
+    qmm_chunk_layout(&a, ctx, max_cols, 1);
     const int64_t ncols = htp_view_nrows(src1);
     for (int64_t j0 = 0; j0 < ncols; j0 += max_cols) {
         a.act_row0 = j0;
@@ -1726,7 +1753,6 @@ int htp_mm_quant_shared_run(struct htp_op_ctx * ctx) {
     struct qmm_args a;
     memset(&a, 0, sizeof a);
     a.src1                      = x;
-    a.max_nc                    = QMM_NC;
     const struct htp_qmm_plan p = htp_qmm_shared_plan(w, n, ctx->op.n_threads, ctx->op.vtcm_size);
     a.act_stride                = p.act_stride;
     a.slice_bytes               = p.slice_bytes;
@@ -1735,21 +1761,28 @@ int htp_mm_quant_shared_run(struct htp_op_ctx * ctx) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
     qmm_set_unit(&a, ctx, ncols);
-    qmm_chunk_layout(&a, ctx, max_cols);
-    for (int64_t j0 = 0; j0 < ncols; j0 += max_cols) {
-        a.act_row0 = j0;
-        a.n_act    = htp_min64(max_cols, ncols - j0);
-        a.ncols    = a.n_act;
-        for (int i = 0; i < n; i++) {
-            qmm_set_weights(&a, w[i], out[i]);
-            if (i == 0) {
-                qmm_quantize_chunk(&a, ctx);
-            }
-            if (htp_view_nelements(out[i]) > 0) {
-                qmm_fill_cols(&a, w[i], out[i], j0);
-                qmm_dot_chunk(&a, ctx);
-            }
+    qmm_chunk_layout(&a, ctx, max_cols, n);
+    // One qmm_args per weight with an output, each with its own column list.
+    struct qmm_args                part[3];
+    const struct htp_tensor_view * part_out[3];
+    int                            np = 0;
+    for (int i = 0; i < n; i++) {
+        if (htp_view_nelements(out[i]) > 0) {
+            part[np] = a;
+            qmm_set_weights(&part[np], w[i], out[i]);
+            part[np].cols  = a.cols + np * max_cols;
+            part_out[np++] = out[i];
         }
+    }
+    for (int64_t j0 = 0; j0 < ncols && np > 0; j0 += max_cols) {
+        for (int i = 0; i < np; i++) {
+            part[i].act_row0 = j0;
+            part[i].n_act    = htp_min64(max_cols, ncols - j0);
+            part[i].ncols    = part[i].n_act;
+            qmm_fill_cols(&part[i], part[i].src0, part_out[i], j0);
+        }
+        qmm_quantize_chunk(&part[0], ctx);
+        qmm_dot_chunks(part, np, ctx);
     }
     return HTP_STATUS_OK;
 }
@@ -1781,7 +1814,7 @@ int htp_mm_quant_ffn_glu_run(struct htp_op_ctx * ctx) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
     qmm_set_unit(&a, ctx, ncols);
-    qmm_chunk_layout(&a, ctx, max_cols);
+    qmm_chunk_layout(&a, ctx, max_cols, 1);
     const int two_pass = a.max_nc == 1;
     if (!two_pass) {
         a.up     = wu->data;
@@ -1836,7 +1869,7 @@ int htp_mm_quant_id_run(struct htp_op_ctx * ctx) {
     if (max_cols < per_token) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
-    qmm_chunk_layout(&a, ctx, max_cols);
+    qmm_chunk_layout(&a, ctx, max_cols, 1);
     const int64_t tok_per_chunk = max_cols / per_token;
     for (int64_t t0 = 0; t0 < T; t0 += tok_per_chunk) {
         const int64_t t1 = htp_min64(T, t0 + tok_per_chunk);
