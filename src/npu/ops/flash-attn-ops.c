@@ -793,11 +793,13 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
             fa_stage(kt, a->s.k, ic, it.ik2, it.ik3, nb, a->s.dk, dkp);
         }
         // The next block's K and V rows, one of each per row scored here, so
-        // they are on their way a whole block ahead: fa_stage's own prefetch,
-        // a few rows ahead of a loop that converts a row in a few ns, leaves
-        // most of each row's miss exposed (a decode's rows of one KV head are
-        // 128 bytes every KiB, on 4 KiB pages). F16 KV at n_kv 2048 (htp-bench
-        // fa, alternated builds): 528-577 -> 491-508 us a layer; Q8_0 3%.
+        // they are on their way a whole block ahead (fa_stage's own prefetch
+        // runs only a few rows ahead of a loop that converts a row in a few
+        // ns; a decode's rows of one KV head are 128 bytes every KiB). F16 KV
+        // at n_kv 2048 (htp-bench fa, alternated builds): 528-577 -> 491-508
+        // us a layer; Q8_0 3%. The op stays bound by its per-row work: items
+        // of four KV heads reading each cache row's heads side by side were
+        // no faster.
         const int64_t next = ic + FA_KV_BLK;
         for (int64_t j = 0; j < nb; j++) {
             if (next + j < c1) {
