@@ -326,7 +326,6 @@ static void kq_glu_job(void * arg, uint32_t ith, uint32_t nth) {
 // 1.50-1.51x -> 1.39-1.44x; htp-run's profile, alternated builds).
 struct kq_dot {
     struct kq_mm *   w[3];
-    int              n;
     int64_t          tile0[4];
     size_t           slice;  // a worker's pack area (plain or IQ weights): the largest weight's
     struct htp_share tiles;
@@ -379,7 +378,7 @@ static void kq_mm_quantize(struct htp_op_ctx * ctx, struct kq_mm * a) {
 // The dot pass of the chunk against the n weights w[] (their activations
 // quantized), as one job.
 static void kq_mm_dot(struct htp_op_ctx * ctx, struct kq_mm * w, int n) {
-    struct kq_dot d = {.n = n};
+    struct kq_dot d = {0};
     for (int i = 0; i < n; i++) {
         struct kq_mm * a = &w[i];
         a->cb            = a->tiled ? KQ_CB : a->j1 - a->j0;  // plain weights: one column block, each group packed once
