@@ -1574,9 +1574,10 @@ static int64_t qmm_item(const struct qmm_args * a, struct qmm_worker * wk, int64
 // [item0[i], item0[i + 1]) of the share), so a worker goes on from one
 // weight's items to the next's without a barrier.
 struct qmm_dot {
-    const struct qmm_args * w[3];
-    int64_t                 item0[4];
-    struct htp_share        items;
+    const struct qmm_args *    w[3];
+    const struct qmm_kernels * kern[3];  // weight i's kernels (NULL: float weights)
+    int64_t                    item0[4];
+    struct htp_share           items;
 };
 
 static void qmm_job(void * arg, uint32_t ith, uint32_t nth) {
@@ -1595,7 +1596,7 @@ static void qmm_job(void * arg, uint32_t ith, uint32_t nth) {
             }
             const struct qmm_args * a   = d->w[i];
             const int64_t           end = htp_min64(t1, d->item0[i + 1]);
-            wk.kern                     = a->f ? qmm_kernels(a->f->type) : NULL;
+            wk.kern                     = d->kern[i];
             t += qmm_item(a, &wk, t - d->item0[i], end - d->item0[i]);
         }
     }
@@ -1673,6 +1674,7 @@ static void qmm_dot_chunks(struct qmm_args * w, int n, struct htp_op_ctx * ctx) 
         a->n_cb             = (a->ncols + QMM_CB - 1) / QMM_CB;
         a->n_groups         = htp_tiled_ngroups(a->M);
         d.w[i]              = a;
+        d.kern[i]           = a->f ? qmm_kernels(a->f->type) : NULL;
         d.item0[i + 1]      = d.item0[i] + a->n_groups * a->n_cb;
     }
     // Chunks of QMM_SHARE_CHUNK row groups: even, so decode's group pairs stay whole.
