@@ -1667,7 +1667,7 @@ static void qmm_quantize_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
 
 // The dot products of the chunk's columns (activations quantized) with the n
 // weights of w[] (their column lists filled), as one job.
-static void qmm_dot_chunks(struct qmm_args * w, int n, struct htp_op_ctx * ctx) {
+static void qmm_dot_chunk(struct qmm_args * w, int n, struct htp_op_ctx * ctx) {
     struct qmm_dot d = {0};
     for (int i = 0; i < n; i++) {
         struct qmm_args * a = &w[i];
@@ -1682,13 +1682,9 @@ static void qmm_dot_chunks(struct qmm_args * w, int n, struct htp_op_ctx * ctx) 
     ctx->run(ctx->pool, qmm_job, &d);
 }
 
-static void qmm_dot_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
-    qmm_dot_chunks(a, 1, ctx);
-}
-
 static void qmm_run_chunk(struct qmm_args * a, struct htp_op_ctx * ctx) {
     qmm_quantize_chunk(a, ctx);
-    qmm_dot_chunk(a, ctx);
+    qmm_dot_chunk(a, 1, ctx);
 }
 
 // Columns j0 .. j0 + ncols - 1 of src1 against weights w into dst (the
@@ -1784,7 +1780,7 @@ int htp_mm_quant_shared_run(struct htp_op_ctx * ctx) {
             qmm_fill_cols(&part[i], part[i].src0, part_out[i], j0);
         }
         qmm_quantize_chunk(&part[0], ctx);
-        qmm_dot_chunks(part, np, ctx);
+        qmm_dot_chunk(part, np, ctx);
     }
     return HTP_STATUS_OK;
 }
@@ -1836,7 +1832,7 @@ int htp_mm_quant_ffn_glu_run(struct htp_op_ctx * ctx) {
             a.glu_up = pass;
             qmm_set_weights(&a, w[pass], dst);
             qmm_fill_cols(&a, w[pass], dst, j0);
-            qmm_dot_chunk(&a, ctx);
+            qmm_dot_chunk(&a, 1, ctx);
         }
     }
     return HTP_STATUS_OK;
