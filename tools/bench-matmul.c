@@ -23,7 +23,9 @@
 //         L3 is larger, part of the set stays in it: compare the cold GB/s
 //         with htp-bench membw's
 // HTP and CPU are timed alternately, rep by rep, each after an idle pause
-// (mm_settle); each takes the median of its reps. GFLOPS = 2 m n k / time per matmul.
+// (mm_settle); each takes the median of its reps, and --json adds the median
+// and range of the reps' paired ratios (struct mm_result). GFLOPS = 2 m n k /
+// time per matmul.
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,6 +202,10 @@ static int mm_model_shapes(const char * preset, struct mm_shape * out, int max) 
 
 struct mm_result {
     double htp_ns, cpu_ns;  // per matmul, medians
+    // CPU time / HTP time of each rep's pair (the two sides timed back to
+    // back): their median, lowest and highest. A bus shared with a neighbour
+    // for a few seconds moves a pair's two times together, the medians apart.
+    double pair_ratio, pair_lo, pair_hi;
     int    htp_ok;
 };
 
@@ -237,6 +243,16 @@ static int mm_point(ggml_backend_t htp, ggml_backend_t cpu, enum ggml_type type,
         mm_settle();
         mm_once(&cc);
         tc[i] = mm_once(&cc);
+    }
+    if (r->htp_ok) {
+        double * pr = malloc(sizeof(double) * (size_t)reps);
+        for (int i = 0; pr && i < reps; i++) {
+            pr[i] = tc[i] / th[i];
+        }
+        r->pair_ratio = pr ? bench_median_f64(pr, reps) : 0;  // sorts pr: lowest first
+        r->pair_lo    = pr ? pr[0] : 0;
+        r->pair_hi    = pr ? pr[reps - 1] : 0;
+        free(pr);
     }
     r->htp_ns = r->htp_ok ? bench_median_f64(th, reps) : 0;
     r->cpu_ns = bench_median_f64(tc, reps);
@@ -396,11 +412,12 @@ int bench_mode_matmul(int argc, char ** argv) {
                             "%s{\"type\": \"%s\", \"m\": %lld, \"k\": %lld, \"what\": \"%s\", \"n\": %lld, "
                             "\"cache\": \"%s\", \"htp_us\": %.2f, \"cpu_us\": %.2f, \"htp_gflops\": %.2f, "
                             "\"cpu_gflops\": %.2f, \"htp_weight_gbps\": %.2f, \"cpu_weight_gbps\": %.2f, "
-                            "\"ratio\": %.3f}",
+                            "\"ratio\": %.3f, \"pair_ratio\": %.3f, \"pair_ratio_lo\": %.3f, \"pair_ratio_hi\": %.3f}",
                             first ? "" : ", ", ggml_type_name(type), (long long)sh->m, (long long)sh->k, sh->what,
                             (long long)ns[i], c ? "cold" : "hot", r.htp_ns / 1e3, r.cpu_ns / 1e3,
                             r.htp_ns > 0 ? flop / r.htp_ns : 0, flop / r.cpu_ns,
-                            r.htp_ns > 0 ? (double)wsize / r.htp_ns : 0, (double)wsize / r.cpu_ns, ratio);
+                            r.htp_ns > 0 ? (double)wsize / r.htp_ns : 0, (double)wsize / r.cpu_ns, ratio,
+                            r.pair_ratio, r.pair_lo, r.pair_hi);
                         first = 0;
                     } else if (r.htp_ok) {
                         printf("%-6s %-22s %6lld %5s %10.1f %10.1f %8.1f %8.1f %7.2fx\n", ggml_type_name(type), label,

@@ -32,7 +32,7 @@ has "$out" pp_tps tg_tps pp tg membw_gbps tg_membw_fraction_htp tg_membw_fractio
 out=$("$bin/htp-bench" matmul -m 64 -k 256 -n 1,8 --types f16,q8_0,q4_0,q4_K --reps 2 --json) ||
     fail "htp-bench matmul"
 for t in f16 q8_0 q4_0 q4_K; do
-    printf '%s' "$out" | grep -q "\"type\": \"$t\", [^}]*\"n\": 8, \"cache\": \"hot\", \"htp_us\": [0-9][^}]*\"ratio\": [0-9]" ||
+    printf '%s' "$out" | grep -q "\"type\": \"$t\", [^}]*\"n\": 8, \"cache\": \"hot\", \"htp_us\": [0-9][^}]*\"ratio\": [0-9][^}]*\"pair_ratio\": [0-9]" ||
         fail "matmul $t n=8 missing: $out"
 done
 # A model's shapes, weights hot and cold (copies rotated through 96 MiB).
