@@ -416,8 +416,8 @@ int bench_mode_matmul(int argc, char ** argv) {
                             first ? "" : ", ", ggml_type_name(type), (long long)sh->m, (long long)sh->k, sh->what,
                             (long long)ns[i], c ? "cold" : "hot", r.htp_ns / 1e3, r.cpu_ns / 1e3,
                             r.htp_ns > 0 ? flop / r.htp_ns : 0, flop / r.cpu_ns,
-                            r.htp_ns > 0 ? (double)wsize / r.htp_ns : 0, (double)wsize / r.cpu_ns, ratio,
-                            r.pair_ratio, r.pair_lo, r.pair_hi);
+                            r.htp_ns > 0 ? (double)wsize / r.htp_ns : 0, (double)wsize / r.cpu_ns, ratio, r.pair_ratio,
+                            r.pair_lo, r.pair_hi);
                         first = 0;
                     } else if (r.htp_ok) {
                         printf("%-6s %-22s %6lld %5s %10.1f %10.1f %8.1f %8.1f %7.2fx\n", ggml_type_name(type), label,
