@@ -251,7 +251,10 @@ static int load_profile(struct htp_config * cfg) {
 // geometrically: "((a+)+)+..." or "(a{99}){99}{99}" takes gigabytes before
 // regcomp returns. Each repetition is counted as doubling (or multiplying
 // by its bound plus one) what it repeats; what is malformed is counted as
-// literal and left for regcomp to reject.
+// literal and left for regcomp to reject. A repetition of a repetition
+// ("a++", "(x|)+*") adds nothing a filter needs and is refused outright: with
+// empty alternatives, one of 48 characters kept regcomp's epsilon-closure
+// pass busy past the fuzzer's timeout while its node count was in bounds.
 #define OPFILTER_MAX_NODES 4096
 #define OPFILTER_MAX_DEPTH 32
 
@@ -329,7 +332,8 @@ static size_t opfilter_group_size(const struct opfilter_group * g) {
 static size_t opfilter_nodes(const char * s, size_t cap) {
     struct opfilter_group group[OPFILTER_MAX_DEPTH + 1] = {{0, 0, 0}};
 
-    int depth = 0;
+    int depth    = 0;
+    int repeated = 0;  // the last thing read was a repetition
     for (size_t i = 0; s[i] != '\0'; i++) {
         size_t operand = 1;  // the size of an operand this character ends, if any
         size_t copies  = 0;  // or the copies a repetition makes of the last operand
@@ -351,6 +355,7 @@ static size_t opfilter_nodes(const char * s, size_t cap) {
                 }
                 depth++;
                 group[depth].alt_max = group[depth].branch = group[depth].last = 0;
+                repeated                                                       = 0;
                 continue;
             case ')':
                 if (depth > 0) {
@@ -361,6 +366,7 @@ static size_t opfilter_nodes(const char * s, size_t cap) {
             case '|':
                 group[depth].alt_max = opfilter_group_size(&group[depth]);
                 group[depth].branch = group[depth].last = 0;
+                repeated                                = 0;
                 continue;
             case '*':
             case '+':
@@ -377,6 +383,10 @@ static size_t opfilter_nodes(const char * s, size_t cap) {
             default:
                 break;
         }
+        if (copies != 0 && repeated) {
+            return cap;
+        }
+        repeated = copies != 0;
         if (copies != 0) {
             // The last operand becomes `copies` copies of itself.
             const size_t grown  = sat_mul(group[depth].last, copies, cap);

@@ -885,6 +885,8 @@ static void test_env_bad(void) {
          no_filter,
          "nested repetitions refused"},
         {{"GGML_HEXAGON_OPFILTER", "(a{99}){99}{99}", "no filter"}, no_filter, "nested bounds refused"},
+        {{"GGML_HEXAGON_OPFILTER", "(x||)+*", "no filter"}, no_filter, "a repetition repeated refused"},
+        {{"GGML_HEXAGON_OPFILTER", "a{2}?", "no filter"}, no_filter, "a bound repeated refused"},
         {{"GGML_HEXAGON_OPFILTER", "((((((((((((((((((((((((((((((((((a))))))))))))))))))))))))))))))))))",
           "no filter"},
          no_filter,
@@ -935,7 +937,7 @@ static void test_opfilter_sizes(void) {
         {"SCALE{1,2}", "SCALEE", "SCALEEE"},
         {"(AB{2}){3}", "ABBABBABB", "ABBABB"},
         {"[[:upper:]_]+\\(f32\\)|(((GET_ROWS)?)*)", "SOFT_MAX(F32)", "ROPE(f16)"},
-        {"[]a]+{2}", "]a]", "b"},
+        {"([]a]+){2}", "]a]", "b"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         env_clear();
