@@ -417,7 +417,8 @@ static int load_opfilter(struct htp_config * cfg) {
     size_t len = strlen(s);
     if (opfilter_nodes(s, OPFILTER_MAX_NODES) >= OPFILTER_MAX_NODES) {
         char why[128];
-        snprintf(why, sizeof why, "repeats or nests so much that it would compile to more than %d regex nodes",
+        snprintf(why, sizeof why,
+                 "repeats a repetition, or repeats or nests so much that it would compile to more than %d regex nodes",
                  OPFILTER_MAX_NODES);
         htp_config_env_warn("GGML_HEXAGON_OPFILTER", s, len, why, "no filter");
         return 1;
