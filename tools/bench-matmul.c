@@ -230,6 +230,15 @@ static int mm_point(ggml_backend_t htp, ggml_backend_t cpu, enum ggml_type type,
     }
     double * th = malloc(sizeof(double) * (size_t)reps);
     double * tc = malloc(sizeof(double) * (size_t)reps);
+    double * pr = malloc(sizeof(double) * (size_t)reps);  // the reps' paired ratios
+    if (!th || !tc || !pr) {
+        free(th);
+        free(tc);
+        free(pr);
+        mm_free(&hc);
+        mm_free(&cc);
+        return -1;
+    }
     if (r->htp_ok) {
         mm_once(&hc);  // warm-up: first touch, caches
     }
@@ -245,19 +254,18 @@ static int mm_point(ggml_backend_t htp, ggml_backend_t cpu, enum ggml_type type,
         tc[i] = mm_once(&cc);
     }
     if (r->htp_ok) {
-        double * pr = malloc(sizeof(double) * (size_t)reps);
-        for (int i = 0; pr && i < reps; i++) {
+        for (int i = 0; i < reps; i++) {
             pr[i] = tc[i] / th[i];
         }
-        r->pair_ratio = pr ? bench_median_f64(pr, reps) : 0;  // sorts pr: lowest first
-        r->pair_lo    = pr ? pr[0] : 0;
-        r->pair_hi    = pr ? pr[reps - 1] : 0;
-        free(pr);
+        r->pair_ratio = bench_median_f64(pr, reps);  // sorts pr: lowest first
+        r->pair_lo    = pr[0];
+        r->pair_hi    = pr[reps - 1];
     }
     r->htp_ns = r->htp_ok ? bench_median_f64(th, reps) : 0;
     r->cpu_ns = bench_median_f64(tc, reps);
     free(th);
     free(tc);
+    free(pr);
     mm_free(&hc);
     mm_free(&cc);
     return 0;
