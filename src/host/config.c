@@ -335,9 +335,11 @@ static size_t opfilter_nodes(const char * s, size_t cap) {
     int depth    = 0;
     int repeated = 0;  // the last thing read was a repetition
     for (size_t i = 0; s[i] != '\0'; i++) {
-        size_t operand = 1;  // the size of an operand this character ends, if any
-        size_t copies  = 0;  // or the copies a repetition makes of the last operand
-        size_t len     = 0;
+        const int after_repetition = repeated;
+        repeated                   = 0;
+        size_t operand             = 1;  // the size of an operand this character ends, if any
+        size_t copies              = 0;  // or the copies a repetition makes of the last operand
+        size_t len                 = 0;
         switch (s[i]) {
             case '\\':
                 if (s[i + 1] != '\0') {
@@ -355,7 +357,6 @@ static size_t opfilter_nodes(const char * s, size_t cap) {
                 }
                 depth++;
                 group[depth].alt_max = group[depth].branch = group[depth].last = 0;
-                repeated                                                       = 0;
                 continue;
             case ')':
                 if (depth > 0) {
@@ -366,7 +367,6 @@ static size_t opfilter_nodes(const char * s, size_t cap) {
             case '|':
                 group[depth].alt_max = opfilter_group_size(&group[depth]);
                 group[depth].branch = group[depth].last = 0;
-                repeated                                = 0;
                 continue;
             case '*':
             case '+':
@@ -383,7 +383,7 @@ static size_t opfilter_nodes(const char * s, size_t cap) {
             default:
                 break;
         }
-        if (copies != 0 && repeated) {
+        if (copies != 0 && after_repetition) {
             return cap;
         }
         repeated = copies != 0;
