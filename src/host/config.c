@@ -621,6 +621,19 @@ static unsigned long long fence_timeout_ms(void) {
     return (unsigned long long)v;
 }
 
+// GGML_HEXAGON_STREAM_PREFETCH (the NPU's server.c): "0" or "1" (strtoull's
+// forms of them too), else the NPU's default for its CPU (-1 here).
+static int stream_prefetch(void) {
+    const char * s      = getenv("GGML_HEXAGON_STREAM_PREFETCH");
+    long long    v      = 0;
+    int          erange = 0;
+    if (!s || s[0] == '\0' || s[0] == '-' || htp_config_parse_long(s, 0, &v, &erange) != 0 || erange || v < 0 ||
+        v > 1) {
+        return -1;
+    }
+    return (int)v;
+}
+
 // GGML_HTP_MMAP_STACKING (session-params.c): "0" turns it off.
 static int mmap_stacking(void) {
     const char * s = getenv("GGML_HTP_MMAP_STACKING");
@@ -699,6 +712,11 @@ void htp_config_print(const struct htp_config * cfg, FILE * f) {
     fprintf(f, "npu           %s\n", cfg->npu_path[0] ? cfg->npu_path : "(htp-npu next to libggml-htp.so)");
     fprintf(f, "npu exec      %s\n", cfg->npu_exec[0] ? cfg->npu_exec : "(none: the NPU program runs directly)");
     fprintf(f, "fence timeout %llu ms (GGML_HEXAGON_FENCE_TIMEOUT_MS, read by the NPU)\n", fence_timeout_ms());
+    const int pf = stream_prefetch();
+    fprintf(f, "prefetch      %s (GGML_HEXAGON_STREAM_PREFETCH, read by the NPU: software prefetch in x86 matmuls)\n",
+            pf < 0 ? "default (off on AMD family 25, else on)"
+            : pf   ? "1"
+                   : "0");
     fprintf(f, "mmap stacking %d (GGML_HTP_MMAP_STACKING)\n", mmap_stacking());
     fprintf(f, "scalar        %d (GGML_HTP_SCALAR, read by the NPU: 1 = portable C kernels)\n", scalar_kernels());
     const char * fault = getenv("GGML_HTP_FAULT");

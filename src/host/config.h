@@ -128,9 +128,9 @@ uint32_t htp_config_session_options(const struct htp_config * cfg);
 
 // Print the configuration in force, one option per line, each with its
 // effective value after defaults and clamping (htp-info); then the variables
-// other modules read themselves (GGML_HEXAGON_FENCE_TIMEOUT_MS and
-// GGML_HTP_SCALAR on the NPU, GGML_HTP_MMAP_STACKING, GGML_HTP_FAULT), as those
-// modules will take them.
+// other modules read themselves (GGML_HEXAGON_FENCE_TIMEOUT_MS,
+// GGML_HEXAGON_STREAM_PREFETCH and GGML_HTP_SCALAR on the NPU,
+// GGML_HTP_MMAP_STACKING, GGML_HTP_FAULT), as those modules will take them.
 void htp_config_print(const struct htp_config * cfg, FILE * f);
 
 #endif  // HTP_CONFIG_H

@@ -20,6 +20,7 @@
 #include "lock.h"
 #include "npu-util.h"
 #include "ops/op-families.h"
+#include "ops/stream-prefetch.h"
 #include "platform/platform.h"
 #include "session.h"
 
@@ -121,6 +122,8 @@ int htp_server_open(uint32_t phys) {
 
     htp_npu_fault_init();
     htp_ops_set_fence_timeout_ms(htp_npu_env_u64("GGML_HEXAGON_FENCE_TIMEOUT_MS", 30000, 1, 24ull * 3600 * 1000));
+    htp_mm_stream_prefetch =
+        (int)htp_npu_env_u64("GGML_HEXAGON_STREAM_PREFETCH", (uint64_t)htp_mm_stream_prefetch_default(), 0, 1);
 
     struct htp_hw_info hw;
     htp_server_hw_info(&hw);

@@ -444,6 +444,7 @@ static const char * const all_vars[] = {
 // Read by other modules; htp_config_print shows them.
 static const char * const other_vars[] = {
     "GGML_HEXAGON_FENCE_TIMEOUT_MS",
+    "GGML_HEXAGON_STREAM_PREFETCH",
     "GGML_HTP_MMAP_STACKING",
     "GGML_HTP_SCALAR",
     "GGML_HTP_FAULT",
@@ -520,6 +521,7 @@ static void test_env_engines(void) {
     env_clear();
     setenv("GGML_HEXAGON_NHMX", "0", 1);
     setenv("GGML_HEXAGON_FENCE_TIMEOUT_MS", "250", 1);
+    setenv("GGML_HEXAGON_STREAM_PREFETCH", "0", 1);
     setenv("GGML_HTP_MMAP_STACKING", "0", 1);
     setenv("GGML_HTP_SCALAR", "1", 1);
     setenv("GGML_HTP_FAULT", "map:3", 1);
@@ -535,21 +537,24 @@ static void test_env_engines(void) {
         fclose(f);
         CHECK(strstr(text, "mm_select     2 (HVX -> CPU: nhmx 0)\n") &&
                   strstr(text, "fa_select     2 (HVX -> CPU: nhmx 0)\n") && strstr(text, "session opts  0x3 ") &&
-                  strstr(text, "fence timeout 250 ms") && strstr(text, "mmap stacking 0") &&
-                  strstr(text, "scalar        1") && strstr(text, "fault         map:3 "),
+                  strstr(text, "fence timeout 250 ms") && strstr(text, "prefetch      0 ") &&
+                  strstr(text, "mmap stacking 0") && strstr(text, "scalar        1") &&
+                  strstr(text, "fault         map:3 "),
               "print with NHMX=0:\n%s", text);
         free(text);
     }
     htp_config_free(&cfg);
-    // A fence timeout the NPU would refuse shows its default.
+    // A fence timeout or prefetch switch the NPU would refuse shows its default.
     setenv("GGML_HEXAGON_FENCE_TIMEOUT_MS", "-5", 1);
+    setenv("GGML_HEXAGON_STREAM_PREFETCH", "2", 1);
     htp_config_load(&cfg);
     text = NULL;
     f    = open_memstream(&text, &size);
     if (f) {
         htp_config_print(&cfg, f);
         fclose(f);
-        CHECK(strstr(text, "fence timeout 30000 ms"), "bad fence timeout shows the default:\n%s", text);
+        CHECK(strstr(text, "fence timeout 30000 ms") && strstr(text, "prefetch      default "),
+              "bad fence timeout and prefetch switch show the defaults:\n%s", text);
         free(text);
     }
     htp_config_free(&cfg);

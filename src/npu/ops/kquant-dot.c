@@ -36,6 +36,7 @@
 #endif
 
 #include "quant.h"
+#include "stream-prefetch.h"
 
 #if defined(__HVX__)
 #include "hvx.h"
@@ -683,9 +684,9 @@ static inline __attribute__((always_inline)) void kq_prefetch_targets(const uint
 // decode, bound by memory, moved within noise.
 #define KQ_UNROLL_GROUPS _Pragma("GCC unroll 4")
 
-static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q5, int ng, float out[4][HTP_KQ_R],
-                                                                           const uint8_t * g0, size_t gstride,
-                                                                           int64_t                      nsb,
+static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q5, int pf, int ng,
+                                                                           float out[4][HTP_KQ_R], const uint8_t * g0,
+                                                                           size_t gstride, int64_t nsb,
                                                                            const struct htp_q8k_block * a) {
     const size_t    qb     = q5 ? sizeof(struct htp_q5k_q) : sizeof(struct htp_q4k_q);
     const uint8_t * gs[4]  = {g0, g0 + gstride, g0 + 2 * gstride, g0 + 3 * gstride};
@@ -715,7 +716,9 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
                 const __m512i  yl = kq_bcast4(y), yh = kq_bcast4(y + 4);
                 KQ_UNROLL_GROUPS
                 for (int h = 0; h < ng; h++) {
-                    kq_prefetch_part(pq[h], qb, 4 * j + c);
+                    if (pf) {
+                        kq_prefetch_part(pq[h], qb, 4 * j + c);
+                    }
                     const __m512i v  = _mm512_loadu_si512(q[h]->qs[j][c]);
                     __m512i       lo = _mm512_and_si512(v, m4), hi;
                     if (q5) {
@@ -731,7 +734,9 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
             }
             KQ_UNROLL_GROUPS
             for (int h = 0; h < ng; h++) {
-                kq_prefetch_scales(ps[h], sizeof(struct htp_kmin_s), j);
+                if (pf) {
+                    kq_prefetch_scales(ps[h], sizeof(struct htp_kmin_s), j);
+                }
                 const __m512i sc = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)s[h]->sc[j]));
                 const __m512i hi = q5 ? dh[h] : _mm512_srai_epi32(dh[h], 4);  // exact: multiples of 16
                 isum[h]          = _mm512_add_epi32(isum[h], _mm512_mullo_epi32(_mm512_add_epi32(dl[h], hi), sc));
@@ -1079,18 +1084,26 @@ KQ_X_INST(HTP_TYPE_IQ4_XS, iq4)
 #undef KQ_X_INST
 
 // One instance per (type, group count): ng must be a constant in the loops.
-#define KQ_MULTI(ng)                                                                                 \
-    static void kq_multi_q4_##ng(float out[4][HTP_KQ_R], const uint8_t * g0, size_t gs, int64_t nsb, \
-                                 const struct htp_q8k_block * a) {                                   \
-        kq_dot_kmin_multi_avx512(0, ng, out, g0, gs, nsb, a);                                        \
-    }                                                                                                \
-    static void kq_multi_q5_##ng(float out[4][HTP_KQ_R], const uint8_t * g0, size_t gs, int64_t nsb, \
-                                 const struct htp_q8k_block * a) {                                   \
-        kq_dot_kmin_multi_avx512(1, ng, out, g0, gs, nsb, a);                                        \
-    }                                                                                                \
-    static void kq_multi_q6_##ng(float out[4][HTP_KQ_R], const uint8_t * g0, size_t gs, int64_t nsb, \
-                                 const struct htp_q8k_block * a) {                                   \
-        kq_dot_q6_multi_avx512(ng, out, g0, gs, nsb, a);                                             \
+// Q4_K also has one without software prefetch (_hw: the hardware
+// prefetcher's alone), taken where htp_mm_stream_prefetch is 0. Q5_K and
+// Q6_K read their high-bit lines out of order within a part, which the
+// hardware prefetcher does not follow: they keep their prefetches.
+#define KQ_MULTI(ng)                                                                                    \
+    static void kq_multi_q4_##ng(float out[4][HTP_KQ_R], const uint8_t * g0, size_t gs, int64_t nsb,    \
+                                 const struct htp_q8k_block * a) {                                      \
+        kq_dot_kmin_multi_avx512(0, 1, ng, out, g0, gs, nsb, a);                                        \
+    }                                                                                                   \
+    static void kq_multi_q4_hw_##ng(float out[4][HTP_KQ_R], const uint8_t * g0, size_t gs, int64_t nsb, \
+                                    const struct htp_q8k_block * a) {                                   \
+        kq_dot_kmin_multi_avx512(0, 0, ng, out, g0, gs, nsb, a);                                        \
+    }                                                                                                   \
+    static void kq_multi_q5_##ng(float out[4][HTP_KQ_R], const uint8_t * g0, size_t gs, int64_t nsb,    \
+                                 const struct htp_q8k_block * a) {                                      \
+        kq_dot_kmin_multi_avx512(1, 1, ng, out, g0, gs, nsb, a);                                        \
+    }                                                                                                   \
+    static void kq_multi_q6_##ng(float out[4][HTP_KQ_R], const uint8_t * g0, size_t gs, int64_t nsb,    \
+                                 const struct htp_q8k_block * a) {                                      \
+        kq_dot_q6_multi_avx512(ng, out, g0, gs, nsb, a);                                                \
     }
 KQ_MULTI(2)
 KQ_MULTI(4)
@@ -1101,8 +1114,9 @@ void htp_kq_dot_multi(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * g0,
     typedef void (*fn)(float out[4][HTP_KQ_R], const uint8_t * g0, size_t gs, int64_t nsb,
                        const struct htp_q8k_block * a);
     static const fn q4[2] = {kq_multi_q4_2, kq_multi_q4_4}, q5[2] = {kq_multi_q5_2, kq_multi_q5_4},
-                    q6[2] = {kq_multi_q6_2, kq_multi_q6_4}, q3[2] = {kq_x_q3_m2, kq_x_q3_m4},
-                    q2[2] = {kq_x_q2_m2, kq_x_q2_m4}, iq4[2] = {kq_x_iq4_m2, kq_x_iq4_m4};
+                    q4_hw[2] = {kq_multi_q4_hw_2, kq_multi_q4_hw_4}, q6[2] = {kq_multi_q6_2, kq_multi_q6_4},
+                    q3[2] = {kq_x_q3_m2, kq_x_q3_m4}, q2[2] = {kq_x_q2_m2, kq_x_q2_m4},
+                    iq4[2] = {kq_x_iq4_m2, kq_x_iq4_m4};
     const fn * t;
     switch (type) {
         case HTP_TYPE_IQ4_XS:
@@ -1121,7 +1135,7 @@ void htp_kq_dot_multi(uint32_t type, float out[4][HTP_KQ_R], const uint8_t * g0,
             t = q6;
             break;
         default:
-            t = q4;
+            t = htp_mm_stream_prefetch ? q4 : q4_hw;
             break;
     }
     t[ng == 4](out, g0, gstride, nsb, a);

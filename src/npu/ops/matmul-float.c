@@ -37,6 +37,7 @@
 #include "contract/ops/matmul-check.h"
 #include "kernel-util.h"
 #include "matmul.h"
+#include "stream-prefetch.h"
 #include "vec.h"
 
 #define MM_RB 32  // weight rows per tile
@@ -152,11 +153,12 @@ static void mm_micro_dec_f32(int64_t K, const uint8_t * const * w, const float *
     for (int r = 0; r < MM_DEC_ROWS; r++) {
         acc[r] = htp_vr_splat(0.0f);
     }
-    int64_t k = 0;
+    const int pf = MM_PF_BYTES > 0 && htp_mm_stream_prefetch;
+    int64_t   k  = 0;
     for (; k + HTP_VR_N <= K; k += HTP_VR_N) {
         const htp_vr yv = htp_vr_load(y + k);
         for (int r = 0; r < MM_DEC_ROWS; r++) {
-            for (int64_t o = 0; MM_PF_BYTES > 0 && o < HTP_VR_N * 4; o += 64) {
+            for (int64_t o = 0; pf && o < HTP_VR_N * 4; o += 64) {
                 __builtin_prefetch(w[r] + k * 4 + MM_PF_BYTES + o, 0, 3);
             }
             acc[r] = htp_vr_fma(mm_load_w(0, w[r], k, HTP_VR_N), yv, acc[r]);
@@ -185,11 +187,12 @@ static inline __attribute__((always_inline)) void mm_micro_dec_f16(int64_t K, co
     for (int r = 0; r < MM_DEC_ROWS; r++) {
         acc[0][r] = acc[1][r] = htp_vr_splat(0.0f);
     }
-    int64_t k = 0;
+    const int pf = MM_PF_BYTES > 0 && htp_mm_stream_prefetch;
+    int64_t   k  = 0;
     for (; k + 2 * HTP_VR_N <= K; k += 2 * HTP_VR_N) {
         const htp_vr y0 = htp_vr_load(y + k), y1 = htp_vr_load(y + k + HTP_VR_N);
         for (int r = 0; r < MM_DEC_ROWS; r++) {
-            if (MM_PF_BYTES > 0) {
+            if (pf) {
                 __builtin_prefetch(w[r] + 2 * k + MM_PF_BYTES, 0, 3);
             }
             acc[0][r] = htp_vr_fma(htp_vr_load_f16(w[r] + 2 * k), y0, acc[0][r]);

@@ -66,6 +66,7 @@
 #include "matmul.h"
 #include "kquant-dot.h"
 #include "quant.h"
+#include "stream-prefetch.h"
 #include "contract/tiled.h"
 #include "vec.h"
 #include "work-share.h"
@@ -441,13 +442,14 @@ static inline void qmm_unit_tile_cols(const uint32_t type, const int nc, const u
 
 // Bytes ahead of the current tile that the kernels prefetch in a group's
 // quant stream: the hardware prefetcher alone left decode at about half the
-// read bandwidth (htp-bench matmul, m = 32768, k = 8192, n = 1).
+// read bandwidth (htp-bench matmul, m = 32768, k = 8192, n = 1). Not on AMD
+// Zen 4, where they are off (stream-prefetch.c).
 #define QMM_PREFETCH 4096
 
 // Always inlined: GCC deletes calls to an out-of-line function whose only
 // effect is prefetching (see kq_prefetch_sb in kquant.c).
 static inline __attribute__((always_inline)) void qmm_prefetch(const uint8_t * p, uint32_t bytes) {
-    for (uint32_t o = 0; o < bytes; o += 64) {
+    for (uint32_t o = 0; htp_mm_stream_prefetch && o < bytes; o += 64) {
         _mm_prefetch((const char *)(p + QMM_PREFETCH + o), _MM_HINT_T0);
     }
 }
@@ -461,13 +463,15 @@ static inline __attribute__((always_inline)) void qmm_prefetch(const uint8_t * p
 static inline __attribute__((always_inline)) void qmm_prefetch_scales_start(uint32_t type, const uint8_t * sb,
                                                                             int64_t nblk) {
     const int64_t bytes = htp_min64(nblk, QMM_SCALE_AHEAD) * qmm_sbytes(type);
-    for (int64_t o = 0; o < bytes; o += 64) {
+    for (int64_t o = 0; htp_mm_stream_prefetch && o < bytes; o += 64) {
         _mm_prefetch((const char *)(sb + o), _MM_HINT_T0);
     }
 }
 
 static inline __attribute__((always_inline)) void qmm_prefetch_scales(uint32_t type, const uint8_t * sb, int64_t kb) {
-    _mm_prefetch((const char *)(sb + (kb + QMM_SCALE_AHEAD) * qmm_sbytes(type)), _MM_HINT_T0);
+    if (htp_mm_stream_prefetch) {
+        _mm_prefetch((const char *)(sb + (kb + QMM_SCALE_AHEAD) * qmm_sbytes(type)), _MM_HINT_T0);
+    }
 }
 
 static inline __m512i qmm_lut(uint32_t type) {
