@@ -608,30 +608,28 @@ static const char * select_name(int v, int has_cpu, int nhmx) {
 // Variables other modules read on their own, shown as they take them (quietly
 // here: their readers warn about bad values).
 
-// GGML_HEXAGON_FENCE_TIMEOUT_MS (the NPU's server.c): 1 .. 24 h, else 30000.
-static unsigned long long fence_timeout_ms(void) {
-    const unsigned long long def = 30000, max = 24ull * 3600 * 1000;
-    const char *             s      = getenv("GGML_HEXAGON_FENCE_TIMEOUT_MS");
-    long long                v      = 0;
-    int                      erange = 0;
-    if (!s || s[0] == '\0' || s[0] == '-' || htp_config_parse_long(s, 0, &v, &erange) != 0 || erange || v < 1 ||
-        (unsigned long long)v > max) {
-        return def;
-    }
-    return (unsigned long long)v;
-}
-
-// GGML_HEXAGON_STREAM_PREFETCH (the NPU's server.c): "0" or "1" (strtoull's
-// forms of them too), else the NPU's default for its CPU (-1 here).
-static int stream_prefetch(void) {
-    const char * s      = getenv("GGML_HEXAGON_STREAM_PREFETCH");
+// A number the NPU reads with htp_npu_env_u64: name's value if it is one in
+// [min, max] (strtoull's forms, no sign), else def.
+static long long npu_env_number(const char * name, long long min, long long max, long long def) {
+    const char * s      = getenv(name);
     long long    v      = 0;
     int          erange = 0;
-    if (!s || s[0] == '\0' || s[0] == '-' || htp_config_parse_long(s, 0, &v, &erange) != 0 || erange || v < 0 ||
-        v > 1) {
-        return -1;
+    if (!s || s[0] == '\0' || s[0] == '-' || htp_config_parse_long(s, 0, &v, &erange) != 0 || erange || v < min ||
+        v > max) {
+        return def;
     }
-    return (int)v;
+    return v;
+}
+
+// GGML_HEXAGON_FENCE_TIMEOUT_MS (the NPU's server.c): 1 .. 24 h, else 30000.
+static unsigned long long fence_timeout_ms(void) {
+    return (unsigned long long)npu_env_number("GGML_HEXAGON_FENCE_TIMEOUT_MS", 1, 24ll * 3600 * 1000, 30000);
+}
+
+// GGML_HEXAGON_STREAM_PREFETCH (the NPU's server.c): 0 or 1, else the NPU's
+// default for its CPU (-1 here).
+static int stream_prefetch(void) {
+    return (int)npu_env_number("GGML_HEXAGON_STREAM_PREFETCH", 0, 1, -1);
 }
 
 // GGML_HTP_MMAP_STACKING (session-params.c): "0" turns it off.
