@@ -287,16 +287,22 @@ static void kq_tile_get_kmin(int q5, const uint8_t * qp, const uint8_t * sp, int
     x->dmin = kq_rd16(s->dmin[r]);
 }
 
+// Where Q6_K's high bits sit in their qh byte: chunk c, nibble n (kquant-tiles.h).
+static int kq_q6_field_shift(int c, int n) {
+    return 4 - 4 * c + 2 * n;
+}
+
 static void kq_tile_put_q6(uint8_t * qp, uint8_t * sp, int r, const struct htp_kq_superblock * x) {
     struct htp_q6k_q * q = (struct htp_q6k_q *)(void *)qp;
     struct htp_q6k_s * s = (struct htp_q6k_s *)(void *)sp;
     for (int e = 0; e < HTP_KQ_QK; e++) {
         const int s16 = e / 16, c = (e % 16) / 8, u = e % 8;
-        uint8_t * byte = &q->ql[s16][c][4 * r + u % 4];
-        const int sh   = 4 * (u / 4);
-        *byte          = (uint8_t)((*byte & ~(15u << sh)) | ((unsigned)(x->q[e] & 15) << sh));
-        kq_mask_set(q->qh[s16][c][2 * (u / 4) + 0], 4 * r + u % 4, x->q[e] >> 4);
-        kq_mask_set(q->qh[s16][c][2 * (u / 4) + 1], 4 * r + u % 4, x->q[e] >> 5);
+        uint8_t * byte  = &q->s[s16].ql[c][4 * r + u % 4];
+        const int sh    = 4 * (u / 4);
+        *byte           = (uint8_t)((*byte & ~(15u << sh)) | ((unsigned)(x->q[e] & 15) << sh));
+        uint8_t * field = &q->s[s16].qh[4 * r + u % 4];
+        const int h     = kq_q6_field_shift(c, u / 4);
+        *field          = (uint8_t)((*field & ~(3u << h)) | ((unsigned)(x->q[e] >> 4 & 3) << h));
     }
     for (int i = 0; i < 16; i++) {
         s->sc[i][r] = (int8_t)x->sc[i];
@@ -309,9 +315,8 @@ static void kq_tile_get_q6(const uint8_t * qp, const uint8_t * sp, int r, struct
     const struct htp_q6k_s * s = (const struct htp_q6k_s *)(const void *)sp;
     for (int e = 0; e < HTP_KQ_QK; e++) {
         const int s16 = e / 16, c = (e % 16) / 8, u = e % 8;
-        int       v = (q->ql[s16][c][4 * r + u % 4] >> (4 * (u / 4))) & 15;
-        v |= kq_mask_get(q->qh[s16][c][2 * (u / 4) + 0], 4 * r + u % 4) << 4;
-        v |= kq_mask_get(q->qh[s16][c][2 * (u / 4) + 1], 4 * r + u % 4) << 5;
+        int       v = (q->s[s16].ql[c][4 * r + u % 4] >> (4 * (u / 4))) & 15;
+        v |= (q->s[s16].qh[4 * r + u % 4] >> kq_q6_field_shift(c, u / 4) & 3) << 4;
         x->q[e] = (uint8_t)v;
     }
     for (int i = 0; i < 16; i++) {

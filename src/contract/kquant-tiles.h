@@ -29,9 +29,16 @@
 //                feeds a 16-bit pairwise multiply-add with two activation sums)
 //   Q6_K         sub-block s = e / 16 (16 elements, one int8 scale)
 //                chunk c = (e % 16) / 8, u = e % 8:
-//                ql[s][c] byte (r, u % 4), nibble u / 4 = bits 0-3 of q (q = 0..63,
+//                s[s].ql[c] byte (r, u % 4), nibble u / 4 = bits 0-3 of q (q = 0..63,
 //                the stored value; ggml subtracts 32)
-//                bit 4 + i of q is bit (4 r + u % 4) of mask qh[s][c][2 (u / 4) + i]
+//                bits 4-5 of q are bits h, h + 1 of s[s].qh byte (r, u % 4), with
+//                h = 4 - 4 c + 2 (u / 4): a byte holds the four 2-bit fields of the
+//                elements its position carries in the two chunks, (c, nibble)
+//                (1, low) at bits 0-1, (1, high) at 2-3, (0, low) at 4-5, (0, high)
+//                at 6-7. So qh & 0x33 has the low nibbles' fields at 4-5 and 0-1,
+//                qh & 0xCC the high ones' at 6-7 and 2-3, and one 16-bit shift of
+//                either puts a field at bits 4-5 with nothing above it: the 6-bit q
+//                is then one bit select with its nibble (no masks to expand)
 //                sc[s][r] = scale
 //   Q3_K         sub-block s = e / 16 (16 elements, one 6-bit scale)
 //                k = (e % 16) / 4, t = e % 4:
@@ -75,9 +82,13 @@ struct htp_kmin_s {  // scale part, Q4_K and Q5_K
     uint8_t dmin[16][2];  // fp16
 };
 
+struct htp_q6k_sub {  // sub-block s of a Q6_K quant part: three lines in the order they are read
+    uint8_t ql[2][64];
+    uint8_t qh[64];
+};
+
 struct htp_q6k_q {  // quant part, Q6_K
-    uint8_t ql[16][2][64];
-    uint8_t qh[16][2][4][8];
+    struct htp_q6k_sub s[16];
 };
 
 struct htp_q6k_s {  // scale part, Q6_K

@@ -542,12 +542,34 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_avx512(int q5, int
     }
 }
 
+// Q6_K sub-block g of a tile's quant part as four vectors of 6-bit q, the
+// 16 rows' elements 0-3, 4-7, 8-11 and 12-15 (against activation bytes
+// 16 g + 4 k). Each is one bit select (vpternlogd 0xCA, A ? B : C) of a
+// nibble (bits 0-3) and a field vector whose high bits sit at 4-5 with
+// bits 6-7 clear, which qh's layout allows with one shift (kquant-tiles.h).
+// The four masked byte adds a chunk this replaced (qh as bit masks, one
+// k-register load each) made Q6_K the slowest K-quant: in a cache-resident
+// microbenchmark of the decode loop on an AMD EPYC Zen 4 core it ran 50 G
+// weights/s against 80 now. The sub-block's three lines are consecutive
+// (struct htp_q6k_sub), so each group is one stream read in order: with ql
+// and qh in two runs of the part, the cold (DRAM) matmuls at the 1B shapes
+// ran at 0.77-0.92x ggml-cpu; interleaved, 0.92-1.12x (alternated, Zen 4).
+static inline __attribute__((always_inline)) void kq_q6_sixbit(const struct htp_q6k_q * q, int g, __m512i u[4]) {
+    const __m512i m4 = _mm512_set1_epi8(15);
+    const __m512i v0 = _mm512_loadu_si512(q->s[g].ql[0]), v1 = _mm512_loadu_si512(q->s[g].ql[1]);
+    const __m512i qh = _mm512_loadu_si512(q->s[g].qh);
+    const __m512i fl = _mm512_and_si512(qh, _mm512_set1_epi8(0x33));        // low nibbles' fields: 4-5, 0-1
+    const __m512i fh = _mm512_and_si512(qh, _mm512_set1_epi8((char)0xCC));  // high nibbles': 6-7, 2-3
+    u[0]             = _mm512_ternarylogic_epi32(m4, v0, fl, 0xCA);
+    u[1]             = _mm512_ternarylogic_epi32(m4, _mm512_srli_epi16(v0, 4), _mm512_srli_epi16(fh, 2), 0xCA);
+    u[2]             = _mm512_ternarylogic_epi32(m4, v1, _mm512_slli_epi16(fl, 4), 0xCA);
+    u[3]             = _mm512_ternarylogic_epi32(m4, _mm512_srli_epi16(v1, 4), _mm512_slli_epi16(fh, 2), 0xCA);
+}
+
 static inline __attribute__((always_inline)) void kq_dot_q6_avx512(int nc, float out[4][HTP_KQ_R],
                                                                    const uint8_t * group, int64_t nsb,
                                                                    const struct htp_q8k_block * const * a) {
     const uint8_t * sbase = group + (size_t)nsb * sizeof(struct htp_q6k_q);
-    const __m512i   m4    = _mm512_set1_epi8(15);
-    const __m512i   b16 = _mm512_set1_epi8(16), b32 = _mm512_set1_epi8(32);
     __m512          acc[4];
     for (int i = 0; i < 4; i++) {
         acc[i] = _mm512_setzero_ps();
@@ -562,29 +584,17 @@ static inline __attribute__((always_inline)) void kq_dot_q6_avx512(int nc, float
             isum[i] = _mm512_setzero_si512();
         }
         for (int g = 0; g < 16; g++) {
-            __m512i dl[4], dh[4];
-            for (int i = 0; i < 4; i++) {
-                dl[i] = _mm512_setzero_si512();
-                dh[i] = _mm512_setzero_si512();
-            }
-            for (int c = 0; c < 2; c++) {
-                const __m512i v  = _mm512_loadu_si512(q->ql[g][c]);
-                __m512i       lo = _mm512_and_si512(v, m4);
-                __m512i       hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
-                lo               = _mm512_mask_add_epi8(lo, kq_mask(q->qh[g][c][0]), lo, b16);
-                lo               = _mm512_mask_add_epi8(lo, kq_mask(q->qh[g][c][1]), lo, b32);
-                hi               = _mm512_mask_add_epi8(hi, kq_mask(q->qh[g][c][2]), hi, b16);
-                hi               = _mm512_mask_add_epi8(hi, kq_mask(q->qh[g][c][3]), hi, b32);
-                for (int i = 0; i < nc; i++) {
-                    const int8_t * y = a[i][b].qs + 16 * g + 8 * c;
-                    dl[i]            = _mm512_dpbusd_epi32(dl[i], lo, kq_bcast4(y));
-                    dh[i]            = _mm512_dpbusd_epi32(dh[i], hi, kq_bcast4(y + 4));
-                }
-            }
+            __m512i u[4];
+            kq_q6_sixbit(q, g, u);
             const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)s->sc[g]));
             for (int i = 0; i < nc; i++) {
+                const int8_t * y  = a[i][b].qs + 16 * g;
+                __m512i        dl = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u[0], kq_bcast4(y));
+                __m512i        dh = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u[1], kq_bcast4(y + 4));
+                dl                = _mm512_dpbusd_epi32(dl, u[2], kq_bcast4(y + 8));
+                dh                = _mm512_dpbusd_epi32(dh, u[3], kq_bcast4(y + 12));
                 const __m512i off = _mm512_set1_epi32(32 * a[i][b].bsum16[g]);
-                const __m512i t   = _mm512_sub_epi32(_mm512_add_epi32(dl[i], dh[i]), off);
+                const __m512i t   = _mm512_sub_epi32(_mm512_add_epi32(dl, dh), off);
                 isum[i]           = _mm512_add_epi32(isum[i], _mm512_mullo_epi32(t, sc));
             }
         }
@@ -622,12 +632,13 @@ static inline __attribute__((always_inline)) void kq_prefetch_scales(const void 
 }
 
 // A group's quant parts are one run of nsb * qb bytes (tiled.h), which the
-// Q4_K, Q5_K and Q6_K decode loops consume in 32 steps a super-block. Step st
+// Q4_K and Q5_K decode loops consume in 32 steps a super-block. Step st
 // prefetches line st of the next quant part (part: super-block b + 1, or the
 // first of the group ng groups on: the next call's, or the next tile's,
-// whoever takes it), and the lines past 32 (Q5_K's 8 lines of high bits, Q6_K's
-// 16) one at the step that starts reading that line of this part: every line
-// once, at an even rate, one part (2, 2.5, 3 KiB) ahead. This replaced a
+// whoever takes it), and the lines past 32 (Q5_K's 8 lines of high bits) one
+// at the step that starts reading that line of this part: every line
+// once, at an even rate, one part (2, 2.5 KiB) ahead. (Q6_K's part is read
+// in order, three lines a sub-block, and prefetched so.) This replaced a
 // fixed 3 KiB distance computed line by line in a loop, whose bounds and end
 // test GCC 12 could not fold: the loop cut the unrolled step in pieces, and
 // the kernel kept each loaded vector on the stack and read it back from
@@ -767,9 +778,7 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
 static inline __attribute__((always_inline)) void kq_dot_q6_multi_avx512(int ng, float out[4][HTP_KQ_R],
                                                                          const uint8_t * g0, size_t gstride,
                                                                          int64_t nsb, const struct htp_q8k_block * a) {
-    const uint8_t * gs[4] = {g0, g0 + gstride, g0 + 2 * gstride, g0 + 3 * gstride};
-    const __m512i   m4    = _mm512_set1_epi8(15);
-    const __m512i   b16 = _mm512_set1_epi8(16), b32 = _mm512_set1_epi8(32);
+    const uint8_t * gs[4]  = {g0, g0 + gstride, g0 + 2 * gstride, g0 + 3 * gstride};
     __m512          acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
     for (int64_t b = 0; b < nsb; b++) {
         const struct htp_q6k_q * q[4];
@@ -784,34 +793,23 @@ static inline __attribute__((always_inline)) void kq_dot_q6_multi_avx512(int ng,
         __m512i isum[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
                            _mm512_setzero_si512()};
         for (int g = 0; g < 16; g++) {
-            __m512i dl[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
-                             _mm512_setzero_si512()};
-            __m512i dh[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
-                             _mm512_setzero_si512()};
-            KQ_UNROLL_GROUPS
-            for (int c = 0; c < 2; c++) {
-                const int8_t * y  = a[b].qs + 16 * g + 8 * c;
-                const __m512i  yl = kq_bcast4(y), yh = kq_bcast4(y + 4);
-                KQ_UNROLL_GROUPS
-                for (int h = 0; h < ng; h++) {
-                    kq_prefetch_part(pq[h], sizeof(struct htp_q6k_q), 2 * g + c);
-                    const __m512i v  = _mm512_loadu_si512(q[h]->ql[g][c]);
-                    __m512i       lo = _mm512_and_si512(v, m4);
-                    __m512i       hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
-                    lo               = _mm512_mask_add_epi8(lo, kq_mask(q[h]->qh[g][c][0]), lo, b16);
-                    lo               = _mm512_mask_add_epi8(lo, kq_mask(q[h]->qh[g][c][1]), lo, b32);
-                    hi               = _mm512_mask_add_epi8(hi, kq_mask(q[h]->qh[g][c][2]), hi, b16);
-                    hi               = _mm512_mask_add_epi8(hi, kq_mask(q[h]->qh[g][c][3]), hi, b32);
-                    dl[h]            = _mm512_dpbusd_epi32(dl[h], lo, yl);
-                    dh[h]            = _mm512_dpbusd_epi32(dh[h], hi, yh);
-                }
-            }
-            const __m512i off = _mm512_set1_epi32(32 * a[b].bsum16[g]);
+            const int8_t * y  = a[b].qs + 16 * g;
+            const __m512i  y0 = kq_bcast4(y), y1 = kq_bcast4(y + 4), y2 = kq_bcast4(y + 8), y3 = kq_bcast4(y + 12);
+            const __m512i  off = _mm512_set1_epi32(32 * a[b].bsum16[g]);
             KQ_UNROLL_GROUPS
             for (int h = 0; h < ng; h++) {
+                for (int L = 0; L < 3; L++) {  // sub-block g of the next part: its three lines
+                    _mm_prefetch((const char *)pq[h] + sizeof(struct htp_q6k_sub) * g + 64 * L, _MM_HINT_T0);
+                }
                 kq_prefetch_scales(ps[h], sizeof(struct htp_q6k_s), g);
+                __m512i u[4];
+                kq_q6_sixbit(q[h], g, u);
+                __m512i dl       = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u[0], y0);
+                __m512i dh       = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u[1], y1);
+                dl               = _mm512_dpbusd_epi32(dl, u[2], y2);
+                dh               = _mm512_dpbusd_epi32(dh, u[3], y3);
                 const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)s[h]->sc[g]));
-                const __m512i t  = _mm512_sub_epi32(_mm512_add_epi32(dl[h], dh[h]), off);
+                const __m512i t  = _mm512_sub_epi32(_mm512_add_epi32(dl, dh), off);
                 isum[h]          = _mm512_add_epi32(isum[h], _mm512_mullo_epi32(t, sc));
             }
         }
@@ -1337,14 +1335,13 @@ static inline __attribute__((always_inline)) void kq_hvx_kmin(const int q5, cons
 }
 
 // Q6_K: the same with 16 sub-blocks of 16, two bits above the nibble from
-// four masks per chunk, signed scales and the -32 offset applied per
+// their qh byte's field, signed scales and the -32 offset applied per
 // sub-block through the column's 16-element sums.
 static inline __attribute__((always_inline)) void kq_hvx_q6(const int nc, const uint8_t * ga, const uint8_t * gb,
                                                             const int two, int64_t nsb,
                                                             const struct htp_q8k_block * const * a,
                                                             float (*outa)[HTP_KQ_R], float (*outb)[HTP_KQ_R]) {
     const size_t qbytes = sizeof(struct htp_q6k_q);
-    const size_t qh_off = offsetof(struct htp_q6k_q, qh);
     for (int i = 0; i < nc; i++) {
         memset(outa[i], 0, sizeof outa[i]);
         if (two) {
@@ -1363,29 +1360,27 @@ static inline __attribute__((always_inline)) void kq_hvx_q6(const int nc, const 
         for (int i = 0; i < nc; i++) {
             isum[i] = hvx_zero();
         }
-        for (int sp = 0; sp < 8; sp++) {  // sub-blocks 2 sp, 2 sp + 1 share a load of their masks
-            const hvx_vv qh = hvx_zip(hvx_ld(qa + qh_off + 128 * sp), hvx_ld(qb + qh_off + 128 * sp), 8);
-            for (int h = 0; h < 2; h++) {
-                const int s = 2 * sp + h;
-                const hvx_vv x = hvx_join(hvx_ld(qa + 128 * s), hvx_ld(qb + 128 * s));  // chunks 0, 1
-                const hvx_v xc[2] = {hvx_lo(x), hvx_hi(x)};
-                hvx_v mw[8];  // qh[s][c][0..3]: bits 4, 5 of the low nibbles', bits 4, 5 of the high
-                hvx_mask_words(h ? hvx_hi(qh) : hvx_lo(qh), mw);
-                hvx_v lo[2], hi[2];  // elements 8 c + 0..3 and 8 c + 4..7 of the sub-block
-                for (int c = 0; c < 2; c++) {
-                    lo[c] = hvx_mask_or(hvx_mask_or(hvx_nib_lo(xc[c]), mw[4 * c], 4), mw[4 * c + 1], 5);
-                    hi[c] = hvx_mask_or(hvx_mask_or(hvx_nib_hi(xc[c]), mw[4 * c + 2], 4), mw[4 * c + 3], 5);
-                }
-                const hvx_v scs = kq_hvx_scale_s(sc[s / 8], s % 8);
-                for (int i = 0; i < nc; i++) {
-                    const int8_t * y = a[i][b].qs + 16 * s;
-                    hvx_v t = hvx_w(-32 * a[i][b].bsum16[s]);
-                    t = hvx_rmpy_acc(t, lo[0], hvx_word(y));
-                    t = hvx_rmpy_acc(t, hi[0], hvx_word(y + 4));
-                    t = hvx_rmpy_acc(t, lo[1], hvx_word(y + 8));
-                    t = hvx_rmpy_acc(t, hi[1], hvx_word(y + 12));
-                    isum[i] = __builtin_HEXAGON_V6_vmpyiewh_acc_128B(isum[i], t, scs);
-                }
+        for (int s = 0; s < 16; s++) {
+            const size_t ql = (size_t)s * sizeof(struct htp_q6k_sub), qh = ql + offsetof(struct htp_q6k_sub, qh);
+            const hvx_vv x = hvx_join(hvx_ld(qa + ql), hvx_ld(qb + ql));  // chunks 0, 1
+            const hvx_v xc[2] = {hvx_lo(x), hvx_hi(x)};
+            // s[s].qh of A and B (a load past the last one reads the group's scale parts), each
+            // byte's four 2-bit fields brought to bits 4-5 (kquant-tiles.h)
+            const hvx_v f = hvx_lo(hvx_join(hvx_ld(qa + qh), hvx_ld(qb + qh))), f30 = hvx_b(0x30);
+            hvx_v lo[2], hi[2];  // elements 8 c + 0..3 and 8 c + 4..7 of the sub-block
+            lo[0] = hvx_nib_lo(xc[0]) | (f & f30);
+            hi[0] = hvx_nib_hi(xc[0]) | (hvx_lsr_b(f, 2) & f30);
+            lo[1] = hvx_nib_lo(xc[1]) | (__builtin_HEXAGON_V6_vaslh_128B(f, 4) & f30);
+            hi[1] = hvx_nib_hi(xc[1]) | (__builtin_HEXAGON_V6_vaslh_128B(f, 2) & f30);
+            const hvx_v scs = kq_hvx_scale_s(sc[s / 8], s % 8);
+            for (int i = 0; i < nc; i++) {
+                const int8_t * y = a[i][b].qs + 16 * s;
+                hvx_v t = hvx_w(-32 * a[i][b].bsum16[s]);
+                t = hvx_rmpy_acc(t, lo[0], hvx_word(y));
+                t = hvx_rmpy_acc(t, hi[0], hvx_word(y + 4));
+                t = hvx_rmpy_acc(t, lo[1], hvx_word(y + 8));
+                t = hvx_rmpy_acc(t, hi[1], hvx_word(y + 12));
+                isum[i] = __builtin_HEXAGON_V6_vmpyiewh_acc_128B(isum[i], t, scs);
             }
         }
         float fd[64] HVX_ALIGN;
