@@ -249,15 +249,15 @@ static int kq_mask_get(const uint8_t m[8], int bit) {
 
 // Row r of a Q4_K / Q5_K tile (q5 selects the high-bit masks).
 static void kq_tile_put_kmin(int q5, uint8_t * qp, uint8_t * sp, int r, const struct htp_kq_superblock * x) {
-    struct htp_q5k_q *  q = (struct htp_q5k_q *)(void *)qp;  // Q4_K's part is the prefix qs
+    struct htp_q5k_q *  q = (struct htp_q5k_q *)(void *)qp;  // Q5_K only
     struct htp_kmin_s * s = (struct htp_kmin_s *)(void *)sp;
     for (int e = 0; e < HTP_KQ_QK; e++) {
         const int j = e / 32, c = (e % 32) / 8, u = e % 8;
-        uint8_t * byte = &q->qs[j][c][4 * r + u % 4];
+        uint8_t * byte = qp + htp_kmin_qs_off(q5, j, c) + 4 * r + u % 4;
         const int sh   = 4 * (u / 4);
         *byte          = (uint8_t)((*byte & ~(15u << sh)) | ((unsigned)(x->q[e] & 15) << sh));
         if (q5) {
-            kq_mask_set(q->qh[j][c][u / 4], 4 * r + u % 4, x->q[e] >> 4);
+            kq_mask_set(q->j[j].qh[c][u / 4], 4 * r + u % 4, x->q[e] >> 4);
         }
     }
     for (int j = 0; j < 8; j++) {
@@ -269,13 +269,13 @@ static void kq_tile_put_kmin(int q5, uint8_t * qp, uint8_t * sp, int r, const st
 }
 
 static void kq_tile_get_kmin(int q5, const uint8_t * qp, const uint8_t * sp, int r, struct htp_kq_superblock * x) {
-    const struct htp_q5k_q *  q = (const struct htp_q5k_q *)(const void *)qp;
+    const struct htp_q5k_q *  q = (const struct htp_q5k_q *)(const void *)qp;  // Q5_K only
     const struct htp_kmin_s * s = (const struct htp_kmin_s *)(const void *)sp;
     for (int e = 0; e < HTP_KQ_QK; e++) {
         const int j = e / 32, c = (e % 32) / 8, u = e % 8;
-        int       v = (q->qs[j][c][4 * r + u % 4] >> (4 * (u / 4))) & 15;
+        int       v = (qp[htp_kmin_qs_off(q5, j, c) + 4 * r + u % 4] >> (4 * (u / 4))) & 15;
         if (q5) {
-            v |= kq_mask_get(q->qh[j][c][u / 4], 4 * r + u % 4) << 4;
+            v |= kq_mask_get(q->j[j].qh[c][u / 4], 4 * r + u % 4) << 4;
         }
         x->q[e] = (uint8_t)v;
     }

@@ -24,7 +24,9 @@
 //                qs[j][c] byte (r, u % 4): low nibble if u < 4, high nibble
 //                otherwise = the low 4 bits of q (q = 0..15 / 0..31)
 //                Q5_K: bit 4 of q is bit (4 r + u % 4) of the little-endian
-//                64-bit mask qh[j][c][u / 4]
+//                64-bit mask qh[j][c][u / 4]; a sub-block's qs and qh are
+//                consecutive (struct htp_q5k_sub), so that the part is read in
+//                order, and htp_kmin_qs_off finds qs[j][c] in either type
 //                sc[j][r] = scale, mn[j / 2][r][j % 2] = min (the pair layout
 //                feeds a 16-bit pairwise multiply-add with two activation sums)
 //   Q6_K         sub-block s = e / 16 (16 elements, one int8 scale)
@@ -70,9 +72,13 @@ struct htp_q4k_q {  // quant part, Q4_K
     uint8_t qs[8][4][64];
 };
 
+struct htp_q5k_sub {  // sub-block j of a Q5_K quant part: five lines in the order they are read
+    uint8_t qs[4][64];
+    uint8_t qh[4][2][8];
+};
+
 struct htp_q5k_q {  // quant part, Q5_K
-    uint8_t qs[8][4][64];
-    uint8_t qh[8][4][2][8];
+    struct htp_q5k_sub j[8];
 };
 
 struct htp_kmin_s {  // scale part, Q4_K and Q5_K
@@ -119,6 +125,11 @@ struct htp_iq4xs_s {  // scale part, IQ4_XS (quant part: struct htp_q4k_q)
 _Static_assert(sizeof(struct htp_q3k_q) == 1536 && sizeof(struct htp_q2k_q) == 1024, "q3_K/q2_K q parts");
 _Static_assert(sizeof(struct htp_q2k_s) == 320 && sizeof(struct htp_iq4xs_s) == 160, "q2_K/iq4_xs scale parts");
 _Static_assert(sizeof(struct htp_q4k_q) == 2048 && sizeof(struct htp_q5k_q) == 2560, "k-quant q parts");
+// Byte offset of qs[j][c] in a Q4_K (q5 = 0) or Q5_K quant part.
+static inline size_t htp_kmin_qs_off(int q5, int j, int c) {
+    return (size_t)j * (q5 ? sizeof(struct htp_q5k_sub) : sizeof(((struct htp_q4k_q *)0)->qs[0])) + 64 * (size_t)c;
+}
+
 _Static_assert(sizeof(struct htp_q6k_q) == 3072 && sizeof(struct htp_q6k_s) == 288, "q6_K parts");
 _Static_assert(sizeof(struct htp_kmin_s) == 320, "q4_K/q5_K scale part");
 

@@ -488,7 +488,7 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_avx512(int q5, int
         acc[i] = _mm512_setzero_ps();
     }
     for (int64_t b = 0; b < nsb; b++) {
-        const struct htp_q5k_q *  q = (const struct htp_q5k_q *)(const void *)(group + (size_t)b * qb);
+        const uint8_t *           q = group + (size_t)b * qb;
         const struct htp_kmin_s * s =
             (const struct htp_kmin_s *)(const void *)(sbase + (size_t)b * sizeof(struct htp_kmin_s));
         __m512i isum[4], msum[4];
@@ -503,12 +503,13 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_avx512(int q5, int
                 dh[i] = _mm512_setzero_si512();
             }
             for (int c = 0; c < 4; c++) {
-                const __m512i v  = _mm512_loadu_si512(q->qs[j][c]);
+                const __m512i v  = _mm512_loadu_si512(q + htp_kmin_qs_off(q5, j, c));
                 __m512i       lo = _mm512_and_si512(v, m4);
                 __m512i       hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
                 if (q5) {
-                    lo = _mm512_mask_add_epi8(lo, kq_mask(q->qh[j][c][0]), lo, b16);
-                    hi = _mm512_mask_add_epi8(hi, kq_mask(q->qh[j][c][1]), hi, b16);
+                    const struct htp_q5k_sub * x = &((const struct htp_q5k_q *)(const void *)q)->j[j];
+                    lo                           = _mm512_mask_add_epi8(lo, kq_mask(x->qh[c][0]), lo, b16);
+                    hi                           = _mm512_mask_add_epi8(hi, kq_mask(x->qh[c][1]), hi, b16);
                 }
                 for (int i = 0; i < nc; i++) {
                     const int8_t * y = a[i][b].qs + 32 * j + 8 * c;
@@ -632,26 +633,25 @@ static inline __attribute__((always_inline)) void kq_prefetch_scales(const void 
 }
 
 // A group's quant parts are one run of nsb * qb bytes (tiled.h), which the
-// Q4_K and Q5_K decode loops consume in 32 steps a super-block. Step st
-// prefetches line st of the next quant part (part: super-block b + 1, or the
+// Q4_K, Q5_K and Q6_K decode loops consume in 32 steps a super-block, each
+// part in order (Q5_K's and Q6_K's high bits sit beside their sub-block's
+// nibbles). Step st prefetches lines st n / 32 .. (st + 1) n / 32 - 1 of the
+// next quant part (n lines: 32, 40, 48; part: super-block b + 1, or the
 // first of the group ng groups on: the next call's, or the next tile's,
-// whoever takes it), and the lines past 32 (Q5_K's 8 lines of high bits) one
-// at the step that starts reading that line of this part: every line
-// once, at an even rate, one part (2, 2.5 KiB) ahead. (Q6_K's part is read
-// in order, three lines a sub-block, and prefetched so.) This replaced a
-// fixed 3 KiB distance computed line by line in a loop, whose bounds and end
-// test GCC 12 could not fold: the loop cut the unrolled step in pieces, and
-// the kernel kept each loaded vector on the stack and read it back from
-// there. That had replaced prefetching super-block b + 2 line by line (step L:
-// lines L and 32 + L), which asked for a Q6_K part's 16 high-bit lines in
-// the first half of a super-block and nothing more in the second: on the 1B
-// model at vocabulary 512 (tg, alternated) Q6_K decoded 34 -> 39 t/s, Q5_K
-// 41-42 -> 44-45.
+// whoever takes it): every line once, in the order it will be read, one part
+// (2, 2.5, 3 KiB) ahead. When Q5_K and Q6_K kept their high bits in a run of
+// their own after the nibbles, a part was two streams, which cost Q6_K a
+// fifth of its cold (DRAM) matmul speed on Zen 4. Before this, a fixed 3 KiB
+// distance computed line by line in a loop whose bounds and end test GCC 12
+// could not fold: the loop cut the unrolled step in pieces, and the kernel
+// kept each loaded vector on the stack and read it back from there.
+// (With 32 to 48 lines that is one or two a step: no loop, since st is
+// not a constant where the sub-block loop stays rolled.)
 static inline __attribute__((always_inline)) void kq_prefetch_part(const uint8_t * part, size_t qb, int st) {
-    const int extra = (int)(qb / 64) - 32;
-    _mm_prefetch((const char *)part + 64 * st, _MM_HINT_T0);
-    if (extra > 0 && st * extra % 32 < extra) {
-        _mm_prefetch((const char *)part + 64 * (32 + st * extra / 32), _MM_HINT_T0);
+    const int n = (int)(qb / 64), first = st * n / 32, end = (st + 1) * n / 32;
+    _mm_prefetch((const char *)part + 64 * first, _MM_HINT_T0);
+    if (end - first > 1) {
+        _mm_prefetch((const char *)part + 64 * (first + 1), _MM_HINT_T0);
     }
 }
 
@@ -705,10 +705,10 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
     const __m512i   b16    = _mm512_set1_epi8(16);
     __m512          acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
     for (int64_t b = 0; b < nsb; b++) {
-        const struct htp_q5k_q *  q[4];
+        const uint8_t *           q[4];
         const struct htp_kmin_s * s[4];
         for (int h = 0; h < ng; h++) {
-            q[h] = (const struct htp_q5k_q *)(const void *)(gs[h] + (size_t)b * qb);
+            q[h] = gs[h] + (size_t)b * qb;
             s[h] = (const struct htp_kmin_s *)(const void *)(gs[h] + (size_t)nsb * qb +
                                                              (size_t)b * sizeof(struct htp_kmin_s));
         }
@@ -730,12 +730,13 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
                     if (pf) {
                         kq_prefetch_part(pq[h], qb, 4 * j + c);
                     }
-                    const __m512i v  = _mm512_loadu_si512(q[h]->qs[j][c]);
+                    const __m512i v  = _mm512_loadu_si512(q[h] + htp_kmin_qs_off(q5, j, c));
                     __m512i       lo = _mm512_and_si512(v, m4), hi;
                     if (q5) {
-                        hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
-                        lo = _mm512_mask_add_epi8(lo, kq_mask(q[h]->qh[j][c][0]), lo, b16);
-                        hi = _mm512_mask_add_epi8(hi, kq_mask(q[h]->qh[j][c][1]), hi, b16);
+                        const struct htp_q5k_sub * x = &((const struct htp_q5k_q *)(const void *)q[h])->j[j];
+                        hi                           = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
+                        lo                           = _mm512_mask_add_epi8(lo, kq_mask(x->qh[c][0]), lo, b16);
+                        hi                           = _mm512_mask_add_epi8(hi, kq_mask(x->qh[c][1]), hi, b16);
                     } else {
                         hi = _mm512_andnot_si512(m4, v);  // 16 x the high nibble
                     }
@@ -798,9 +799,8 @@ static inline __attribute__((always_inline)) void kq_dot_q6_multi_avx512(int ng,
             const __m512i  off = _mm512_set1_epi32(32 * a[b].bsum16[g]);
             KQ_UNROLL_GROUPS
             for (int h = 0; h < ng; h++) {
-                for (int L = 0; L < 3; L++) {  // sub-block g of the next part: its three lines
-                    _mm_prefetch((const char *)pq[h] + sizeof(struct htp_q6k_sub) * g + 64 * L, _MM_HINT_T0);
-                }
+                kq_prefetch_part(pq[h], sizeof(struct htp_q6k_q), 2 * g);
+                kq_prefetch_part(pq[h], sizeof(struct htp_q6k_q), 2 * g + 1);
                 kq_prefetch_scales(ps[h], sizeof(struct htp_q6k_s), g);
                 __m512i u[4];
                 kq_q6_sixbit(q[h], g, u);
@@ -1255,7 +1255,6 @@ static inline __attribute__((always_inline)) void kq_hvx_kmin(const int q5, cons
                                                               const struct htp_q8k_block * const * a,
                                                               float (*outa)[HTP_KQ_R], float (*outb)[HTP_KQ_R]) {
     const size_t qbytes = q5 ? sizeof(struct htp_q5k_q) : sizeof(struct htp_q4k_q);
-    const size_t qh_off = offsetof(struct htp_q5k_q, qh);
     for (int i = 0; i < nc; i++) {
         memset(outa[i], 0, sizeof outa[i]);
         if (two) {
@@ -1273,38 +1272,37 @@ static inline __attribute__((always_inline)) void kq_hvx_kmin(const int q5, cons
         for (int i = 0; i < nc; i++) {
             isum[i] = msum[i] = hvx_zero();
         }
-        for (int jp = 0; jp < 4; jp++) {  // sub-blocks 2 jp, 2 jp + 1 share a load of Q5_K's masks
-            const hvx_vv qh =
-                q5 ? hvx_zip(hvx_ld(qa + qh_off + 128 * jp), hvx_ld(qb + qh_off + 128 * jp), 8) : (hvx_vv){0};
-            for (int h = 0; h < 2; h++) {
-                const int j = 2 * jp + h;
-                const hvx_vv x01 = hvx_join(hvx_ld(qa + 256 * j), hvx_ld(qb + 256 * j));  // chunks 0, 1
-                const hvx_vv x23 = hvx_join(hvx_ld(qa + 256 * j + 128), hvx_ld(qb + 256 * j + 128));
-                const hvx_v x[4] = {hvx_lo(x01), hvx_hi(x01), hvx_lo(x23), hvx_hi(x23)};
-                hvx_v lo[4], hi[4];  // elements 8 c + 0..3 and 8 c + 4..7 of the sub-block
-                hvx_v mw[8];         // bit 4: mask 2 c (low nibbles), 2 c + 1 (high) of qh[j][c]
+        for (int j = 0; j < 8; j++) {
+            const size_t qs = htp_kmin_qs_off(q5, j, 0);
+            const hvx_vv x01 = hvx_join(hvx_ld(qa + qs), hvx_ld(qb + qs));  // chunks 0, 1
+            const hvx_vv x23 = hvx_join(hvx_ld(qa + qs + 128), hvx_ld(qb + qs + 128));
+            const hvx_v x[4] = {hvx_lo(x01), hvx_hi(x01), hvx_lo(x23), hvx_hi(x23)};
+            hvx_v lo[4], hi[4];  // elements 8 c + 0..3 and 8 c + 4..7 of the sub-block
+            hvx_v mw[8];         // bit 4: mask 2 c (low nibbles), 2 c + 1 (high) of qh[j][c]
+            if (q5) {
+                // Q5_K's masks of sub-block j, A's and B's zipped (a load past the last
+                // sub-block reads the group's scale parts)
+                const size_t qh = qs + offsetof(struct htp_q5k_sub, qh);
+                hvx_mask_words(hvx_lo(hvx_zip(hvx_ld(qa + qh), hvx_ld(qb + qh), 8)), mw);
+            }
+            for (int c = 0; c < 4; c++) {
+                lo[c] = hvx_nib_lo(x[c]);
+                hi[c] = hvx_nib_hi(x[c]);
                 if (q5) {
-                    hvx_mask_words(h ? hvx_hi(qh) : hvx_lo(qh), mw);
+                    lo[c] = hvx_mask_or(lo[c], mw[2 * c], 4);
+                    hi[c] = hvx_mask_or(hi[c], mw[2 * c + 1], 4);
                 }
-                for (int c = 0; c < 4; c++) {
-                    lo[c] = hvx_nib_lo(x[c]);
-                    hi[c] = hvx_nib_hi(x[c]);
-                    if (q5) {
-                        lo[c] = hvx_mask_or(lo[c], mw[2 * c], 4);
-                        hi[c] = hvx_mask_or(hi[c], mw[2 * c + 1], 4);
-                    }
+            }
+            const hvx_v scj = kq_hvx_scale_u(sc, j);
+            for (int i = 0; i < nc; i++) {
+                const int8_t * y = a[i][b].qs + 32 * j;
+                hvx_v t = hvx_rmpy(lo[0], hvx_word(y));
+                t = hvx_rmpy_acc(t, hi[0], hvx_word(y + 4));
+                for (int c = 1; c < 4; c++) {
+                    t = hvx_rmpy_acc(t, lo[c], hvx_word(y + 8 * c));
+                    t = hvx_rmpy_acc(t, hi[c], hvx_word(y + 8 * c + 4));
                 }
-                const hvx_v scj = kq_hvx_scale_u(sc, j);
-                for (int i = 0; i < nc; i++) {
-                    const int8_t * y = a[i][b].qs + 32 * j;
-                    hvx_v t = hvx_rmpy(lo[0], hvx_word(y));
-                    t = hvx_rmpy_acc(t, hi[0], hvx_word(y + 4));
-                    for (int c = 1; c < 4; c++) {
-                        t = hvx_rmpy_acc(t, lo[c], hvx_word(y + 8 * c));
-                        t = hvx_rmpy_acc(t, hi[c], hvx_word(y + 8 * c + 4));
-                    }
-                    isum[i] = __builtin_HEXAGON_V6_vmpyiewuh_acc_128B(isum[i], t, scj);
-                }
+                isum[i] = __builtin_HEXAGON_V6_vmpyiewuh_acc_128B(isum[i], t, scj);
             }
         }
         // Mins: word (p, r) of mn is the pair (m_2p, m_2p+1) of row r, widened to halfwords.
