@@ -125,13 +125,13 @@ struct htp_iq4xs_s {  // scale part, IQ4_XS (quant part: struct htp_q4k_q)
 _Static_assert(sizeof(struct htp_q3k_q) == 1536 && sizeof(struct htp_q2k_q) == 1024, "q3_K/q2_K q parts");
 _Static_assert(sizeof(struct htp_q2k_s) == 320 && sizeof(struct htp_iq4xs_s) == 160, "q2_K/iq4_xs scale parts");
 _Static_assert(sizeof(struct htp_q4k_q) == 2048 && sizeof(struct htp_q5k_q) == 2560, "k-quant q parts");
+_Static_assert(sizeof(struct htp_q6k_q) == 3072 && sizeof(struct htp_q6k_s) == 288, "q6_K parts");
+_Static_assert(sizeof(struct htp_kmin_s) == 320, "q4_K/q5_K scale part");
+
 // Byte offset of qs[j][c] in a Q4_K (q5 = 0) or Q5_K quant part.
 static inline size_t htp_kmin_qs_off(int q5, int j, int c) {
     return (size_t)j * (q5 ? sizeof(struct htp_q5k_sub) : sizeof(((struct htp_q4k_q *)0)->qs[0])) + 64 * (size_t)c;
 }
-
-_Static_assert(sizeof(struct htp_q6k_q) == 3072 && sizeof(struct htp_q6k_s) == 288, "q6_K parts");
-_Static_assert(sizeof(struct htp_kmin_s) == 320, "q4_K/q5_K scale part");
 
 // A super-block decoded from either form (ggml block or tile row): what pack,
 // unpack and the kernels' dequantization work through.
