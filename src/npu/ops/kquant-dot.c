@@ -455,6 +455,11 @@ void htp_kq_dot_group_ref(uint32_t type, float out[4][HTP_KQ_R], const uint8_t *
 
 #ifdef KQ_AVX512
 
+// Sub-block j of a Q5_K quant part: its high-bit masks beside its nibbles.
+static inline const struct htp_q5k_sub * kq_q5_sub(const uint8_t * part, int j) {
+    return &((const struct htp_q5k_q *)(const void *)part)->j[j];
+}
+
 static inline __m512i kq_bcast4(const int8_t * p) {
     int32_t v;
     memcpy(&v, p, 4);
@@ -507,7 +512,7 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_avx512(int q5, int
                 __m512i       lo = _mm512_and_si512(v, m4);
                 __m512i       hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
                 if (q5) {
-                    const struct htp_q5k_sub * x = &((const struct htp_q5k_q *)(const void *)q)->j[j];
+                    const struct htp_q5k_sub * x = kq_q5_sub(q, j);
                     lo                           = _mm512_mask_add_epi8(lo, kq_mask(x->qh[c][0]), lo, b16);
                     hi                           = _mm512_mask_add_epi8(hi, kq_mask(x->qh[c][1]), hi, b16);
                 }
@@ -733,7 +738,7 @@ static inline __attribute__((always_inline)) void kq_dot_kmin_multi_avx512(int q
                     const __m512i v  = _mm512_loadu_si512(q[h] + htp_kmin_qs_off(q5, j, c));
                     __m512i       lo = _mm512_and_si512(v, m4), hi;
                     if (q5) {
-                        const struct htp_q5k_sub * x = &((const struct htp_q5k_q *)(const void *)q[h])->j[j];
+                        const struct htp_q5k_sub * x = kq_q5_sub(q[h], j);
                         hi                           = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
                         lo                           = _mm512_mask_add_epi8(lo, kq_mask(x->qh[c][0]), lo, b16);
                         hi                           = _mm512_mask_add_epi8(hi, kq_mask(x->qh[c][1]), hi, b16);
