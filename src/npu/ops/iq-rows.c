@@ -370,20 +370,24 @@ static inline __m512i iq1s_row(const uint8_t * blk, const struct iq_col * col, c
 // scales (two 3-bit fields per group: weights 0..15 and 16..31) whose top
 // nibbles are d's.
 static inline __m512i iq1m_row(const uint8_t * blk, const struct iq_col * col, const void * points) {
-    const __m512i       lo8  = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)blk));
-    const __m512i       qhw  = _mm512_maskz_permutexvar_epi8(  // word p: byte p / 2
+    const __m512i lo8 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)blk));
+    const __m512i qhw = _mm512_maskz_permutexvar_epi8(  // word p: byte p / 2
         0x5555555555555555ull,
         _mm512_setr_epi32(0, 0x10001, 0x20002, 0x30003, 0x40004, 0x50005, 0x60006, 0x70007, 0x80008, 0x90009, 0xa000a,
-                                 0xb000b, 0xc000c, 0xd000d, 0xe000e, 0xf000f),
+                          0xb000b, 0xc000c, 0xd000d, 0xe000e, 0xf000f),
         _mm512_zextsi128_si512(_mm_loadu_si128((const __m128i *)(const void *)(blk + 32))));
-    const __m512i       nib  = _mm512_srlv_epi16(qhw, _mm512_set1_epi32(0x00040000));  // point p's nibble
-    const uint32_t      negp = _mm512_test_epi16_mask(nib, _mm512_set1_epi16(8));      // bit p = 4 g + l
+    const __m512i nib = _mm512_srlv_epi16(qhw, _mm512_set1_epi32(0x00040000));  // point p's nibble
+    // word p: the delta of point p, +1 or -1 (bit 3 of its nibble set: -1), in its low byte
+    const __m512i sign =
+        _mm512_sub_epi16(_mm512_set1_epi16(1), _mm512_srli_epi16(_mm512_and_si512(nib, _mm512_set1_epi16(8)), 2));
     struct iq_point_ids ids;
     point_ids(_mm512_or_si512(lo8, _mm512_slli_epi16(_mm512_and_si512(nib, _mm512_set1_epi16(7)), 8)), &ids);
     __m512i acc[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
     for (int h = 0; h < 4; h++) {  // step h: point h of each group, the delta its own
-        const __m512i delta = iq1_deltas((__mmask8)_pext_u32(negp, 0x11111111u << h));
-        acc[h / 2]          = iq1_step(acc[h / 2], &ids, h, points, delta, col->x[h]);
+        // 64-bit lane g: point (g, h)'s delta, byte 2 (4 g + h) of sign, in all 8 bytes
+        const __m512i delta =
+            _mm512_permutexvar_epi8(_mm512_add_epi8(lane_base(), _mm512_set1_epi8((char)(2 * h))), sign);
+        acc[h / 2] = iq1_step(acc[h / 2], &ids, h, points, delta, col->x[h]);
     }
     uint64_t sw;
     memcpy(&sw, blk + 48, sizeof sw);
