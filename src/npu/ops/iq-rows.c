@@ -67,7 +67,7 @@ void htp_iq_codes_build(const struct htp_codebooks * cb, struct htp_iq_codes * c
 }
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VBMI__) && defined(__AVX512VNNI__) && \
-    defined(__AVX512BITALG__) && defined(__BMI2__)
+    defined(__AVX512BITALG__)
 #define IQ_ROWS_AVX512 1
 #include <immintrin.h>
 #endif
