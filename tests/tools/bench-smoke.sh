@@ -47,6 +47,9 @@ done
 out=$("$bin/htp-bench" opcost -N 16 --reps 2 --json) || fail "htp-bench opcost"
 has "$out" htp_us_per_op cpu_us_per_op htp_graph1_us npu_first_op_us npu_other_op_us
 printf '%s' "$out" | grep -q '"op": "mul_mat 64x64 q4_0"' || fail "opcost: no mul_mat row: $out"
+# The timings run without the profiler; the NPU's per-op times come from the profiled pass.
+printf '%s' "$out" | grep -q '"profiler_in_timings": 0' || fail "opcost: timings with the profiler: $out"
+printf '%s' "$out" | grep -q '"npu_first_op_us": [0-9]' || fail "opcost: no NPU times from the profiled pass: $out"
 
 out=$("$bin/htp-bench" fa --kv 128 --layers 2 --types f16,q8_0 --reps 2 --json) || fail "htp-bench fa"
 for t in f16 q8_0; do
