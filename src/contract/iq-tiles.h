@@ -5,18 +5,19 @@
 //
 // 1. The tiled layout (in buffers; tiled.h's row groups). A tile is one
 //    256-element super-block of each of 16 consecutive rows, and its quant
-//    part is those 16 rows' ggml blocks verbatim, row after row; there is no
-//    scale part (s_bytes = 0):
+//    part is those 16 rows' blocks, row after row; there is no scale part
+//    (s_bytes = 0):
 //
-//      tile of super-block b in a group:  q[r * blck_bytes ..] = row r's block b (r = 0..15)
+//      tile of super-block b in a group:  q[r * tile_blck ..] = row r's block b (r = 0..15)
+//      tile_blck = q_bytes / 16 (htp_iq_tile_blck_bytes)
 //      padding rows: all zero bytes (d = 0: their weights are exact zeros)
 //
-//    So pack and unpack are copies (get_tensor gets ggml's bytes back) and a
-//    type gets its format from one row of the table in iq-tiles.c. Against
-//    one column the kernels read a tile's 16 blocks in place
-//    (npu/ops/iq-rows.h, where built); otherwise they decode the codebook
-//    indices once per row group into the decoded tile below. Either way the
-//    gain of tiling is that one group's rows sit together.
+//    IQ2 and IQ3 keep ggml's block verbatim (tile_blck = ggml's block bytes),
+//    so their pack and unpack are copies. IQ1_S and IQ1_M keep their block
+//    with every point as a code (3. below), so their pack and unpack take the
+//    codebook. Against one column the kernels read a tile's 16 blocks in
+//    place (npu/ops/iq-rows.h, where built); otherwise they decode the blocks
+//    once per row group into the decoded tile below.
 //
 // 2. The decoded tile (NPU scratch only, never in a buffer, described here
 //    because the scratch plan counts it): what a row group's super-block
@@ -34,6 +35,32 @@
 //    Padding rows decode as q + 64 = 64, sc = 0, d = 0. A row group's decoded
 //    form is nsb such tiles, HTP_IQ_DTILE_BYTES each.
 //
+// 3. IQ1 code blocks (IQ1_S and IQ1_M tiles). ggml stores each point of 8
+//    weights as an 11-bit index into a codebook of 2048 points, too large to
+//    look up in registers: a kernel would gather every point from memory. A
+//    tile stores the point itself instead, as its code: 2 bits a coordinate,
+//    coordinate j (-1, 0 or +1) plus 1 at bits 2 j, 2 j + 1, which a kernel
+//    turns into bytes with one shift and one permute. Point p = 4 g + l is
+//    point l of group g (weights 8 p .. 8 p + 7 of the super-block; a group
+//    is 32 weights).
+//
+//      IQ1_S, 70 bytes (ggml: 50)
+//        +0    fp16 d
+//        +2    u16 code[32]    point p's code
+//        +66   u8  meta[4]     nibble g (low nibble first) of meta[g / 2]: bits 0..2 the scale
+//                              of group g, bit 3 the sign of its delta (set: -1/8)
+//      IQ1_M, 76 bytes (ggml: 56)
+//        +0    u16 code[32]    point p's code
+//        +64   u32 neg         bit 8 l + g set: the delta of point (g, l) is -1/8 (byte l: the
+//                              8 groups' point l, the order a kernel takes them in)
+//        +68   u16 scales[4]   ggml's scale words, verbatim (the fp16 d in their top nibbles)
+//
+//    The rest of ggml's block (scales, the deltas' signs, d) is moved bit for
+//    bit. Unpacking maps each code back to its index (struct htp_iq1_coder),
+//    exact because the 2048 points are distinct (checked where the coder is
+//    built). The kernels read about 40% more bytes than ggml's block; IQ1
+//    decode is bound by its arithmetic, not by memory, so this pays.
+//
 // Adding a type: its decoder (npu/ops/iq-decode.c's switch) and one line in
 // iq_kernel_types (iq-tiles.c): the format, the op claims (MUL_MAT,
 // MUL_MAT_ID, GET_ROWS, CPY to F32) and the tests' type lists follow.
@@ -44,6 +71,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codebooks.h"
 #include "tiled.h"
 
 #define HTP_IQ_TILE_QK 256  // elements per super-block
@@ -58,6 +86,38 @@ struct htp_iq_dtile {
 
 #define HTP_IQ_DTILE_BYTES 6272
 _Static_assert(sizeof(struct htp_iq_dtile) == HTP_IQ_DTILE_BYTES && HTP_IQ_DTILE_BYTES % 128 == 0, "decoded tile");
+
+#define HTP_IQ1S_CODE_BLOCK 70  // bytes of an IQ1_S code block (3. above)
+#define HTP_IQ1M_CODE_BLOCK 76  // ... of an IQ1_M code block
+#define HTP_IQ1_POINTS      2048
+#define HTP_IQ1_KEYS        6561  // 3^8: the codes of every point of 8 coordinates in {-1, 0, 1}
+
+// The IQ1 codebook both ways, for pack (index -> code) and unpack (code ->
+// index). A code's key is sum_j (coordinate j + 1) * 3^j.
+struct htp_iq1_coder {
+    uint16_t code[HTP_IQ1_POINTS];  // point index -> code
+    uint16_t index[HTP_IQ1_KEYS];   // key -> point index; HTP_IQ1_NO_POINT where no point has it
+};
+
+#define HTP_IQ1_NO_POINT 0xffffu
+
+// The coder of cb's IQ1 points (htp_codebooks_ok has passed): 0, or -1 when
+// two points are equal (then codes could not be mapped back).
+int htp_iq1_coder_build(const struct htp_codebooks * cb, struct htp_iq1_coder * c);
+
+// The code of 8 coordinates in {-1, 0, 1}.
+static inline uint16_t htp_iq1_code_of(const int8_t point[8]) {
+    uint16_t code = 0;
+    for (int j = 0; j < 8; j++) {
+        code |= (uint16_t)((point[j] + 1) & 3) << (2 * j);
+    }
+    return code;
+}
+
+// Bytes of a row's block inside a tile of an IQ type's format f.
+static inline size_t htp_iq_tile_blck_bytes(const struct htp_tile_format * f) {
+    return f->q_bytes / HTP_IQ_TILE_R;
+}
 
 // 1 if the NPU has MUL_MAT / MUL_MAT_ID / GET_ROWS / CPY kernels for type
 // (enum htp_type): the IQ types of iq_kernel_types.

@@ -275,24 +275,24 @@ static void unpack_nvfp4(const uint8_t * q, const uint8_t * s, int r, uint8_t * 
 }
 
 static const struct htp_tile_format tile_formats[] = {
-    {HTP_TYPE_Q8_0, 32, 34, 512, 32, pack_q8_0, unpack_q8_0},
-    {HTP_TYPE_Q4_0, 32, 18, 256, 32, pack_d_q4, unpack_d_q4},
-    {HTP_TYPE_Q4_1, 32, 20, 256, 64, pack_q4_1, unpack_q4_1},
-    {HTP_TYPE_IQ4_NL, 32, 18, 256, 32, pack_d_q4, unpack_d_q4},
-    {HTP_TYPE_MXFP4, 32, 17, 256, 16, pack_mxfp4, unpack_mxfp4},
-    {HTP_TYPE_Q5_0, 32, 22, HTP_Q5_Q_BYTES, 32, pack_q5_0, unpack_q5_0},
-    {HTP_TYPE_Q5_1, 32, 24, HTP_Q5_Q_BYTES, 64, pack_q5_1, unpack_q5_1},
+    {HTP_TYPE_Q8_0, 32, 34, 512, 32, pack_q8_0, unpack_q8_0, NULL, NULL},
+    {HTP_TYPE_Q4_0, 32, 18, 256, 32, pack_d_q4, unpack_d_q4, NULL, NULL},
+    {HTP_TYPE_Q4_1, 32, 20, 256, 64, pack_q4_1, unpack_q4_1, NULL, NULL},
+    {HTP_TYPE_IQ4_NL, 32, 18, 256, 32, pack_d_q4, unpack_d_q4, NULL, NULL},
+    {HTP_TYPE_MXFP4, 32, 17, 256, 16, pack_mxfp4, unpack_mxfp4, NULL, NULL},
+    {HTP_TYPE_Q5_0, 32, 22, HTP_Q5_Q_BYTES, 32, pack_q5_0, unpack_q5_0, NULL, NULL},
+    {HTP_TYPE_Q5_1, 32, 24, HTP_Q5_Q_BYTES, 64, pack_q5_1, unpack_q5_1, NULL, NULL},
     // Blocks of several 32-element units (tiled.h).
-    {HTP_TYPE_Q1_0, 128, 18, HTP_Q1_0_Q_BYTES, 32, pack_q1_0, unpack_q1_0},
-    {HTP_TYPE_Q2_0, 64, 18, HTP_Q2_0_Q_BYTES, 32, pack_q2_0, unpack_q2_0},
-    {HTP_TYPE_NVFP4, 64, 36, HTP_NVFP4_Q_BYTES, 64, pack_nvfp4, unpack_nvfp4},
+    {HTP_TYPE_Q1_0, 128, 18, HTP_Q1_0_Q_BYTES, 32, pack_q1_0, unpack_q1_0, NULL, NULL},
+    {HTP_TYPE_Q2_0, 64, 18, HTP_Q2_0_Q_BYTES, 32, pack_q2_0, unpack_q2_0, NULL, NULL},
+    {HTP_TYPE_NVFP4, 64, 36, HTP_NVFP4_Q_BYTES, 64, pack_nvfp4, unpack_nvfp4, NULL, NULL},
     // K-quants: tiles of one 256-element super-block per row, see kquant-tiles.h.
-    {HTP_TYPE_Q4_K, 256, 144, 2048, 320, htp_kq_pack_q4_K, htp_kq_unpack_q4_K},
-    {HTP_TYPE_Q5_K, 256, 176, 2560, 320, htp_kq_pack_q5_K, htp_kq_unpack_q5_K},
-    {HTP_TYPE_Q6_K, 256, 210, 3072, 288, htp_kq_pack_q6_K, htp_kq_unpack_q6_K},
-    {HTP_TYPE_Q3_K, 256, 110, 1536, 288, htp_kq_pack_q3_K, htp_kq_unpack_q3_K},
-    {HTP_TYPE_Q2_K, 256, 84, 1024, 320, htp_kq_pack_q2_K, htp_kq_unpack_q2_K},
-    {HTP_TYPE_IQ4_XS, 256, 136, 2048, 160, htp_kq_pack_iq4_xs, htp_kq_unpack_iq4_xs},
+    {HTP_TYPE_Q4_K, 256, 144, 2048, 320, htp_kq_pack_q4_K, htp_kq_unpack_q4_K, NULL, NULL},
+    {HTP_TYPE_Q5_K, 256, 176, 2560, 320, htp_kq_pack_q5_K, htp_kq_unpack_q5_K, NULL, NULL},
+    {HTP_TYPE_Q6_K, 256, 210, 3072, 288, htp_kq_pack_q6_K, htp_kq_unpack_q6_K, NULL, NULL},
+    {HTP_TYPE_Q3_K, 256, 110, 1536, 288, htp_kq_pack_q3_K, htp_kq_unpack_q3_K, NULL, NULL},
+    {HTP_TYPE_Q2_K, 256, 84, 1024, 320, htp_kq_pack_q2_K, htp_kq_unpack_q2_K, NULL, NULL},
+    {HTP_TYPE_IQ4_XS, 256, 136, 2048, 160, htp_kq_pack_iq4_xs, htp_kq_unpack_iq4_xs, NULL, NULL},
 };
 
 const struct htp_tile_format * htp_tile_format(uint32_t type) {
@@ -327,8 +327,11 @@ int htp_tiled_strides_ok(const struct htp_tile_format * f, const int64_t ne[4], 
     return nb[0] == want[0] && nb[1] == want[1] && nb[2] == want[2] && nb[3] == want[3];
 }
 
-void htp_tiled_pack_group(const struct htp_tile_format * f, const uint8_t * rows, size_t row_stride, int nrows,
-                          int64_t nblk, uint8_t * group) {
+int htp_tiled_pack_group(const struct htp_tile_format * f, const struct htp_iq1_coder * coder, const uint8_t * rows,
+                         size_t row_stride, int nrows, int64_t nblk, uint8_t * group) {
+    if (f->pack_coded && !coder) {
+        return -1;
+    }
     uint8_t * const qbase = group;
     uint8_t * const sbase = group + (size_t)nblk * f->q_bytes;
     for (int64_t kb = 0; kb < nblk; kb++) {
@@ -336,14 +339,29 @@ void htp_tiled_pack_group(const struct htp_tile_format * f, const uint8_t * rows
         for (int r = 0; r < HTP_TILE_ROWS; r++) {
             blocks[r] = r < nrows ? rows + (size_t)r * row_stride + (size_t)kb * f->blck_bytes : NULL;
         }
-        f->pack(blocks, qbase + (size_t)kb * f->q_bytes, sbase + (size_t)kb * f->s_bytes);
+        uint8_t *q = qbase + (size_t)kb * f->q_bytes, *s = sbase + (size_t)kb * f->s_bytes;
+        if (f->pack_coded) {
+            f->pack_coded(coder, blocks, q, s);
+        } else {
+            f->pack(blocks, q, s);
+        }
     }
     const size_t used = (size_t)nblk * (f->q_bytes + f->s_bytes);
     const size_t gb   = htp_tiled_group_bytes(f, nblk * f->blck_size);
     memset(group + used, 0, gb - used);
+    return 0;
 }
 
-void htp_tiled_unpack_block(const struct htp_tile_format * f, const uint8_t * group, int64_t nblk, int r, int64_t kb,
-                            uint8_t * block) {
-    f->unpack(htp_tiled_q(f, group, kb), htp_tiled_s(f, group, nblk, kb), r, block);
+int htp_tiled_unpack_block(const struct htp_tile_format * f, const struct htp_iq1_coder * coder, const uint8_t * group,
+                           int64_t nblk, int r, int64_t kb, uint8_t * block) {
+    const uint8_t *q = htp_tiled_q(f, group, kb), *s = htp_tiled_s(f, group, nblk, kb);
+    if (!f->pack_coded) {
+        f->unpack(q, s, r, block);
+        return 0;
+    }
+    if (!coder) {
+        return -1;
+    }
+    f->unpack_coded(coder, q, s, r, block);
+    return 0;
 }

@@ -117,6 +117,8 @@ static void select_iq1s(uint8_t * b, int first) {
 
 static struct htp_codebooks codebooks;
 static int                  codebooks_state;  // 0 not yet, 1 ready, -1 failed
+static struct htp_iq1_coder iq1_coder;
+static int                  iq1_coder_ok;  // built with the codebooks
 static pthread_once_t       codebooks_once = PTHREAD_ONCE_INIT;
 
 static void derive(void) {
@@ -139,9 +141,18 @@ static void derive(void) {
         return;
     }
     codebooks_state = 1;
+    iq1_coder_ok    = htp_iq1_coder_build(cb, &iq1_coder) == 0;
+    if (!iq1_coder_ok) {
+        HTP_LOG_ERROR("codebooks: ggml's IQ1 codebook has two equal points: IQ1 weights cannot be tiled");
+    }
 }
 
 const struct htp_codebooks * htp_host_codebooks(void) {
     pthread_once(&codebooks_once, derive);
     return codebooks_state == 1 ? &codebooks : NULL;
+}
+
+const struct htp_iq1_coder * htp_host_iq1_coder(void) {
+    pthread_once(&codebooks_once, derive);
+    return codebooks_state == 1 && iq1_coder_ok ? &iq1_coder : NULL;
 }

@@ -6,9 +6,14 @@
 #define HTP_HOST_CODEBOOKS_H
 
 #include "contract/codebooks.h"
+#include "contract/iq-tiles.h"
 
 // The process's codebooks, derived on first use; NULL (and an error logged)
 // if ggml's dequantizers gave something outside the format's value sets.
 const struct htp_codebooks * htp_host_codebooks(void);
+
+// The IQ1 codebook both ways (contract/iq-tiles.h), built from those
+// codebooks, for packing and unpacking IQ1 tiles; NULL where they failed.
+const struct htp_iq1_coder * htp_host_iq1_coder(void);
 
 #endif  // HTP_HOST_CODEBOOKS_H

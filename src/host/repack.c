@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codebooks.h"
 #include "ggml-internal.h"
 #include "log.h"
 #include "contract/tiled.h"
@@ -34,12 +35,20 @@ struct htp_repack_extra {
 static pthread_mutex_t           extras_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct htp_repack_extra * extras_head;
 
+// The tiled format of a type, if the host can pack it: the formats that
+// store IQ1 points as codes need the IQ1 codebook (without it, such weights
+// stay in ggml's layout, which the NPU reads too).
+static const struct htp_tile_format * format_of_type(enum ggml_type type) {
+    const struct htp_tile_format * f = htp_tile_format((uint32_t)type);
+    return f && (!f->pack_coded || htp_host_iq1_coder()) ? f : NULL;
+}
+
 static const struct htp_tile_format * format_of(const struct ggml_tensor * t) {
-    return htp_tile_format((uint32_t)t->type);
+    return format_of_type(t->type);
 }
 
 bool htp_repack_type_tiled(enum ggml_type type) {
-    return htp_tile_format((uint32_t)type) != NULL;
+    return format_of_type(type) != NULL;
 }
 
 bool htp_repack_tensor_tileable(const struct ggml_tensor * t) {
@@ -61,8 +70,9 @@ int htp_repack_pack(const struct ggml_tensor * t, const void * raw, void * dst) 
     if (!htp_repack_tensor_tileable(t)) {
         return -1;
     }
-    const struct htp_tile_format * f = format_of(t);
-    int64_t                        nb[4];
+    const struct htp_tile_format * f   = format_of(t);
+    const struct htp_iq1_coder * coder = f->pack_coded ? htp_host_iq1_coder() : NULL;  // non-NULL for those: format_of
+    int64_t                      nb[4];
     htp_tiled_strides(f, t->ne, nb);
     const int64_t   nblk = t->ne[0] / f->blck_size;
     const size_t    rb   = (size_t)nblk * f->blck_bytes;  // bytes per raw row
@@ -74,7 +84,7 @@ int htp_repack_pack(const struct ggml_tensor * t, const void * raw, void * dst) 
             uint8_t *       out   = (uint8_t *)dst + i3 * nb[3] + i2 * nb[2];
             for (int64_t r0 = 0; r0 < t->ne[1]; r0 += HTP_TILE_ROWS) {
                 const int nrows = (int)(t->ne[1] - r0 < HTP_TILE_ROWS ? t->ne[1] - r0 : HTP_TILE_ROWS);
-                htp_tiled_pack_group(f, slice + (size_t)r0 * rb, rb, nrows, nblk,
+                htp_tiled_pack_group(f, coder, slice + (size_t)r0 * rb, rb, nrows, nblk,
                                      out + (size_t)(r0 / HTP_TILE_ROWS) * gb);
             }
         }
@@ -86,8 +96,9 @@ int htp_repack_unpack(const struct ggml_tensor * t, const void * src, void * out
     if (!htp_repack_tensor_tileable(t) || offset > ggml_nbytes(t) || size > ggml_nbytes(t) - offset) {
         return -1;
     }
-    const struct htp_tile_format * f = format_of(t);
-    int64_t                        nb[4];
+    const struct htp_tile_format * f   = format_of(t);
+    const struct htp_iq1_coder * coder = f->pack_coded ? htp_host_iq1_coder() : NULL;  // non-NULL for those: format_of
+    int64_t                      nb[4];
     htp_tiled_strides(f, t->ne, nb);
     const int64_t nblk = t->ne[0] / f->blck_size;
     const size_t  bb   = f->blck_bytes;
@@ -102,7 +113,7 @@ int htp_repack_unpack(const struct ggml_tensor * t, const void * src, void * out
         const int64_t i1 = (int64_t)row % t->ne[1], i2 = (int64_t)(row / t->ne[1]) % t->ne[2],
                       i3      = (int64_t)(row / t->ne[1] / t->ne[2]);
         const uint8_t * group = (const uint8_t *)src + i3 * nb[3] + i2 * nb[2] + (size_t)(i1 / HTP_TILE_ROWS) * gb;
-        htp_tiled_unpack_block(f, group, nblk, (int)(i1 % HTP_TILE_ROWS), kb, block);
+        htp_tiled_unpack_block(f, coder, group, nblk, (int)(i1 % HTP_TILE_ROWS), kb, block);
         size_t n = bb - (size_t)in_blk;
         n        = n < end - pos ? n : end - pos;
         memcpy(o, block + in_blk, n);

@@ -1,10 +1,12 @@
 // test-iq: the NPU's IQ codebook arithmetic (src/npu/ops/iq-*.c) against
 // ggml, for every type of contract/iq-tiles.h's list (htp_iq_type_ok): it has
 // a decoder and a tiled format whose pack/unpack give back ggml's block bytes
-// (padding rows included); each decoder, through htp_iq_dequant_block, equals
+// (padding rows included; IQ1's, which store codes, only with the codebook's
+// coder); each decoder, through htp_iq_dequant_block, equals
 // ggml's to_float bit for bit on quantized blocks and on random bytes (every
 // index, sign and scale pattern); a row group decodes to the same tile from
-// plain rows and from its tiled form; the 16-row dot products give the
+// plain rows and from its tiled form (IQ1's code blocks through their own
+// decoder); the 16-row dot products give the
 // portable code's bits on the SIMD path (and so does the decode path straight
 // from the blocks, htp_iq_dot_rows, where built, on plain rows and tiles of
 // every row count) and match ggml-cpu's vec_dot with
@@ -145,14 +147,14 @@ static void test_decoder(enum ggml_type type, const struct htp_codebooks * cb) {
 
 // Rows nrows x k (quantized, or random blocks: every index, sign and scale
 // pattern): tiles round trip, decoded tiles (plain = tiled), dot products.
-static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, const struct htp_iq_codes * codes, int64_t k,
-                     int nrows, int random) {
+static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, const struct htp_iq_codes * codes,
+                     const struct htp_iq1_coder * coder, int64_t k, int nrows, int random) {
     const char *                   name   = ggml_type_name(type);
     const struct htp_tile_format * f      = htp_tile_format(type);
-    const htp_iq_decode_fn         decode = htp_iq_decoder(type);
-    CHECK_OR_RETURN(, f != NULL && decode != NULL, "%s: no tile format or decoder", name);
+    const htp_iq_decode_fn         decode = htp_iq_decoder(type), tdecode = htp_iq_tile_decoder(type);
+    CHECK_OR_RETURN(, f != NULL && decode != NULL && tdecode != NULL, "%s: no tile format or decoder", name);
     const int64_t nsb = k / 256, ng = (nrows + 15) / 16;
-    const size_t  rowb = ggml_row_size(type, k), gb = htp_tiled_group_bytes(f, k);
+    const size_t  rowb = ggml_row_size(type, k), gb = htp_tiled_group_bytes(f, k), tb = htp_iq_tile_blck_bytes(f);
     float *       x     = malloc(sizeof(float) * (size_t)(nrows * k));
     uint8_t *     raw   = malloc(rowb * (size_t)nrows);
     uint8_t *     back  = calloc((size_t)nrows, rowb);
@@ -164,15 +166,21 @@ static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, const
     }
     for (int64_t g = 0; g < ng; g++) {
         const int n = (int)(nrows - 16 * g < 16 ? nrows - 16 * g : 16);
-        htp_tiled_pack_group(f, raw + (size_t)(16 * g) * rowb, rowb, n, nsb, tiled + (size_t)g * gb);
+        CHECK(htp_tiled_pack_group(f, coder, raw + (size_t)(16 * g) * rowb, rowb, n, nsb, tiled + (size_t)g * gb) == 0,
+              "%s: pack refused", name);
         for (int r = 0; r < n; r++) {
             for (int64_t b = 0; b < nsb; b++) {
-                htp_tiled_unpack_block(f, tiled + (size_t)g * gb, nsb, r, b,
+                htp_tiled_unpack_block(f, coder, tiled + (size_t)g * gb, nsb, r, b,
                                        back + (size_t)(16 * g + r) * rowb + (size_t)b * f->blck_bytes);
             }
         }
     }
     CHECK(memcmp(raw, back, rowb * (size_t)nrows) == 0, "%s: unpack(pack) differs from the ggml bytes", name);
+    if (f->pack_coded) {  // the formats that need the codebook refuse to work without it
+        CHECK(htp_tiled_pack_group(f, NULL, raw, rowb, 1, nsb, tiled) == -1 &&
+                  htp_tiled_unpack_block(f, NULL, tiled, nsb, 0, 0, back) == -1,
+              "%s: packed or unpacked without the codebook", name);
+    }
 
     // activations: 4 columns, ggml's Q8_K and ours
     enum { NC = 4 };
@@ -195,20 +203,22 @@ static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, const
     for (int64_t g = 0; g < ng; g++) {
         const int n = (int)(nrows - 16 * g < 16 ? nrows - 16 * g : 16);
         htp_iq_decode_group(decode, cb, raw + (size_t)(16 * g) * rowb, rowb, f->blck_bytes, n, nsb, dp);
-        htp_iq_decode_group(decode, cb, tiled + (size_t)g * gb, f->blck_bytes, f->q_bytes, n, nsb, dt);
+        htp_iq_decode_group(tdecode, cb, tiled + (size_t)g * gb, tb, f->q_bytes, n, nsb, dt);
         dec_bad += memcmp(dp, dt, htp_iq_dgroup_bytes(k)) != 0;
         for (int nc = 1; nc <= NC; nc++) {
             float got[4][16], ref[4][16];
             htp_iq_dot_group(got, dt, nsb, cols, nc);
             htp_iq_dot_group_ref(ref, dt, nsb, cols, nc);
             simd_bad += memcmp(got, ref, sizeof(float) * 16 * (size_t)nc) != 0;
-            float pr[16], tr[16];  // the decode path straight from the blocks, plain rows and tiles
-            if (nc == 1 && htp_iq_dot_rows(type, cb, codes, raw + (size_t)(16 * g) * rowb, rowb, f->blck_bytes, n, nsb,
-                                           cols[0], pr)) {
-                htp_iq_dot_rows(type, cb, codes, tiled + (size_t)g * gb, f->blck_bytes, f->q_bytes, n, nsb, cols[0],
-                                tr);
+            // The decode path straight from the blocks: tiles, and plain rows
+            // where the kernel reads ggml's blocks (not IQ1's: codes only).
+            float pr[16], tr[16];
+            if (nc == 1 &&
+                htp_iq_dot_rows(type, cb, codes, tiled + (size_t)g * gb, tb, f->q_bytes, n, nsb, cols[0], tr)) {
+                const int plain = !f->pack_coded && htp_iq_dot_rows(type, cb, codes, raw + (size_t)(16 * g) * rowb,
+                                                                    rowb, f->blck_bytes, n, nsb, cols[0], pr);
                 for (int r = 0; r < n; r++) {
-                    row_bad += memcmp(&pr[r], &ref[0][r], 4) != 0 || memcmp(&tr[r], &ref[0][r], 4) != 0;
+                    row_bad += memcmp(&tr[r], &ref[0][r], 4) != 0 || (plain && memcmp(&pr[r], &ref[0][r], 4) != 0);
                     n_row++;
                 }
             }
@@ -257,6 +267,8 @@ int main(void) {
                                          GGML_TYPE_IQ3_S,   GGML_TYPE_IQ1_S,  GGML_TYPE_IQ1_M};
     static struct htp_iq_codes  codes;
     htp_iq_codes_build(cb, &codes);
+    const struct htp_iq1_coder * coder = htp_host_iq1_coder();
+    CHECK_OR_RETURN(1, coder != NULL, "no IQ1 coder from the host (ggml's IQ1 points not distinct?)");
     int n_ok = 0;
     for (size_t t = 0; t < sizeof all / sizeof all[0]; t++) {
         if (!htp_iq_type_ok((uint32_t)all[t])) {
@@ -266,10 +278,10 @@ int main(void) {
         }
         n_ok++;
         test_decoder(all[t], cb);
-        test_dot(all[t], cb, &codes, 256, 5, 0);
-        test_dot(all[t], cb, &codes, 1024, 37, 0);
-        test_dot(all[t], cb, &codes, 4096, 16, 0);
-        test_dot(all[t], cb, &codes, 2048, 21, 1);
+        test_dot(all[t], cb, &codes, coder, 256, 5, 0);
+        test_dot(all[t], cb, &codes, coder, 1024, 37, 0);
+        test_dot(all[t], cb, &codes, coder, 4096, 16, 0);
+        test_dot(all[t], cb, &codes, coder, 2048, 21, 1);
     }
     CHECK(n_ok >= 3, "only %d IQ types have kernels", n_ok);
     return test_exit_code("test-iq");

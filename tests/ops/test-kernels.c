@@ -1229,8 +1229,8 @@ static void test_unit_matmul(void) {
                 }
                 const size_t gb = (size_t)htp_tiled_group_bytes(f, k);
                 uint8_t *    g  = calloc(2 * gb, 1);
-                htp_tiled_pack_group(f, rows, rb, 16, nblk, g);
-                htp_tiled_pack_group(f, rows + 16 * rb, rb, 16 - (int)(si % 4), nblk, g + gb);
+                htp_tiled_pack_group(f, NULL, rows, rb, 16, nblk, g);
+                htp_tiled_pack_group(f, NULL, rows + 16 * rb, rb, 16 - (int)(si % 4), nblk, g + gb);
                 uint8_t *       acts = malloc((size_t)nact * 40 * 8);
                 const uint8_t * ap[8];
                 for (int c = 0; c < 8; c++) {
@@ -1297,7 +1297,8 @@ static void test_quad_matmul(void) {
             const size_t gb = (size_t)htp_tiled_group_bytes(f, k);
             uint8_t *    g  = calloc(4 * gb, 1);
             for (int h = 0; h < 4; h++) {
-                htp_tiled_pack_group(f, rows + (size_t)h * 16 * rb, rb, h < 3 ? 16 : 11, nblk, g + (size_t)h * gb);
+                htp_tiled_pack_group(f, NULL, rows + (size_t)h * 16 * rb, rb, h < 3 ? 16 : 11, nblk,
+                                     g + (size_t)h * gb);
             }
             uint8_t * act = malloc((size_t)nact * 40);
             for (int64_t i = 0; i < k; i++) {

@@ -74,11 +74,11 @@ static void test_type(enum ggml_type type, int64_t k, int nrows) {
     uint8_t *     tiled  = malloc(gb * (size_t)ngroup);
     for (int64_t g = 0; g < ngroup; g++) {
         const int n = (int)(nrows - 16 * g < 16 ? nrows - 16 * g : 16);
-        htp_tiled_pack_group(f, raw + (size_t)(16 * g) * rowb, rowb, n, nsb, tiled + g * gb);
+        htp_tiled_pack_group(f, NULL, raw + (size_t)(16 * g) * rowb, rowb, n, nsb, tiled + g * gb);
     }
     for (int r = 0; r < nrows; r++) {
         for (int64_t b = 0; b < nsb; b++) {
-            htp_tiled_unpack_block(f, tiled + (r / 16) * gb, nsb, r % 16, b, back + r * rowb + b * f->blck_bytes);
+            htp_tiled_unpack_block(f, NULL, tiled + (r / 16) * gb, nsb, r % 16, b, back + r * rowb + b * f->blck_bytes);
         }
     }
     CHECK(memcmp(raw, back, rowb * (size_t)nrows) == 0, "%s: unpack(pack) differs from the ggml bytes", name);

@@ -30,3 +30,14 @@ htp_iq_decode_fn htp_iq_decoder(uint32_t type) {
             return NULL;
     }
 }
+
+htp_iq_decode_fn htp_iq_tile_decoder(uint32_t type) {
+    switch (type) {
+        case HTP_TYPE_IQ1_S:
+            return htp_iq1s_code_decode;
+        case HTP_TYPE_IQ1_M:
+            return htp_iq1m_code_decode;
+        default:
+            return htp_iq_decoder(type);  // tiles keep ggml's block
+    }
+}

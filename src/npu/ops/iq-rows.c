@@ -19,8 +19,9 @@
 // vpermb turns it into the coordinate (by the low 6 bits: the tables repeat
 // the value set). The group's sign byte of the step names, bit j, the
 // weights to negate; vpshufbitqmb turns it into a byte mask, and the masked
-// activations go into vpdpbusd with the unsigned coordinates. IQ2_S and IQ1
-// gather each step's 8-byte points from the codebooks instead of codes.
+// activations go into vpdpbusd with the unsigned coordinates. IQ1's tiles
+// hold the codes themselves (contract/iq-tiles.h); IQ2_S gathers each step's
+// 8-byte points from its codebook instead.
 
 #include "iq-rows.h"
 
@@ -327,15 +328,14 @@ static inline __m512i iq3s_row(const uint8_t * blk, const __m512i x[4], const st
 }
 
 // IQ1 (points of -1, 0, 1 plus a delta of +-1/8 per 32 or 8 weights; q =
-// 8 p + delta with delta = +-1, iq-decode.h): the kernels multiply the
-// unsigned u = q + 9 (0 .. 18; vpermb maps the gathered p to 8 p + 9, the
-// delta is added per point) and take 9 times the activations' sum off:
-// sum q a = sum u a - 9 S.
-static inline __m512i iq1_step(__m512i acc, const struct iq_point_ids * ids, int h, const void * points, __m512i delta,
-                               __m512i x) {
-    const __m512i to_u = _mm512_set_epi64(0x0100000000000000ll, 0, 0, 0, 0, 0, 0, 0x1109);  // 0, 1, -1 (63): 9, 17, 1
-    const __m512i u    = _mm512_add_epi8(_mm512_permutexvar_epi8(gather_points(ids, h, points), to_u), delta);
-    return _mm512_dpbusd_epi32(acc, u, x);
+// 8 p + delta with delta = +-1, iq-decode.h), from the tiles' code blocks
+// (contract/iq-tiles.h, 3.): the kernels multiply the unsigned u = q + 9
+// (0 .. 18: the value permute maps code p + 1 to 8 p + 9, the delta is added
+// per point) and take 9 times the activations' sum off: sum q a = sum u a - 9 S.
+static inline __m512i iq1_step(__m512i acc, __m512i codes, int h, __m512i delta, __m512i x) {
+    const __m512i to_u = _mm512_set1_epi32(1 | 9 << 8 | 17 << 16);  // code 0, 1, 2 (p = -1, 0, 1): 8 p + 9
+    const __m512i v    = _mm512_permutexvar_epi8(_mm512_multishift_epi64_epi8(bcast64(IQ2_CTRL(h)), codes), to_u);
+    return _mm512_dpbusd_epi32(acc, _mm512_add_epi8(v, delta), x);
 }
 
 // The deltas of the 8 points of a step, +1, or -1 in the 64-bit lanes neg names.
@@ -343,54 +343,36 @@ static inline __m512i iq1_deltas(__mmask8 neg) {
     return _mm512_mask_blend_epi64(neg, _mm512_set1_epi8(1), _mm512_set1_epi8(-1));
 }
 
-// IQ1_S (50 bytes): d, 32 low index bytes, 8 x 16 bits (group g: 3 high
-// index bits per point at bits 3 l, the scale at 12..14, the delta's sign at 15).
-static inline __m512i iq1s_row(const uint8_t * blk, const struct iq_col * col, const void * points) {
-    const __m512i lo8 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)));
-    const __m128i qh  = _mm_loadu_si128((const __m128i *)(const void *)(blk + 34));
-    const __m512i qhw = _mm512_permutexvar_epi16(IQ_WORD_OF_GROUP, _mm512_zextsi128_si512(qh));
-    const __m512i hi3 =
-        _mm512_and_si512(_mm512_srlv_epi16(qhw, _mm512_set4_epi32(0x00090006, 0x00030000, 0x00090006, 0x00030000)),
-                         _mm512_set1_epi16(7));
-    struct iq_point_ids ids;
-    point_ids(_mm512_or_si512(lo8, _mm512_slli_epi16(hi3, 8)), &ids);
-    const __m512i g64   = _mm512_cvtepu16_epi64(qh);  // 64-bit lane g: word g
-    const __m512i delta = iq1_deltas(_mm512_test_epi64_mask(g64, _mm512_set1_epi64(0x8000)));
+// IQ1_S code block (70 bytes): d, 32 codes (lane g: group g's 4), 8 nibbles
+// (group g: the scale at bits 0..2, the delta's sign at bit 3).
+static inline __m512i iq1s_row(const uint8_t * blk, const struct iq_col * col) {
+    const __m512i codes = _mm512_loadu_si512(blk + 2);
+    uint32_t      meta;
+    memcpy(&meta, blk + 66, sizeof meta);
+    const __m512i nib   = _mm512_srlv_epi64(_mm512_set1_epi64(meta), _mm512_setr_epi64(0, 4, 8, 12, 16, 20, 24, 28));
+    const __m512i delta = iq1_deltas(_mm512_test_epi64_mask(nib, _mm512_set1_epi64(8)));  // lane g: nibble g
     __m512i       acc   = _mm512_setzero_si512();
     for (int h = 0; h < 4; h++) {
-        acc = iq1_step(acc, &ids, h, points, delta, col->x[h]);
+        acc = iq1_step(acc, codes, h, delta, col->x[h]);
     }
-    const __m512i s = _mm512_shuffle_epi32(_mm512_and_si512(_mm512_srli_epi64(g64, 12), _mm512_set1_epi64(7)),
-                                           _MM_SHUFFLE(2, 2, 0, 0));
+    const __m512i s = _mm512_shuffle_epi32(_mm512_and_si512(nib, _mm512_set1_epi64(7)), _MM_SHUFFLE(2, 2, 0, 0));
     return _mm512_mullo_epi32(_mm512_sub_epi32(acc, col->s9), odd_scale(s));
 }
 
-// IQ1_M (56 bytes): 32 low index bytes, 16 bytes of a nibble per point (3
-// high index bits, the sign of the point's delta at bit 3), 4 x 16 bits of
-// scales (two 3-bit fields per group: weights 0..15 and 16..31) whose top
-// nibbles are d's.
-static inline __m512i iq1m_row(const uint8_t * blk, const struct iq_col * col, const void * points) {
-    const __m512i lo8 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)blk));
-    const __m512i qhw = _mm512_maskz_permutexvar_epi8(  // word p: byte p / 2
-        0x5555555555555555ull,
-        _mm512_setr_epi32(0, 0x10001, 0x20002, 0x30003, 0x40004, 0x50005, 0x60006, 0x70007, 0x80008, 0x90009, 0xa000a,
-                          0xb000b, 0xc000c, 0xd000d, 0xe000e, 0xf000f),
-        _mm512_zextsi128_si512(_mm_loadu_si128((const __m128i *)(const void *)(blk + 32))));
-    const __m512i nib = _mm512_srlv_epi16(qhw, _mm512_set1_epi32(0x00040000));  // point p's nibble
-    // word p: the delta of point p, +1 or -1 (bit 3 of its nibble set: -1), in its low byte
-    const __m512i sign =
-        _mm512_sub_epi16(_mm512_set1_epi16(1), _mm512_srli_epi16(_mm512_and_si512(nib, _mm512_set1_epi16(8)), 2));
-    struct iq_point_ids ids;
-    point_ids(_mm512_or_si512(lo8, _mm512_slli_epi16(_mm512_and_si512(nib, _mm512_set1_epi16(7)), 8)), &ids);
+// IQ1_M code block (76 bytes): 32 codes, the deltas' signs (byte h: step h's
+// 8 groups), 4 x 16 bits of scales (two 3-bit fields per group: weights 0..15
+// and 16..31) whose top nibbles are d's.
+static inline __m512i iq1m_row(const uint8_t * blk, const struct iq_col * col) {
+    const __m512i codes = _mm512_loadu_si512(blk);
+    uint32_t      neg;
+    memcpy(&neg, blk + 64, sizeof neg);
     __m512i acc[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
     for (int h = 0; h < 4; h++) {  // step h: point h of each group, the delta its own
-        // 64-bit lane g: point (g, h)'s delta, byte 2 (4 g + h) of sign, in all 8 bytes
-        const __m512i delta =
-            _mm512_permutexvar_epi8(_mm512_add_epi8(lane_base(), _mm512_set1_epi8((char)(2 * h))), sign);
-        acc[h / 2] = iq1_step(acc[h / 2], &ids, h, points, delta, col->x[h]);
+        const __m512i delta = iq1_deltas(_cvtu32_mask8((uint8_t)(neg >> (8 * h))));
+        acc[h / 2]          = iq1_step(acc[h / 2], codes, h, delta, col->x[h]);
     }
     uint64_t sw;
-    memcpy(&sw, blk + 48, sizeof sw);
+    memcpy(&sw, blk + 68, sizeof sw);
     const __m512i w     = _mm512_permutexvar_epi16(  // 32-bit lane k: scale word k / 4 (word 8: zero)
         _mm512_setr_epi32(0x80000, 0x80000, 0x80000, 0x80000, 0x80001, 0x80001, 0x80001, 0x80001, 0x80002, 0x80002,
                               0x80002, 0x80002, 0x80003, 0x80003, 0x80003, 0x80003),
@@ -425,9 +407,9 @@ static inline __attribute__((always_inline)) __m512i iq_row(uint32_t type, const
         case HTP_TYPE_IQ3_S:
             return iq3s_row(blk, col->x, k);
         case HTP_TYPE_IQ1_S:
-            return iq1s_row(blk, col, points);
+            return iq1s_row(blk, col);
         default:
-            return iq1m_row(blk, col, points);
+            return iq1m_row(blk, col);
     }
 }
 
@@ -438,7 +420,7 @@ static inline uint16_t iq_dbits(uint32_t type, const uint8_t * blk) {
         memcpy(h, blk, sizeof h[0]);
         return h[0];
     }
-    memcpy(h, blk + 48, sizeof h);
+    memcpy(h, blk + 68, sizeof h);
     return (uint16_t)(h[0] >> 12 | (h[1] >> 12) << 4 | (h[2] >> 12) << 8 | (h[3] >> 12) << 12);
 }
 
@@ -529,10 +511,10 @@ int htp_iq_dot_rows(uint32_t type, const struct htp_codebooks * cb, const struct
             iq_rows_run(HTP_TYPE_IQ3_S, 1.0f, &k, NULL, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         case HTP_TYPE_IQ1_S:
-            iq_rows_run(HTP_TYPE_IQ1_S, 0.125f, &k, cb->iq1s, base, row_stride, blk_stride, nrows, nsb, a, out);
+            iq_rows_run(HTP_TYPE_IQ1_S, 0.125f, &k, NULL, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         case HTP_TYPE_IQ1_M:
-            iq_rows_run(HTP_TYPE_IQ1_M, 0.125f, &k, cb->iq1s, base, row_stride, blk_stride, nrows, nsb, a, out);
+            iq_rows_run(HTP_TYPE_IQ1_M, 0.125f, &k, NULL, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         default:
             return 0;

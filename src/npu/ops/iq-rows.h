@@ -1,5 +1,5 @@
 // iq-rows.h: IQ codebook rows against one activation column, straight from
-// their ggml blocks, 16 rows (one tile) at a time: the decode path of
+// their blocks (no decoded tiles), 16 rows (one tile) at a time: the decode path of
 // matmul-kquant.c for the IQ codebook weights (IQ1_S, IQ1_M, IQ2_XXS,
 // IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S).
 //
@@ -10,9 +10,10 @@
 // coordinate (struct htp_iq_codes). A lookup of 32 or 64 indices is a few
 // byte or word permutes of the code tables, a code becomes its bytes by one
 // bit-field shuffle and one value permute, the signs become a byte mask of
-// the activations, and vpdpbusd sums the products. The codebooks of 1024 and
-// 2048 points (IQ2_S, IQ1) are too large for registers: their kernels gather
-// the 8-byte points from the codebooks themselves.
+// the activations, and vpdpbusd sums the products. IQ1's codebook of 2048
+// points is too large for registers: its tiles store the codes themselves
+// (contract/iq-tiles.h, 3.), so IQ1 rows are read from tiles only. IQ2_S's
+// 1024 points are gathered, 8 bytes each, from the codebook.
 //
 // The result is the same float, bit for bit, as htp_iq_dot_group_ref on the
 // rows' decoded tiles: the integer sum of each row and super-block is exact
@@ -48,8 +49,9 @@ struct htp_iq_codes {
 void htp_iq_codes_build(const struct htp_codebooks * cb, struct htp_iq_codes * codes);
 
 // out[r] = the dot product of row r (r < nrows <= 16) with the activations
-// a[0 .. nsb-1], block b of row r at base + r * row_stride + b * blk_stride;
-// cb and codes are the session's codebooks and their codes.
+// a[0 .. nsb-1], block b of row r at base + r * row_stride + b * blk_stride
+// (ggml's block; for IQ1_S and IQ1_M a tile's code block); cb and codes are
+// the session's codebooks and their codes.
 // Returns 0 (and does nothing) where the build (AVX-512 VBMI, VNNI, BITALG)
 // or the type has no such kernel.
 int htp_iq_dot_rows(uint32_t type, const struct htp_codebooks * cb, const struct htp_iq_codes * codes,

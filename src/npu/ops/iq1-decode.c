@@ -55,10 +55,11 @@ static void iq1s_groups(const uint8_t * block, struct iq1_groups * gr) {
     }
 }
 
-static void iq1m_scales(const uint8_t * block, struct htp_iq_superblock * x) {
+// IQ1_M's scales and d from its four scale words (at +48 of ggml's block, +68 of a code block).
+static void iq1m_scales(const uint8_t * words, struct htp_iq_superblock * x) {
     uint16_t sw[4];
     for (int i = 0; i < 4; i++) {
-        sw[i] = load16(block + 48 + 2 * i);
+        sw[i] = load16(words + 2 * i);
     }
     const uint16_t dbits = (uint16_t)(sw[0] >> 12 | (sw[1] >> 12) << 4 | (sw[2] >> 12) << 8 | (sw[3] >> 12) << 12);
     x->d                 = htp_fp16_to_fp32(dbits) * 0.125f;
@@ -110,7 +111,7 @@ void htp_iq1s_decode_ref(const uint8_t * block, const struct htp_codebooks * cb,
 
 void htp_iq1m_decode_ref(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
     struct iq1_groups gr;
-    iq1m_scales(block, x);
+    iq1m_scales(block + 48, x);
     iq1m_groups(block, &gr);
     iq1_points_ref(cb, &gr, x);
 }
@@ -148,7 +149,7 @@ static void iq1s_decode_avx512(const uint8_t * block, const struct htp_codebooks
 
 // IQ1_M: per 8 groups, bytes 4 k .. 4 k + 3 of high hold a nibble each.
 static void iq1m_decode_avx512(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
-    iq1m_scales(block, x);
+    iq1m_scales(block + 48, x);
     const __m256i byte_of  = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
     const __m256i shift_of = _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4);
     for (int k = 0; k < 4; k++) {
@@ -163,6 +164,45 @@ static void iq1m_decode_avx512(const uint8_t * block, const struct htp_codebooks
     }
 }
 #endif
+
+// --- code blocks (the tiles' form, contract/iq-tiles.h): no codebook ---
+
+// 8 point + delta of a point's code (coordinate j + 1 at bits 2 j): byte j
+// of the result is 8 (field j - 1) + 1, less 2 where the delta is negative.
+static uint64_t iq1_code_weights8(uint16_t code, uint32_t negative) {
+    uint64_t v = 0;
+    for (int j = 0; j < 8; j++) {
+        const int q = 8 * (((code >> (2 * j)) & 3) - 1) + (negative ? -1 : 1);
+        v |= (uint64_t)(uint8_t)q << (8 * j);
+    }
+    return v;
+}
+
+void htp_iq1s_code_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+    (void)cb;
+    x->d = htp_fp16_to_fp32(load16(block)) * 0.125f;
+    for (int g = 0; g < 8; g++) {
+        const uint32_t nib = (uint32_t)(block[66 + g / 2] >> (4 * (g % 2))) & 15;
+        x->sc[2 * g]       = (uint8_t)(2 * (nib & 7) + 1);
+        x->sc[2 * g + 1]   = x->sc[2 * g];
+        for (int l = 0; l < 4; l++) {
+            const int      p = 4 * g + l;
+            const uint64_t w = iq1_code_weights8(load16(block + 2 + 2 * p), nib >> 3);
+            memcpy(x->q + 8 * p, &w, sizeof w);
+        }
+    }
+}
+
+void htp_iq1m_code_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+    (void)cb;
+    iq1m_scales(block + 68, x);
+    uint32_t neg;
+    memcpy(&neg, block + 64, sizeof neg);
+    for (int p = 0; p < 32; p++) {
+        const uint64_t w = iq1_code_weights8(load16(block + 2 * p), (neg >> (8 * (p % 4) + p / 4)) & 1);
+        memcpy(x->q + 8 * p, &w, sizeof w);
+    }
+}
 
 void htp_iq1s_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
 #ifdef IQ1_AVX512

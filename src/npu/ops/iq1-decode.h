@@ -18,6 +18,10 @@
 //
 // Into struct htp_iq_superblock: q = 8 point +- 1, sc = 2 s + 1 (IQ1_S's
 // each twice), d = fp16 d / 8: d * sc * q is ggml's float.
+//
+// In tiles the blocks keep their points as codes (contract/iq-tiles.h, 3.:
+// 70 and 76 bytes): htp_iq1s_code_decode and htp_iq1m_code_decode read
+// those, into the same superblock, and need no codebook.
 
 #ifndef HTP_IQ1_DECODE_H
 #define HTP_IQ1_DECODE_H
@@ -30,6 +34,10 @@
 // The AVX-512 variant where the build has it (bit-identical), else portable C.
 void htp_iq1s_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
 void htp_iq1m_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
+
+// The code blocks of tiles (cb unused).
+void htp_iq1s_code_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
+void htp_iq1m_code_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
 
 // The portable C code only (tests of the SIMD paths).
 void htp_iq1s_decode_ref(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);

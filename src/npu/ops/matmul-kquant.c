@@ -129,15 +129,14 @@ static const uint8_t * kq_group(const struct kq_mm * a, const uint8_t * w, int64
                                 const uint8_t ** cached_w, int64_t * cached_g) {
     if (a->iq) {  // decoded into scratch, from its tiles or its plain rows
         if (*cached_w != w || *cached_g != g) {
-            const int64_t M  = a->src0->ne[1];
-            const int     n  = (int)htp_min64(HTP_KQ_R, M - g * HTP_KQ_R);
-            const size_t  bb = a->f->blck_bytes;
+            const int64_t M = a->src0->ne[1];
+            const int     n = (int)htp_min64(HTP_KQ_R, M - g * HTP_KQ_R);
             if (a->tiled) {
-                htp_iq_decode_group(a->iq, a->codebooks, w + (size_t)g * a->gbytes, bb, a->f->q_bytes, n, a->nsb,
-                                    (struct htp_iq_dtile *)(void *)pack);
+                htp_iq_decode_group(a->iq, a->codebooks, w + (size_t)g * a->gbytes, htp_iq_tile_blck_bytes(a->f),
+                                    a->f->q_bytes, n, a->nsb, (struct htp_iq_dtile *)(void *)pack);
             } else {
-                htp_iq_decode_group(a->iq, a->codebooks, w + g * HTP_KQ_R * a->src0->nb[1], (size_t)a->src0->nb[1], bb,
-                                    n, a->nsb, (struct htp_iq_dtile *)(void *)pack);
+                htp_iq_decode_group(a->iq, a->codebooks, w + g * HTP_KQ_R * a->src0->nb[1], (size_t)a->src0->nb[1],
+                                    a->f->blck_bytes, n, a->nsb, (struct htp_iq_dtile *)(void *)pack);
             }
             *cached_w = w;
             *cached_g = g;
@@ -150,7 +149,7 @@ static const uint8_t * kq_group(const struct kq_mm * a, const uint8_t * w, int64
     if (*cached_w != w || *cached_g != g) {
         const int64_t M = a->src0->ne[1];
         const int     n = (int)htp_min64(HTP_KQ_R, M - g * HTP_KQ_R);
-        htp_tiled_pack_group(a->f, w + g * HTP_KQ_R * a->src0->nb[1], (size_t)a->src0->nb[1], n, a->nsb, pack);
+        htp_tiled_pack_group(a->f, NULL, w + g * HTP_KQ_R * a->src0->nb[1], (size_t)a->src0->nb[1], n, a->nsb, pack);
         *cached_w = w;
         *cached_g = g;
     }
@@ -179,11 +178,15 @@ static int kq_iq_rows(struct kq_mm * a, int64_t g, int64_t c) {
         atomic_store_explicit(&a->bad_id, 1, memory_order_relaxed);
         return 1;
     }
+    if (!a->tiled && a->f->pack_coded) {
+        return 0;  // plain IQ1 rows: ggml's blocks, where these kernels read the tiles' codes
+    }
     const int64_t   m0 = g * HTP_KQ_R, nr = htp_min64(HTP_KQ_R, a->src0->ne[1] - m0);
     const size_t    bb   = a->f->blck_bytes;
     const uint8_t * base = a->tiled ? w + (size_t)g * a->gbytes : w + m0 * a->src0->nb[1];
-    const size_t    rs = a->tiled ? bb : (size_t)a->src0->nb[1], bs = a->tiled ? a->f->q_bytes : bb;
-    float           out[HTP_KQ_R];
+    const size_t    rs   = a->tiled ? htp_iq_tile_blck_bytes(a->f) : (size_t)a->src0->nb[1],
+                 bs      = a->tiled ? a->f->q_bytes : bb;
+    float out[HTP_KQ_R];
     if (!a->iq_codes || !htp_iq_dot_rows(a->src0->type, a->codebooks, a->iq_codes, base, rs, bs, (int)nr, a->nsb,
                                          a->act + c * a->nsb, out)) {
         return 0;
@@ -359,7 +362,7 @@ static void kq_mm_weights(struct kq_mm * a, const struct htp_tensor_view * w) {
     a->src0   = w;
     a->f      = htp_tile_format(w->type);
     a->tiled  = (w->flags & HTP_TENSOR_TILED) != 0;
-    a->iq     = htp_iq_type_ok(w->type) ? htp_iq_decoder(w->type) : NULL;
+    a->iq     = !htp_iq_type_ok(w->type) ? NULL : a->tiled ? htp_iq_tile_decoder(w->type) : htp_iq_decoder(w->type);
     a->nsb    = w->ne[0] / HTP_KQ_QK;
     a->gbytes = htp_tiled_group_bytes(a->f, w->ne[0]);
     a->ngroup = htp_tiled_ngroups(w->ne[1]);
@@ -638,10 +641,13 @@ static void kq_get_rows_job(void * arg, uint32_t ith, uint32_t nth) {
                 // Row r of its group, super-block b only: a group of one tile.
                 const uint8_t * grp = m + (size_t)(r / HTP_KQ_R) * gbytes;
                 const uint8_t * q   = htp_tiled_q(f, grp, b);
-                const uint8_t * s   = htp_tiled_s(f, grp, nsb, b);
-                uint8_t         blk[256];
-                f->unpack(q, s, r % HTP_KQ_R, blk);
-                kq_rows_dequant(a, buf, blk);
+                if (a->iq_decode) {  // an IQ tile holds each row's block whole: decoded in place
+                    kq_rows_dequant(a, buf, q + (size_t)(r % HTP_KQ_R) * htp_iq_tile_blck_bytes(f));
+                } else {
+                    uint8_t blk[256];
+                    f->unpack(q, htp_tiled_s(f, grp, nsb, b), r % HTP_KQ_R, blk);
+                    kq_rows_dequant(a, buf, blk);
+                }
             } else {
                 kq_rows_dequant(a, buf, m + r * src->nb[1] + b * src->nb[0]);
             }
@@ -653,7 +659,7 @@ static void kq_get_rows_job(void * arg, uint32_t ith, uint32_t nth) {
 int htp_kq_get_rows_run(struct htp_op_ctx * ctx) {
     struct kq_rows a = {ctx->op.src[0], ctx->op.src[1], ctx->op.dst[0], NULL, NULL, 0};
     if (htp_iq_type_ok(a.src->type)) {
-        a.iq_decode = htp_iq_decoder(a.src->type);
+        a.iq_decode = a.src->flags & HTP_TENSOR_TILED ? htp_iq_tile_decoder(a.src->type) : htp_iq_decoder(a.src->type);
         a.cb        = ctx->codebooks;
         if (!a.iq_decode || !a.cb) {
             return HTP_STATUS_NO_SUPPORT;

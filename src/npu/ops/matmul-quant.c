@@ -1488,7 +1488,7 @@ static const uint8_t * qmm_group(const struct qmm_args * a, struct qmm_worker * 
         return w + (size_t)g * a->gb;
     }
     if (wk->packed_w != w || wk->packed_g != g) {
-        htp_tiled_pack_group(a->f, w + m0 * a->src0->nb[1], (size_t)a->src0->nb[1],
+        htp_tiled_pack_group(a->f, NULL, w + m0 * a->src0->nb[1], (size_t)a->src0->nb[1],
                              (int)htp_min64(HTP_TILE_ROWS, a->M - m0), a->nblk, wk->slice);
         wk->packed_w = w;
         wk->packed_g = g;

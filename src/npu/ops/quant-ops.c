@@ -343,7 +343,7 @@ void htp_quant_dequant_tiled_row(const struct htp_tensor_view * v, int64_t i1, i
             const int       nb     = (int)htp_min64(4, kb1 - kb);
             const uint8_t * blk[4] = {blocks[0], blocks[1], blocks[2], blocks[3]};
             for (int k = 0; k < nb; k++) {
-                htp_tiled_unpack_block(f, group, nblk, (int)(i1 % HTP_TILE_ROWS), kb + k, blocks[k]);
+                htp_tiled_unpack_block(f, NULL, group, nblk, (int)(i1 % HTP_TILE_ROWS), kb + k, blocks[k]);
             }
             dequant_nvfp4_hvx(blk, nb, y + kb * 64 - k0);
         }
@@ -356,7 +356,7 @@ void htp_quant_dequant_tiled_row(const struct htp_tensor_view * v, int64_t i1, i
             const int       nb     = (int)htp_min64(4, kb1 - kb);
             const uint8_t * blk[4] = {blocks[0], blocks[1], blocks[2], blocks[3]};
             for (int k = 0; k < nb; k++) {
-                htp_tiled_unpack_block(f, group, nblk, (int)(i1 % HTP_TILE_ROWS), kb + k, blocks[k]);
+                htp_tiled_unpack_block(f, NULL, group, nblk, (int)(i1 % HTP_TILE_ROWS), kb + k, blocks[k]);
             }
             dequant_blocks_hvx(v->type, blk, nb, y + kb * f->blck_size - k0);
         }
@@ -365,7 +365,7 @@ void htp_quant_dequant_tiled_row(const struct htp_tensor_view * v, int64_t i1, i
 #endif
     uint8_t block[64];
     for (int64_t kb = k0 / f->blck_size; kb < (k0 + n) / f->blck_size; kb++) {
-        htp_tiled_unpack_block(f, group, nblk, (int)(i1 % HTP_TILE_ROWS), kb, block);
+        htp_tiled_unpack_block(f, NULL, group, nblk, (int)(i1 % HTP_TILE_ROWS), kb, block);
         if (htp_quant_is_unit_type(v->type)) {
             dequant_unit_block(v->type, block, y + kb * f->blck_size - k0);
         } else {

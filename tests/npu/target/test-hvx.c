@@ -305,7 +305,7 @@ static uint8_t * pack_groups(const struct qtype * t, const uint8_t * rows, int n
     const size_t row_bytes           = (size_t)nblk * (size_t)t->bytes;
     for (int i = 0; i < ngroups; i++) {
         const int n = nrows - 16 * i < 16 ? nrows - 16 * i : 16;
-        htp_tiled_pack_group(f, rows + (size_t)i * 16 * row_bytes, row_bytes, n, nblk, g + (size_t)i * *gbytes);
+        htp_tiled_pack_group(f, NULL, rows + (size_t)i * 16 * row_bytes, row_bytes, n, nblk, g + (size_t)i * *gbytes);
     }
     return g;
 }
@@ -739,7 +739,7 @@ static void test_dequantk(const struct qtype * qt) {
             const struct htp_tile_format * f   = htp_tile_format(qt->type);
             uint8_t *                      blk = xalloc(rowb);
             for (int64_t b = 0; b < nsb; b++) {
-                htp_tiled_unpack_block(f, g + (size_t)(r / 16) * gb, nsb, r % 16, b, blk + (size_t)b * qt->bytes);
+                htp_tiled_unpack_block(f, NULL, g + (size_t)(r / 16) * gb, nsb, r % 16, b, blk + (size_t)b * qt->bytes);
             }
             memset(y1, 0xa5, sizeof(float) * (size_t)n);
             memset(y2, 0x5a, sizeof(float) * (size_t)n);
