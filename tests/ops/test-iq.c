@@ -25,6 +25,7 @@
 #include "ggml.h"
 #include "host/codebooks.h"
 #include "npu/ops/iq-dot.h"
+#include "npu/ops/iq1-decode.h"
 #include "npu/ops/iq-rows.h"
 #include "proto/htp-proto.h"
 #include "test-check.h"
@@ -205,6 +206,11 @@ static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, const
         htp_iq_decode_group(decode, cb, raw + (size_t)(16 * g) * rowb, rowb, f->blck_bytes, n, nsb, dp);
         htp_iq_decode_group(tdecode, cb, tiled + (size_t)g * gb, tb, f->q_bytes, n, nsb, dt);
         dec_bad += memcmp(dp, dt, htp_iq_dgroup_bytes(k)) != 0;
+        if (f->pack_coded) {  // the code blocks' portable decoder too (the SIMD one is tdecode, where built)
+            htp_iq_decode_group(type == GGML_TYPE_IQ1_S ? htp_iq1s_code_decode_ref : htp_iq1m_code_decode_ref, cb,
+                                tiled + (size_t)g * gb, tb, f->q_bytes, n, nsb, dp);
+            dec_bad += memcmp(dp, dt, htp_iq_dgroup_bytes(k)) != 0;
+        }
         for (int nc = 1; nc <= NC; nc++) {
             float got[4][16], ref[4][16];
             htp_iq_dot_group(got, dt, nsb, cols, nc);

@@ -178,7 +178,7 @@ static uint64_t iq1_code_weights8(uint16_t code, uint32_t negative) {
     return v;
 }
 
-void htp_iq1s_code_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+void htp_iq1s_code_decode_ref(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
     (void)cb;
     x->d = htp_fp16_to_fp32(load16(block)) * 0.125f;
     for (int g = 0; g < 8; g++) {
@@ -193,7 +193,7 @@ void htp_iq1s_code_decode(const uint8_t * block, const struct htp_codebooks * cb
     }
 }
 
-void htp_iq1m_code_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+void htp_iq1m_code_decode_ref(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
     (void)cb;
     iq1m_scales(block + 68, x);
     uint32_t neg;
@@ -202,6 +202,62 @@ void htp_iq1m_code_decode(const uint8_t * block, const struct htp_codebooks * cb
         const uint64_t w = iq1_code_weights8(load16(block + 2 * p), (neg >> (8 * (p % 4) + p / 4)) & 1);
         memcpy(x->q + 8 * p, &w, sizeof w);
     }
+}
+
+#if defined(IQ1_AVX512) && defined(__AVX512VBMI__)
+#define IQ1_CODES_AVX512 1
+// The 64 weights of points 8 k .. 8 k + 7 (their codes, 16 bytes at codes):
+// one code a 64-bit lane, field j to byte j by a bit-field shuffle, to 8 (field - 1)
+// by a byte permute, plus the points' deltas (-1 in the lanes neg8 names, else +1).
+static void iq1_codes_store8(int8_t * q, const uint8_t * codes, __mmask8 neg8) {
+    const __m512i w     = _mm512_cvtepu16_epi64(_mm_loadu_si128((const __m128i *)(const void *)codes));
+    const __m512i ramp  = _mm512_set1_epi64(0x0e0c0a0806040200ll);  // byte j: bit 2 j
+    const __m512i eight = _mm512_set1_epi32(0x0800f8);  // field 0, 1, 2: -8, 0, 8 (by the low 6 bits: period 4)
+    const __m512i v     = _mm512_permutexvar_epi8(_mm512_multishift_epi64_epi8(ramp, w), eight);
+    const __m512i d     = _mm512_mask_blend_epi64(neg8, _mm512_set1_epi8(1), _mm512_set1_epi8(-1));
+    _mm512_storeu_si512((void *)q, _mm512_add_epi8(v, d));
+}
+
+static void iq1s_code_decode_avx512(const uint8_t * block, struct htp_iq_superblock * x) {
+    x->d = htp_fp16_to_fp32(load16(block)) * 0.125f;
+    for (int k = 0; k < 4; k++) {  // groups 2 k and 2 k + 1: byte 66 + k
+        const uint32_t m = block[66 + k];
+        x->sc[4 * k] = x->sc[4 * k + 1] = (uint8_t)(2 * (m & 7) + 1);
+        x->sc[4 * k + 2] = x->sc[4 * k + 3] = (uint8_t)(2 * ((m >> 4) & 7) + 1);
+        iq1_codes_store8(x->q + 64 * k, block + 2 + 16 * k, (__mmask8)((m >> 3 & 1) * 0x0f | (m >> 7) * 0xf0));
+    }
+}
+
+static void iq1m_code_decode_avx512(const uint8_t * block, struct htp_iq_superblock * x) {
+    iq1m_scales(block + 68, x);
+    uint32_t neg;
+    memcpy(&neg, block + 64, sizeof neg);
+    for (int k = 0; k < 4; k++) {  // point 8 k + i is (group 2 k + i / 4, step i % 4): bit 8 (i % 4) + 2 k + i / 4
+        uint32_t m = 0;
+        for (int i = 0; i < 8; i++) {
+            m |= (neg >> (8 * (i % 4) + 2 * k + i / 4) & 1) << i;
+        }
+        iq1_codes_store8(x->q + 64 * k, block + 16 * k, (__mmask8)m);
+    }
+}
+#endif
+
+void htp_iq1s_code_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+#ifdef IQ1_CODES_AVX512
+    (void)cb;
+    iq1s_code_decode_avx512(block, x);
+#else
+    htp_iq1s_code_decode_ref(block, cb, x);
+#endif
+}
+
+void htp_iq1m_code_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+#ifdef IQ1_CODES_AVX512
+    (void)cb;
+    iq1m_code_decode_avx512(block, x);
+#else
+    htp_iq1m_code_decode_ref(block, cb, x);
+#endif
 }
 
 void htp_iq1s_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {

@@ -42,5 +42,7 @@ void htp_iq1m_code_decode(const uint8_t * block, const struct htp_codebooks * cb
 // The portable C code only (tests of the SIMD paths).
 void htp_iq1s_decode_ref(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
 void htp_iq1m_decode_ref(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
+void htp_iq1s_code_decode_ref(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
+void htp_iq1m_code_decode_ref(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
 
 #endif  // HTP_IQ1_DECODE_H
