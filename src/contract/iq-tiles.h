@@ -35,14 +35,15 @@
 //    Padding rows decode as q + 64 = 64, sc = 0, d = 0. A row group's decoded
 //    form is nsb such tiles, HTP_IQ_DTILE_BYTES each.
 //
-// 3. IQ1 code blocks (IQ1_S and IQ1_M tiles). ggml stores each point of 8
-//    weights as an 11-bit index into a codebook of 2048 points, too large to
-//    look up in registers: a kernel would gather every point from memory. A
-//    tile stores the point itself instead, as its code: 2 bits a coordinate,
-//    coordinate j (-1, 0 or +1) plus 1 at bits 2 j, 2 j + 1, which a kernel
-//    turns into bytes with one shift and one permute. Point p = 4 g + l is
-//    point l of group g (weights 8 p .. 8 p + 7 of the super-block; a group
-//    is 32 weights).
+// 3. Code blocks (IQ1_S, IQ1_M and IQ2_S tiles). ggml stores each point of 8
+//    weights as an index into a codebook: 11 bits into IQ1's 2048 points, 10
+//    bits into IQ2_S's 1024, tables too large to look up in registers, so a
+//    kernel would gather every point from memory. These tiles store the point
+//    itself instead, as its code: 2 bits a coordinate, the coordinate's
+//    position in its type's value set (IQ1: -1, 0, +1; IQ2_S: 8, 25, 43) at
+//    bits 2 j, 2 j + 1, which a kernel turns into bytes with one shift and one
+//    permute. Point p = 4 g + l is point l of group g (weights 8 p .. 8 p + 7
+//    of the super-block; a group is 32 weights).
 //
 //      IQ1_S, 70 bytes (ggml: 50)
 //        +0    fp16 d
@@ -54,12 +55,17 @@
 //        +64   u32 neg         bit 8 l + g set: the delta of point (g, l) is -1/8 (byte l: the
 //                              8 groups' point l, the order a kernel takes them in)
 //        +68   u16 scales[4]   ggml's scale words, verbatim (the fp16 d in their top nibbles)
+//      IQ2_S, 106 bytes (ggml: 82)
+//        +0    fp16 d
+//        +2    u16 code[32]    point p's code
+//        +66   u8  signs[32]   ggml's sign bytes, verbatim (bit j of signs[p]: weight j of point p negative)
+//        +98   u8  scales[8]   ggml's scale bytes, verbatim
 //
-//    The rest of ggml's block (scales, the deltas' signs, d) is moved bit for
-//    bit. Unpacking maps each code back to its index (struct htp_iq1_coder),
-//    exact because the 2048 points are distinct (checked where the coder is
-//    built). The kernels read about 40% more bytes than ggml's block; IQ1
-//    decode is bound by its arithmetic, not by memory, so this pays.
+//    The rest of ggml's block is moved bit for bit. Unpacking maps each code
+//    back to its index (struct htp_iq_coder), exact because each codebook's
+//    points are distinct (checked where the coder is built). The kernels read
+//    30-40% more bytes than ggml's block; these types' decode is bound by its
+//    arithmetic, not by memory, so that pays.
 //
 // Adding a type: its decoder (npu/ops/iq-decode.c's switch) and one line in
 // iq_kernel_types (iq-tiles.c): the format, the op claims (MUL_MAT,
@@ -87,32 +93,24 @@ struct htp_iq_dtile {
 #define HTP_IQ_DTILE_BYTES 6272
 _Static_assert(sizeof(struct htp_iq_dtile) == HTP_IQ_DTILE_BYTES && HTP_IQ_DTILE_BYTES % 128 == 0, "decoded tile");
 
-#define HTP_IQ1S_CODE_BLOCK 70  // bytes of an IQ1_S code block (3. above)
-#define HTP_IQ1M_CODE_BLOCK 76  // ... of an IQ1_M code block
-#define HTP_IQ1_POINTS      2048
-#define HTP_IQ1_KEYS        6561  // 3^8: the codes of every point of 8 coordinates in {-1, 0, 1}
+#define HTP_IQ1S_CODE_BLOCK 70    // bytes of an IQ1_S code block (3. above)
+#define HTP_IQ1M_CODE_BLOCK 76    // ... of an IQ1_M code block
+#define HTP_IQ2S_CODE_BLOCK 106   // ... of an IQ2_S code block
+#define HTP_IQ_KEYS         6561  // 3^8: the codes of every point of 8 coordinates of 3 values
+#define HTP_IQ_NO_POINT     0xffffu
 
-// The IQ1 codebook both ways, for pack (index -> code) and unpack (code ->
-// index). A code's key is sum_j (coordinate j + 1) * 3^j.
-struct htp_iq1_coder {
-    uint16_t code[HTP_IQ1_POINTS];  // point index -> code
-    uint16_t index[HTP_IQ1_KEYS];   // key -> point index; HTP_IQ1_NO_POINT where no point has it
+// The codebooks of the code blocks both ways, for pack (index -> code) and
+// unpack (code -> index). A code's key is sum_j (field j) * 3^j.
+struct htp_iq_coder {
+    uint16_t iq1_code[2048];          // IQ1 point index -> code
+    uint16_t iq1_index[HTP_IQ_KEYS];  // key -> IQ1 point index; HTP_IQ_NO_POINT where no point has it
+    uint16_t iq2s_code[1024];         // IQ2_S likewise
+    uint16_t iq2s_index[HTP_IQ_KEYS];
 };
 
-#define HTP_IQ1_NO_POINT 0xffffu
-
-// The coder of cb's IQ1 points (htp_codebooks_ok has passed): 0, or -1 when
-// two points are equal (then codes could not be mapped back).
-int htp_iq1_coder_build(const struct htp_codebooks * cb, struct htp_iq1_coder * c);
-
-// The code of 8 coordinates in {-1, 0, 1}.
-static inline uint16_t htp_iq1_code_of(const int8_t point[8]) {
-    uint16_t code = 0;
-    for (int j = 0; j < 8; j++) {
-        code |= (uint16_t)((point[j] + 1) & 3) << (2 * j);
-    }
-    return code;
-}
+// The coder of cb's IQ1 and IQ2_S points (htp_codebooks_ok has passed): 0,
+// or -1 when two points of a codebook are equal (codes could not be mapped back).
+int htp_iq_coder_build(const struct htp_codebooks * cb, struct htp_iq_coder * c);
 
 // Bytes of a row's block inside a tile of an IQ type's format f.
 static inline size_t htp_iq_tile_blck_bytes(const struct htp_tile_format * f) {

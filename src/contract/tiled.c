@@ -327,7 +327,7 @@ int htp_tiled_strides_ok(const struct htp_tile_format * f, const int64_t ne[4], 
     return nb[0] == want[0] && nb[1] == want[1] && nb[2] == want[2] && nb[3] == want[3];
 }
 
-int htp_tiled_pack_group(const struct htp_tile_format * f, const struct htp_iq1_coder * coder, const uint8_t * rows,
+int htp_tiled_pack_group(const struct htp_tile_format * f, const struct htp_iq_coder * coder, const uint8_t * rows,
                          size_t row_stride, int nrows, int64_t nblk, uint8_t * group) {
     if (f->pack_coded && !coder) {
         return -1;
@@ -352,7 +352,7 @@ int htp_tiled_pack_group(const struct htp_tile_format * f, const struct htp_iq1_
     return 0;
 }
 
-int htp_tiled_unpack_block(const struct htp_tile_format * f, const struct htp_iq1_coder * coder, const uint8_t * group,
+int htp_tiled_unpack_block(const struct htp_tile_format * f, const struct htp_iq_coder * coder, const uint8_t * group,
                            int64_t nblk, int r, int64_t kb, uint8_t * block) {
     const uint8_t *q = htp_tiled_q(f, group, kb), *s = htp_tiled_s(f, group, nblk, kb);
     if (!f->pack_coded) {

@@ -56,12 +56,12 @@
 //           s: 32 bytes, 16 x fp16 d
 //   Q5_1    q: as Q5_0 (values 0..31, no offset: x = d*q + m)
 //           s: 64 bytes, 16 x fp16 d, then 16 x fp16 m
-//   IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S (iq-tiles.h's list)
+//   IQ2_XXS, IQ2_XS, IQ3_XXS, IQ3_S (iq-tiles.h's list)
 //           q: 16 x the ggml block, row after row (verbatim); s: none
 //           (blocks of 256 elements; iq-tiles.c holds their format table)
-//   IQ1_S, IQ1_M
+//   IQ1_S, IQ1_M, IQ2_S
 //           q: 16 x the row's block with its points as codes (iq-tiles.h),
-//              row after row; s: none. Pack and unpack need the codebook.
+//              row after row; s: none. Pack and unpack need the codebooks.
 //
 //   Blocks of more than 32 elements (Q1_0: 128, Q2_0 and NVFP4: 64) are
 //   cut into units of 32 elements (unit u = elements 32u .. 32u+31 of the
@@ -128,7 +128,7 @@
 #define HTP_NVFP4_Q_BYTES 512
 #define HTP_NVFP4_UNIT    256
 
-struct htp_iq1_coder;  // the IQ1 codebook both ways (iq-tiles.h)
+struct htp_iq_coder;  // the codebooks of the code blocks both ways (iq-tiles.h)
 
 struct htp_tile_format {
     uint32_t type;        // enum htp_type
@@ -140,11 +140,11 @@ struct htp_tile_format {
     void (*pack)(const uint8_t * const blocks[HTP_TILE_ROWS], uint8_t * q, uint8_t * s);
     // Row r of a tile -> its ggml block (exact inverse of pack).
     void (*unpack)(const uint8_t * q, const uint8_t * s, int r, uint8_t * block);
-    // The formats that store codebook points as codes (IQ1_S, IQ1_M) pack and
+    // The formats that store codebook points as codes (IQ1_S, IQ1_M, IQ2_S) pack and
     // unpack with the codebook: these instead of the two above (NULL there).
-    void (*pack_coded)(const struct htp_iq1_coder * c, const uint8_t * const blocks[HTP_TILE_ROWS], uint8_t * q,
+    void (*pack_coded)(const struct htp_iq_coder * c, const uint8_t * const blocks[HTP_TILE_ROWS], uint8_t * q,
                        uint8_t * s);
-    void (*unpack_coded)(const struct htp_iq1_coder * c, const uint8_t * q, const uint8_t * s, int r, uint8_t * block);
+    void (*unpack_coded)(const struct htp_iq_coder * c, const uint8_t * q, const uint8_t * s, int r, uint8_t * block);
 };
 
 // Format of a type, or NULL if the type has no tiled layout.
@@ -171,14 +171,14 @@ int htp_tiled_strides_ok(const struct htp_tile_format * f, const int64_t ne[4], 
 
 // Pack rows [0, nrows) (nrows <= 16) of nblk blocks each, row i at
 // rows + i * row_stride, into one group (group_bytes, padding zeroed).
-// coder: the IQ1 codebook for the formats with pack_coded, else unused (NULL).
+// coder: the codebooks for the formats with pack_coded, else unused (NULL).
 // 0, or -1 (nothing written) when the format needs a coder and has none.
-int htp_tiled_pack_group(const struct htp_tile_format * f, const struct htp_iq1_coder * coder, const uint8_t * rows,
+int htp_tiled_pack_group(const struct htp_tile_format * f, const struct htp_iq_coder * coder, const uint8_t * rows,
                          size_t row_stride, int nrows, int64_t nblk, uint8_t * group);
 
 // Block kb of row r (0..15) of a group of nblk blocks -> the ggml block bytes.
 // coder and the result as htp_tiled_pack_group's.
-int htp_tiled_unpack_block(const struct htp_tile_format * f, const struct htp_iq1_coder * coder, const uint8_t * group,
+int htp_tiled_unpack_block(const struct htp_tile_format * f, const struct htp_iq_coder * coder, const uint8_t * group,
                            int64_t nblk, int r, int64_t kb, uint8_t * block);
 
 // Quant and scale part of tile kb of a group.

@@ -117,8 +117,8 @@ static void select_iq1s(uint8_t * b, int first) {
 
 static struct htp_codebooks codebooks;
 static int                  codebooks_state;  // 0 not yet, 1 ready, -1 failed
-static struct htp_iq1_coder iq1_coder;
-static int                  iq1_coder_ok;  // built with the codebooks
+static struct htp_iq_coder  iq_coder;
+static int                  iq_coder_ok;  // built with the codebooks
 static pthread_once_t       codebooks_once = PTHREAD_ONCE_INIT;
 
 static void derive(void) {
@@ -141,9 +141,9 @@ static void derive(void) {
         return;
     }
     codebooks_state = 1;
-    iq1_coder_ok    = htp_iq1_coder_build(cb, &iq1_coder) == 0;
-    if (!iq1_coder_ok) {
-        HTP_LOG_ERROR("codebooks: ggml's IQ1 codebook has two equal points: IQ1 weights cannot be tiled");
+    iq_coder_ok     = htp_iq_coder_build(cb, &iq_coder) == 0;
+    if (!iq_coder_ok) {
+        HTP_LOG_ERROR("codebooks: ggml's IQ1 or IQ2_S codebook has two equal points: those weights stay untiled");
     }
 }
 
@@ -152,7 +152,7 @@ const struct htp_codebooks * htp_host_codebooks(void) {
     return codebooks_state == 1 ? &codebooks : NULL;
 }
 
-const struct htp_iq1_coder * htp_host_iq1_coder(void) {
+const struct htp_iq_coder * htp_host_iq_coder(void) {
     pthread_once(&codebooks_once, derive);
-    return codebooks_state == 1 && iq1_coder_ok ? &iq1_coder : NULL;
+    return codebooks_state == 1 && iq_coder_ok ? &iq_coder : NULL;
 }

@@ -12,8 +12,9 @@
 // if ggml's dequantizers gave something outside the format's value sets.
 const struct htp_codebooks * htp_host_codebooks(void);
 
-// The IQ1 codebook both ways (contract/iq-tiles.h), built from those
-// codebooks, for packing and unpacking IQ1 tiles; NULL where they failed.
-const struct htp_iq1_coder * htp_host_iq1_coder(void);
+// The codebooks of the code blocks both ways (contract/iq-tiles.h: IQ1_S,
+// IQ1_M, IQ2_S), built from those codebooks, for packing and unpacking such
+// tiles; NULL where they failed.
+const struct htp_iq_coder * htp_host_iq_coder(void);
 
 #endif  // HTP_HOST_CODEBOOKS_H

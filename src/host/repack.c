@@ -36,11 +36,11 @@ static pthread_mutex_t           extras_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct htp_repack_extra * extras_head;
 
 // The tiled format of a type, if the host can pack it: the formats that
-// store IQ1 points as codes need the IQ1 codebook (without it, such weights
+// store codebook points as codes need the coder (without it, such weights
 // stay in ggml's layout, which the NPU reads too).
 static const struct htp_tile_format * format_of_type(enum ggml_type type) {
     const struct htp_tile_format * f = htp_tile_format((uint32_t)type);
-    return f && (!f->pack_coded || htp_host_iq1_coder()) ? f : NULL;
+    return f && (!f->pack_coded || htp_host_iq_coder()) ? f : NULL;
 }
 
 static const struct htp_tile_format * format_of(const struct ggml_tensor * t) {
@@ -70,9 +70,9 @@ int htp_repack_pack(const struct ggml_tensor * t, const void * raw, void * dst) 
     if (!htp_repack_tensor_tileable(t)) {
         return -1;
     }
-    const struct htp_tile_format * f   = format_of(t);
-    const struct htp_iq1_coder * coder = f->pack_coded ? htp_host_iq1_coder() : NULL;  // non-NULL for those: format_of
-    int64_t                      nb[4];
+    const struct htp_tile_format * f     = format_of(t);
+    const struct htp_iq_coder *    coder = f->pack_coded ? htp_host_iq_coder() : NULL;  // non-NULL for those: format_of
+    int64_t                        nb[4];
     htp_tiled_strides(f, t->ne, nb);
     const int64_t   nblk = t->ne[0] / f->blck_size;
     const size_t    rb   = (size_t)nblk * f->blck_bytes;  // bytes per raw row
@@ -96,9 +96,9 @@ int htp_repack_unpack(const struct ggml_tensor * t, const void * src, void * out
     if (!htp_repack_tensor_tileable(t) || offset > ggml_nbytes(t) || size > ggml_nbytes(t) - offset) {
         return -1;
     }
-    const struct htp_tile_format * f   = format_of(t);
-    const struct htp_iq1_coder * coder = f->pack_coded ? htp_host_iq1_coder() : NULL;  // non-NULL for those: format_of
-    int64_t                      nb[4];
+    const struct htp_tile_format * f     = format_of(t);
+    const struct htp_iq_coder *    coder = f->pack_coded ? htp_host_iq_coder() : NULL;  // non-NULL for those: format_of
+    int64_t                        nb[4];
     htp_tiled_strides(f, t->ne, nb);
     const int64_t nblk = t->ne[0] / f->blck_size;
     const size_t  bb   = f->blck_bytes;

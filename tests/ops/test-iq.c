@@ -149,7 +149,7 @@ static void test_decoder(enum ggml_type type, const struct htp_codebooks * cb) {
 // Rows nrows x k (quantized, or random blocks: every index, sign and scale
 // pattern): tiles round trip, decoded tiles (plain = tiled), dot products.
 static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, const struct htp_iq_codes * codes,
-                     const struct htp_iq1_coder * coder, int64_t k, int nrows, int random) {
+                     const struct htp_iq_coder * coder, int64_t k, int nrows, int random) {
     const char *                   name   = ggml_type_name(type);
     const struct htp_tile_format * f      = htp_tile_format(type);
     const htp_iq_decode_fn         decode = htp_iq_decoder(type), tdecode = htp_iq_tile_decoder(type);
@@ -206,9 +206,12 @@ static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, const
         htp_iq_decode_group(decode, cb, raw + (size_t)(16 * g) * rowb, rowb, f->blck_bytes, n, nsb, dp);
         htp_iq_decode_group(tdecode, cb, tiled + (size_t)g * gb, tb, f->q_bytes, n, nsb, dt);
         dec_bad += memcmp(dp, dt, htp_iq_dgroup_bytes(k)) != 0;
-        if (f->pack_coded) {  // the code blocks' portable decoder too (the SIMD one is tdecode, where built)
-            htp_iq_decode_group(type == GGML_TYPE_IQ1_S ? htp_iq1s_code_decode_ref : htp_iq1m_code_decode_ref, cb,
-                                tiled + (size_t)g * gb, tb, f->q_bytes, n, nsb, dp);
+        // IQ1's code blocks have a portable decoder besides the SIMD one (tdecode, where built): the same bytes
+        const htp_iq_decode_fn ref = type == GGML_TYPE_IQ1_S   ? htp_iq1s_code_decode_ref
+                                     : type == GGML_TYPE_IQ1_M ? htp_iq1m_code_decode_ref
+                                                               : NULL;
+        if (ref) {
+            htp_iq_decode_group(ref, cb, tiled + (size_t)g * gb, tb, f->q_bytes, n, nsb, dp);
             dec_bad += memcmp(dp, dt, htp_iq_dgroup_bytes(k)) != 0;
         }
         for (int nc = 1; nc <= NC; nc++) {
@@ -219,10 +222,9 @@ static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, const
             // The decode path straight from the blocks: tiles, and plain rows
             // where the kernel reads ggml's blocks (not IQ1's: codes only).
             float pr[16], tr[16];
-            if (nc == 1 &&
-                htp_iq_dot_rows(type, cb, codes, tiled + (size_t)g * gb, tb, f->q_bytes, n, nsb, cols[0], tr)) {
-                const int plain = !f->pack_coded && htp_iq_dot_rows(type, cb, codes, raw + (size_t)(16 * g) * rowb,
-                                                                    rowb, f->blck_bytes, n, nsb, cols[0], pr);
+            if (nc == 1 && htp_iq_dot_rows(type, codes, tiled + (size_t)g * gb, tb, f->q_bytes, n, nsb, cols[0], tr)) {
+                const int plain = !f->pack_coded && htp_iq_dot_rows(type, codes, raw + (size_t)(16 * g) * rowb, rowb,
+                                                                    f->blck_bytes, n, nsb, cols[0], pr);
                 for (int r = 0; r < n; r++) {
                     row_bad += memcmp(&tr[r], &ref[0][r], 4) != 0 || (plain && memcmp(&pr[r], &ref[0][r], 4) != 0);
                     n_row++;
@@ -273,7 +275,7 @@ int main(void) {
                                          GGML_TYPE_IQ3_S,   GGML_TYPE_IQ1_S,  GGML_TYPE_IQ1_M};
     static struct htp_iq_codes  codes;
     htp_iq_codes_build(cb, &codes);
-    const struct htp_iq1_coder * coder = htp_host_iq1_coder();
+    const struct htp_iq_coder * coder = htp_host_iq_coder();
     CHECK_OR_RETURN(1, coder != NULL, "no IQ1 coder from the host (ggml's IQ1 points not distinct?)");
     int n_ok = 0;
     for (size_t t = 0; t < sizeof all / sizeof all[0]; t++) {

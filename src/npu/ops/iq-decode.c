@@ -37,6 +37,8 @@ htp_iq_decode_fn htp_iq_tile_decoder(uint32_t type) {
             return htp_iq1s_code_decode;
         case HTP_TYPE_IQ1_M:
             return htp_iq1m_code_decode;
+        case HTP_TYPE_IQ2_S:
+            return htp_iq2s_code_decode;
         default:
             return htp_iq_decoder(type);  // tiles keep ggml's block
     }

@@ -37,12 +37,14 @@ typedef void (*htp_iq_decode_fn)(const uint8_t * block, const struct htp_codeboo
 htp_iq_decode_fn htp_iq_decoder(uint32_t type);
 
 // The decoder of a row's block in a tile of type (contract/iq-tiles.h: IQ1's
-// hold codes; the others ggml's block, so htp_iq_decoder's), or NULL likewise.
+// and IQ2_S's hold codes; the others ggml's block, so htp_iq_decoder's), or
+// NULL likewise.
 htp_iq_decode_fn htp_iq_tile_decoder(uint32_t type);
 
 // The decoders (iq2-decode.c).
 void htp_iq2xxs_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
 void htp_iq2xs_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
 void htp_iq2s_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
+void htp_iq2s_code_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
 
 #endif  // HTP_IQ_DECODE_H

@@ -19,9 +19,8 @@
 // vpermb turns it into the coordinate (by the low 6 bits: the tables repeat
 // the value set). The group's sign byte of the step names, bit j, the
 // weights to negate; vpshufbitqmb turns it into a byte mask, and the masked
-// activations go into vpdpbusd with the unsigned coordinates. IQ1's tiles
-// hold the codes themselves (contract/iq-tiles.h); IQ2_S gathers each step's
-// 8-byte points from its codebook instead.
+// activations go into vpdpbusd with the unsigned coordinates. IQ1's and
+// IQ2_S's tiles hold the codes themselves (contract/iq-tiles.h).
 
 #include "iq-rows.h"
 
@@ -135,36 +134,6 @@ static inline __m512i codes_of(__m512i lo, __m512i hi, int second) {
     return _mm512_permutex2var_epi8(lo, pick, hi);
 }
 
-// The word indices of a block's 32 points (word 4 g + l: point l of group g)
-// as the scalar loads of gather_points read them.
-struct iq_point_ids {
-    uint16_t w[32];
-};
-
-static inline void point_ids(__m512i idx, struct iq_point_ids * ids) {
-    _mm512_storeu_si512(ids->w, idx);
-}
-
-// The 8-byte points of table (a codebook of contract/codebooks.h) that step
-// h takes: 64-bit lane g = point (g, h), read by eight scalar loads into one
-// vector. The hardware gather (vpgatherdq) was slower on Zen 4: with the
-// weights in the L1, a row's super-block took 29.1 / 23.1 / 23.4 ns (IQ1_M,
-// IQ1_S, IQ2_S) with it and 25.2 / 22.3 / 19.3 ns this way (medians of 6
-// alternated runs, one core).
-static inline __m512i gather_points(const struct iq_point_ids * ids, int h, const void * table) {
-    uint64_t p[8];
-    for (int g = 0; g < 8; g++) {
-        memcpy(&p[g], (const uint8_t *)table + 8 * (size_t)ids->w[4 * g + h], sizeof p[g]);
-    }
-    return _mm512_loadu_si512(p);
-}
-
-// Index vector of a word permute (or, in the low bytes, a byte permute):
-// word 4 g + l = word (byte) g.
-#define IQ_WORD_OF_GROUP                                                                                              \
-    _mm512_setr_epi32(0, 0, 0x10001, 0x10001, 0x20002, 0x20002, 0x30003, 0x30003, 0x40004, 0x40004, 0x50005, 0x50005, \
-                      0x60006, 0x60006, 0x70007, 0x70007)
-
 // One step on the step's coordinates v (unsigned): times the activations x
 // negated where the sign bits sel names are set, added into acc.
 static inline __m512i iq_step_points(__m512i acc, __m512i v, __m512i signs, uint64_t sel, __m512i x) {
@@ -254,29 +223,12 @@ static inline __m512i iq2xs_row(const uint8_t * blk, const __m512i x[4], const s
     return iq2_steps16(codes, k->values, signs, x, blk + 66);
 }
 
-// IQ2_S (82 bytes): d, 32 low index bytes, 32 sign bytes, 8 bytes of 2 high
-// index bits per point (bits 2 l of byte g), 8 scale bytes. 1024 points do
-// not fit in registers: they are gathered, 8 bytes each.
-static inline __m512i iq2s_row(const uint8_t * blk, const __m512i x[4], const void * points) {
-    const __m512i lo8 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)));
-    uint64_t      qh;
-    memcpy(&qh, blk + 66, sizeof qh);
-    const __m512i qhw = _mm512_maskz_permutexvar_epi8(0x5555555555555555ull, IQ_WORD_OF_GROUP,
-                                                      _mm512_zextsi128_si512(_mm_cvtsi64_si128((long long)qh)));
-    const __m512i hi2 =
-        _mm512_and_si512(_mm512_srlv_epi16(qhw, _mm512_set4_epi32(0x00060004, 0x00020000, 0x00060004, 0x00020000)),
-                         _mm512_set1_epi16(3));
-    struct iq_point_ids ids;
-    point_ids(_mm512_or_si512(lo8, _mm512_slli_epi16(hi2, 8)), &ids);
-    const __m512i signs = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 34)));
-    __m512i       lo, hi;
-    iq2_scales16(blk + 74, &lo, &hi);
-    __m512i acc0 = _mm512_setzero_si512(), acc1 = _mm512_setzero_si512();
-    acc0 = iq_step_points(acc0, gather_points(&ids, 0, points), signs, IQ_SEL(0), x[0]);
-    acc0 = iq_step_points(acc0, gather_points(&ids, 1, points), signs, IQ_SEL(1), x[1]);
-    acc1 = iq_step_points(acc1, gather_points(&ids, 2, points), signs, IQ_SEL(2), x[2]);
-    acc1 = iq_step_points(acc1, gather_points(&ids, 3, points), signs, IQ_SEL(3), x[3]);
-    return _mm512_add_epi32(_mm512_mullo_epi32(acc0, lo), _mm512_mullo_epi32(acc1, hi));
+// IQ2_S code block (106 bytes, contract/iq-tiles.h): d, 32 codes, 32 sign
+// bytes (4 a group), 8 scale bytes.
+static inline __m512i iq2s_row(const uint8_t * blk, const __m512i x[4], const struct iq_rows_k * k) {
+    const __m512i codes = _mm512_loadu_si512(blk + 2);
+    const __m512i signs = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 66)));
+    return iq2_steps16(codes, k->values, signs, x, blk + 98);
 }
 
 // IQ3: step h takes points 2 h and 2 h + 1 of each group, whose codes are
@@ -393,15 +345,14 @@ static inline __m512i pair_sums(__m512i a, __m512i b) {
 }
 
 static inline __attribute__((always_inline)) __m512i iq_row(uint32_t type, const uint8_t * blk,
-                                                            const struct iq_col * col, const struct iq_rows_k * k,
-                                                            const void * points) {
+                                                            const struct iq_col * col, const struct iq_rows_k * k) {
     switch (type) {
         case HTP_TYPE_IQ2_XXS:
             return iq2xxs_row(blk, col->x, k);
         case HTP_TYPE_IQ2_XS:
             return iq2xs_row(blk, col->x, k);
         case HTP_TYPE_IQ2_S:
-            return iq2s_row(blk, col->x, points);
+            return iq2s_row(blk, col->x, k);
         case HTP_TYPE_IQ3_XXS:
             return iq3xxs_row(blk, col->x, k);
         case HTP_TYPE_IQ3_S:
@@ -426,10 +377,9 @@ static inline uint16_t iq_dbits(uint32_t type, const uint8_t * blk) {
 
 // The tile loop of one type (type and unit constant where it is inlined).
 static inline __attribute__((always_inline)) void iq_rows_run(uint32_t type, float unit, const struct iq_rows_k * k,
-                                                              const void * points, const uint8_t * base,
-                                                              size_t row_stride, size_t blk_stride, int nrows,
-                                                              int64_t nsb, const struct htp_q8k_block * a,
-                                                              float out[16]) {
+                                                              const uint8_t * base, size_t row_stride,
+                                                              size_t blk_stride, int nrows, int64_t nsb,
+                                                              const struct htp_q8k_block * a, float out[16]) {
     __m512 acc = _mm512_setzero_ps();
     for (int64_t b = 0; b < nsb; b++) {
         struct iq_col col;
@@ -453,7 +403,7 @@ static inline __attribute__((always_inline)) void iq_rows_run(uint32_t type, flo
                 if (r < nrows) {
                     const uint8_t * blk = base + (size_t)r * row_stride + (size_t)b * blk_stride;
                     dh[r]               = iq_dbits(type, blk);
-                    v[i]                = iq_row(type, blk, &col, k, points);
+                    v[i]                = iq_row(type, blk, &col, k);
                 } else {
                     dh[r] = 0;
                     v[i]  = _mm512_setzero_si512();
@@ -482,39 +432,38 @@ static void load_byte_tables(struct iq_rows_k * k, const uint8_t * lo, const uin
     load_tables(k->tab + n, hi, n);
 }
 
-int htp_iq_dot_rows(uint32_t type, const struct htp_codebooks * cb, const struct htp_iq_codes * codes,
-                    const uint8_t * base, size_t row_stride, size_t blk_stride, int nrows, int64_t nsb,
-                    const struct htp_q8k_block * a, float out[16]) {
+int htp_iq_dot_rows(uint32_t type, const struct htp_iq_codes * codes, const uint8_t * base, size_t row_stride,
+                    size_t blk_stride, int nrows, int64_t nsb, const struct htp_q8k_block * a, float out[16]) {
     struct iq_rows_k k;
     load_tables(k.signs8, codes->signs8, 2);
     k.values = iq2_values_table();
     switch (type) {
         case HTP_TYPE_IQ2_XXS:
             load_byte_tables(&k, codes->iq2xxs_lo, codes->iq2xxs_hi, 4);
-            iq_rows_run(HTP_TYPE_IQ2_XXS, 0.125f, &k, NULL, base, row_stride, blk_stride, nrows, nsb, a, out);
+            iq_rows_run(HTP_TYPE_IQ2_XXS, 0.125f, &k, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         case HTP_TYPE_IQ2_XS:
             load_tables(k.tab, codes->iq2xs, 16);
-            iq_rows_run(HTP_TYPE_IQ2_XS, 0.125f, &k, NULL, base, row_stride, blk_stride, nrows, nsb, a, out);
+            iq_rows_run(HTP_TYPE_IQ2_XS, 0.125f, &k, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         case HTP_TYPE_IQ2_S:
-            iq_rows_run(HTP_TYPE_IQ2_S, 0.125f, &k, cb->iq2s, base, row_stride, blk_stride, nrows, nsb, a, out);
+            iq_rows_run(HTP_TYPE_IQ2_S, 0.125f, &k, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         case HTP_TYPE_IQ3_XXS:
             load_byte_tables(&k, codes->iq3xxs_lo, codes->iq3xxs_hi, 4);
             k.values = bcast64(0x3e342c241c140c04ull);  // 4, 12, .., 52, 62
-            iq_rows_run(HTP_TYPE_IQ3_XXS, 0.25f, &k, NULL, base, row_stride, blk_stride, nrows, nsb, a, out);
+            iq_rows_run(HTP_TYPE_IQ3_XXS, 0.25f, &k, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         case HTP_TYPE_IQ3_S:
             load_byte_tables(&k, codes->iq3s_lo, codes->iq3s_hi, 8);
             k.values = bcast64(IQ_RAMP8(1, 2));  // 1, 3, .., 15
-            iq_rows_run(HTP_TYPE_IQ3_S, 1.0f, &k, NULL, base, row_stride, blk_stride, nrows, nsb, a, out);
+            iq_rows_run(HTP_TYPE_IQ3_S, 1.0f, &k, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         case HTP_TYPE_IQ1_S:
-            iq_rows_run(HTP_TYPE_IQ1_S, 0.125f, &k, NULL, base, row_stride, blk_stride, nrows, nsb, a, out);
+            iq_rows_run(HTP_TYPE_IQ1_S, 0.125f, &k, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         case HTP_TYPE_IQ1_M:
-            iq_rows_run(HTP_TYPE_IQ1_M, 0.125f, &k, NULL, base, row_stride, blk_stride, nrows, nsb, a, out);
+            iq_rows_run(HTP_TYPE_IQ1_M, 0.125f, &k, base, row_stride, blk_stride, nrows, nsb, a, out);
             return 1;
         default:
             return 0;
@@ -523,11 +472,9 @@ int htp_iq_dot_rows(uint32_t type, const struct htp_codebooks * cb, const struct
 
 #else
 
-int htp_iq_dot_rows(uint32_t type, const struct htp_codebooks * cb, const struct htp_iq_codes * codes,
-                    const uint8_t * base, size_t row_stride, size_t blk_stride, int nrows, int64_t nsb,
-                    const struct htp_q8k_block * a, float out[16]) {
+int htp_iq_dot_rows(uint32_t type, const struct htp_iq_codes * codes, const uint8_t * base, size_t row_stride,
+                    size_t blk_stride, int nrows, int64_t nsb, const struct htp_q8k_block * a, float out[16]) {
     (void)type;
-    (void)cb;
     (void)codes;
     (void)base;
     (void)row_stride;

@@ -10,10 +10,10 @@
 // coordinate (struct htp_iq_codes). A lookup of 32 or 64 indices is a few
 // byte or word permutes of the code tables, a code becomes its bytes by one
 // bit-field shuffle and one value permute, the signs become a byte mask of
-// the activations, and vpdpbusd sums the products. IQ1's codebook of 2048
-// points is too large for registers: its tiles store the codes themselves
-// (contract/iq-tiles.h, 3.), so IQ1 rows are read from tiles only. IQ2_S's
-// 1024 points are gathered, 8 bytes each, from the codebook.
+// the activations, and vpdpbusd sums the products. The codebooks of IQ1
+// (2048 points) and IQ2_S (1024) are too large for registers: their tiles
+// store the codes themselves (contract/iq-tiles.h, 3.), so these types' rows
+// are read from tiles only.
 //
 // The result is the same float, bit for bit, as htp_iq_dot_group_ref on the
 // rows' decoded tiles: the integer sum of each row and super-block is exact
@@ -50,12 +50,11 @@ void htp_iq_codes_build(const struct htp_codebooks * cb, struct htp_iq_codes * c
 
 // out[r] = the dot product of row r (r < nrows <= 16) with the activations
 // a[0 .. nsb-1], block b of row r at base + r * row_stride + b * blk_stride
-// (ggml's block; for IQ1_S and IQ1_M a tile's code block); cb and codes are
-// the session's codebooks and their codes.
+// (ggml's block; for IQ1_S, IQ1_M and IQ2_S a tile's code block); codes are
+// the session's codebooks as codes.
 // Returns 0 (and does nothing) where the build (AVX-512 VBMI, VNNI, BITALG)
 // or the type has no such kernel.
-int htp_iq_dot_rows(uint32_t type, const struct htp_codebooks * cb, const struct htp_iq_codes * codes,
-                    const uint8_t * base, size_t row_stride, size_t blk_stride, int nrows, int64_t nsb,
-                    const struct htp_q8k_block * a, float out[16]);
+int htp_iq_dot_rows(uint32_t type, const struct htp_iq_codes * codes, const uint8_t * base, size_t row_stride,
+                    size_t blk_stride, int nrows, int64_t nsb, const struct htp_q8k_block * a, float out[16]);
 
 #endif  // HTP_IQ_ROWS_H

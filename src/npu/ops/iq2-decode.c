@@ -13,7 +13,9 @@
 //                       8 scale bytes (low nibble: first 16 of the 32, high: last 16)
 //   IQ2_S   (82 bytes)  d, 32 index bytes (low 8 bits), 32 sign bytes (all 8
 //                       signs stored), 8 bytes of high index bits (2 per 8
-//                       weights, from bit 0 up), 8 scale bytes as IQ2_XS's
+//                       weights, from bit 0 up), 8 scale bytes as IQ2_XS's;
+//                       in tiles a code block of 106 bytes instead
+//                       (contract/iq-tiles.h), htp_iq2s_code_decode's
 
 #include <string.h>
 
@@ -83,6 +85,29 @@ void htp_iq2s_decode(const uint8_t * block, const struct htp_codebooks * cb, str
         for (int l = 0; l < 4; l++) {
             const uint32_t idx = lo[4 * ib + l] | (((uint32_t)hi[ib] >> (2 * l)) & 3) << 8;
             iq_put8(x->q + 32 * ib + 8 * l, cb->iq2s[idx], signs[4 * ib + l]);
+        }
+    }
+}
+
+// A tile's IQ2_S code block (contract/iq-tiles.h: d, 32 codes, the 32 sign
+// bytes, the 8 scale bytes): each code's fields pick 8, 25 or 43.
+void htp_iq2s_code_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+    (void)cb;
+    static const uint8_t values[4] = {8, 25, 43, 43};  // field 3: never written by pack
+    x->d                           = htp_fp16_to_fp32(iq_rd16(block)) * 0.125f;
+    const uint8_t * signs          = block + 66;
+    const uint8_t * scales         = block + 98;
+    for (int ib = 0; ib < 8; ib++) {
+        x->sc[2 * ib]     = (uint8_t)(2 * (scales[ib] & 15) + 1);
+        x->sc[2 * ib + 1] = (uint8_t)(2 * (scales[ib] >> 4) + 1);
+        for (int l = 0; l < 4; l++) {
+            const int      p    = 4 * ib + l;
+            const uint16_t code = iq_rd16(block + 2 + 2 * p);
+            uint8_t        point[8];
+            for (int j = 0; j < 8; j++) {
+                point[j] = values[(code >> (2 * j)) & 3];
+            }
+            iq_put8(x->q + 8 * p, point, signs[p]);
         }
     }
 }

@@ -187,8 +187,8 @@ static int kq_iq_rows(struct kq_mm * a, int64_t g, int64_t c) {
     const size_t    rs   = a->tiled ? htp_iq_tile_blck_bytes(a->f) : (size_t)a->src0->nb[1],
                  bs      = a->tiled ? a->f->q_bytes : bb;
     float out[HTP_KQ_R];
-    if (!a->iq_codes || !htp_iq_dot_rows(a->src0->type, a->codebooks, a->iq_codes, base, rs, bs, (int)nr, a->nsb,
-                                         a->act + c * a->nsb, out)) {
+    if (!a->iq_codes ||
+        !htp_iq_dot_rows(a->src0->type, a->iq_codes, base, rs, bs, (int)nr, a->nsb, a->act + c * a->nsb, out)) {
         return 0;
     }
     kq_store(a, y, m0, out, nr, ar);
