@@ -206,9 +206,10 @@ static void test_dot(enum ggml_type type, const struct htp_codebooks * cb, const
         htp_iq_decode_group(decode, cb, raw + (size_t)(16 * g) * rowb, rowb, f->blck_bytes, n, nsb, dp);
         htp_iq_decode_group(tdecode, cb, tiled + (size_t)g * gb, tb, f->q_bytes, n, nsb, dt);
         dec_bad += memcmp(dp, dt, htp_iq_dgroup_bytes(k)) != 0;
-        // IQ1's code blocks have a portable decoder besides the SIMD one (tdecode, where built): the same bytes
+        // The code blocks have a portable decoder besides the SIMD one (tdecode, where built): the same bytes
         const htp_iq_decode_fn ref = type == GGML_TYPE_IQ1_S   ? htp_iq1s_code_decode_ref
                                      : type == GGML_TYPE_IQ1_M ? htp_iq1m_code_decode_ref
+                                     : type == GGML_TYPE_IQ2_S ? htp_iq2s_code_decode_ref
                                                                : NULL;
         if (ref) {
             htp_iq_decode_group(ref, cb, tiled + (size_t)g * gb, tb, f->q_bytes, n, nsb, dp);

@@ -46,5 +46,8 @@ void htp_iq2xxs_decode(const uint8_t * block, const struct htp_codebooks * cb, s
 void htp_iq2xs_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
 void htp_iq2s_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
 void htp_iq2s_code_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
+// The portable IQ2_S code decoder, which htp_iq2s_code_decode is where the
+// build has no vector one (tested against each other by test-iq).
+void htp_iq2s_code_decode_ref(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x);
 
 #endif  // HTP_IQ_DECODE_H

@@ -22,6 +22,11 @@
 #include "fp16.h"
 #include "iq-decode.h"
 
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VBMI__)
+#define IQ2S_CODES_AVX512 1
+#include <immintrin.h>
+#endif
+
 static inline uint16_t iq_rd16(const uint8_t * p) {
     return (uint16_t)(p[0] | (p[1] << 8));
 }
@@ -91,23 +96,56 @@ void htp_iq2s_decode(const uint8_t * block, const struct htp_codebooks * cb, str
 
 // A tile's IQ2_S code block (contract/iq-tiles.h: d, 32 codes, the 32 sign
 // bytes, the 8 scale bytes): each code's fields pick 8, 25 or 43.
-void htp_iq2s_code_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
-    (void)cb;
-    static const uint8_t values[4] = {8, 25, 43, 43};  // field 3: never written by pack
-    x->d                           = htp_fp16_to_fp32(iq_rd16(block)) * 0.125f;
-    const uint8_t * signs          = block + 66;
-    const uint8_t * scales         = block + 98;
+static void iq2s_code_scales(const uint8_t * block, struct htp_iq_superblock * x) {
+    x->d                   = htp_fp16_to_fp32(iq_rd16(block)) * 0.125f;
+    const uint8_t * scales = block + 98;
     for (int ib = 0; ib < 8; ib++) {
         x->sc[2 * ib]     = (uint8_t)(2 * (scales[ib] & 15) + 1);
         x->sc[2 * ib + 1] = (uint8_t)(2 * (scales[ib] >> 4) + 1);
-        for (int l = 0; l < 4; l++) {
-            const int      p    = 4 * ib + l;
-            const uint16_t code = iq_rd16(block + 2 + 2 * p);
-            uint8_t        point[8];
-            for (int j = 0; j < 8; j++) {
-                point[j] = values[(code >> (2 * j)) & 3];
-            }
-            iq_put8(x->q + 8 * p, point, signs[p]);
-        }
     }
+}
+
+void htp_iq2s_code_decode_ref(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+    (void)cb;
+    static const uint8_t values[4] = {8, 25, 43, 43};  // field 3: never written by pack
+    const uint8_t *      signs     = block + 66;
+    iq2s_code_scales(block, x);
+    for (int p = 0; p < 32; p++) {
+        const uint16_t code = iq_rd16(block + 2 + 2 * p);
+        uint8_t        point[8];
+        for (int j = 0; j < 8; j++) {
+            point[j] = values[(code >> (2 * j)) & 3];
+        }
+        iq_put8(x->q + 8 * p, point, signs[p]);
+    }
+}
+
+#ifdef IQ2S_CODES_AVX512
+// 64 weights a step: the 8 codes of points 8 k .. 8 k + 7 one a 64-bit lane,
+// field j to byte j by a bit-field shuffle, to 8, 25 or 43 by a byte permute
+// (index bits 0..1 only: the table repeats with period 4), and the 8 sign
+// bytes, bit j of byte i for weight 8 i + j, as the mask of the lanes to negate.
+static void iq2s_code_decode_avx512(const uint8_t * block, struct htp_iq_superblock * x) {
+    const __m512i ramp   = _mm512_set1_epi64(0x0e0c0a0806040200ll);  // byte j: bit 2 j
+    const __m512i values = _mm512_set1_epi32(0x2b2b1908);            // field 0..3: 8, 25, 43, 43
+    iq2s_code_scales(block, x);
+    for (int k = 0; k < 4; k++) {
+        const __m512i codes =
+            _mm512_cvtepu16_epi64(_mm_loadu_si128((const __m128i *)(const void *)(block + 2 + 16 * k)));
+        const __m512i v = _mm512_permutexvar_epi8(_mm512_multishift_epi64_epi8(ramp, codes), values);
+        uint64_t      negative;
+        memcpy(&negative, block + 66 + 8 * k, sizeof negative);
+        _mm512_storeu_si512((void *)(x->q + 64 * k),
+                            _mm512_mask_sub_epi8(v, (__mmask64)negative, _mm512_setzero_si512(), v));
+    }
+}
+#endif
+
+void htp_iq2s_code_decode(const uint8_t * block, const struct htp_codebooks * cb, struct htp_iq_superblock * x) {
+#ifdef IQ2S_CODES_AVX512
+    (void)cb;
+    iq2s_code_decode_avx512(block, x);
+#else
+    htp_iq2s_code_decode_ref(block, cb, x);
+#endif
 }
