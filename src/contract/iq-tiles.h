@@ -12,10 +12,10 @@
 //      tile_blck = q_bytes / 16 (htp_iq_tile_blck_bytes)
 //      padding rows: all zero bytes (d = 0: their weights are exact zeros)
 //
-//    IQ2 and IQ3 keep ggml's block verbatim (tile_blck = ggml's block bytes),
-//    so their pack and unpack are copies. IQ1_S and IQ1_M keep their block
-//    with every point as a code (3. below), so their pack and unpack take the
-//    codebook. Against one column the kernels read a tile's 16 blocks in
+//    IQ2_XXS, IQ2_XS and IQ3 keep ggml's block verbatim (tile_blck = ggml's
+//    block bytes), so their pack and unpack are copies. IQ1_S, IQ1_M and
+//    IQ2_S keep their block with every point as a code (3. below), so their
+//    pack and unpack take the coder. Against one column the kernels read a tile's 16 blocks in
 //    place (npu/ops/iq-rows.h, where built); otherwise they decode the blocks
 //    once per row group into the decoded tile below.
 //
@@ -64,7 +64,7 @@
 //    The rest of ggml's block is moved bit for bit. Unpacking maps each code
 //    back to its index (struct htp_iq_coder), exact because each codebook's
 //    points are distinct (checked where the coder is built). The kernels read
-//    30-40% more bytes than ggml's block; these types' decode is bound by its
+//    29-40% more bytes than ggml's block; these types' decode is bound by its
 //    arithmetic, not by memory, so that pays.
 //
 // Adding a type: its decoder (npu/ops/iq-decode.c's switch) and one line in
