@@ -61,7 +61,7 @@
 //           (blocks of 256 elements; iq-tiles.c holds their format table)
 //   IQ1_S, IQ1_M, IQ2_S
 //           q: 16 x the row's block with its points as codes (iq-tiles.h),
-//              row after row; s: none. Pack and unpack need the codebooks.
+//              row after row; s: none. Pack and unpack need the coder.
 //
 //   Blocks of more than 32 elements (Q1_0: 128, Q2_0 and NVFP4: 64) are
 //   cut into units of 32 elements (unit u = elements 32u .. 32u+31 of the
@@ -141,7 +141,7 @@ struct htp_tile_format {
     // Row r of a tile -> its ggml block (exact inverse of pack).
     void (*unpack)(const uint8_t * q, const uint8_t * s, int r, uint8_t * block);
     // The formats that store codebook points as codes (IQ1_S, IQ1_M, IQ2_S) pack and
-    // unpack with the codebook: these instead of the two above (NULL there).
+    // unpack with the coder: these instead of the two above (NULL there).
     void (*pack_coded)(const struct htp_iq_coder * c, const uint8_t * const blocks[HTP_TILE_ROWS], uint8_t * q,
                        uint8_t * s);
     void (*unpack_coded)(const struct htp_iq_coder * c, const uint8_t * q, const uint8_t * s, int r, uint8_t * block);
