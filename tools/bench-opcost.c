@@ -24,6 +24,14 @@
 // process with it off, and this program runs itself once more, profiler on
 // (--npu-times), for the NPU's per-op times alone. A user who sets
 // GGML_HEXAGON_PROFILE gets one run with it, the timings then including it.
+//
+// A profile-op line gives an op's time in whole microseconds, and its cycles.
+// The ops here take well under a microsecond, so whole microseconds would
+// read 1 against 0 for a difference of a few hundred nanoseconds. Where the
+// cycles are the time-stamp counter (an x86 NPU: rdtsc, invariant, the same
+// counter in every process of the machine), the times are the cycles at the
+// counter's rate, measured here against CLOCK_MONOTONIC; elsewhere (an NPU
+// under qemu-hexagon counts no cycles) the microseconds.
 
 #include <spawn.h>
 #include <stdio.h>
@@ -32,6 +40,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include "bench.h"
 #include "ggml-alloc.h"
@@ -49,7 +60,8 @@ struct oc_log {
     struct htp_log_lines lines;
     int                  collect;  // keep profile-op times now
     int                  n;
-    double               us[OC_MAX_PROF];
+    double               us[OC_MAX_PROF];      // whole microseconds
+    double               cycles[OC_MAX_PROF];  // 0 where the line had none
 };
 
 static struct oc_log g_oc_log;
@@ -61,10 +73,44 @@ static void oc_parse_line(void * user, const char * s) {
         return;
     }
     const char *       u = strstr(at, ": usec ");
-    unsigned long long us;
-    if (u && sscanf(u, ": usec %llu", &us) == 1) {
-        l->us[l->n++] = (double)us;
+    unsigned long long us, cycles = 0;
+    if (u && sscanf(u, ": usec %llu cycles %llu", &us, &cycles) >= 1) {
+        l->us[l->n]     = (double)us;
+        l->cycles[l->n] = (double)cycles;
+        l->n++;
     }
+}
+
+// Time-stamp counter ticks per microsecond (0 where there is none): the
+// ticks over 20 ms of CLOCK_MONOTONIC.
+static double oc_tsc_per_us(void) {
+#if defined(__x86_64__)
+    struct timespec a, b, pause = {0, 20 * 1000 * 1000};
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    const uint64_t c0 = __rdtsc();
+    nanosleep(&pause, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    const uint64_t c1 = __rdtsc();
+    const double   us = (double)(b.tv_sec - a.tv_sec) * 1e6 + (double)(b.tv_nsec - a.tv_nsec) / 1e3;
+    return us > 0 ? (double)(c1 - c0) / us : 0;
+#else
+    return 0;
+#endif
+}
+
+// Whether every op of the last graph has cycles to read its time from.
+static int oc_log_has_cycles(const struct oc_log * l, double tsc_per_us) {
+    int all = tsc_per_us > 0;
+    for (int k = 0; k < l->n && all; k++) {
+        all = l->cycles[k] > 0;
+    }
+    return all;
+}
+
+// Op i of the last graph in microseconds: its cycles at the counter's rate
+// when every op of the graph has cycles, else its whole microseconds.
+static double oc_op_us(const struct oc_log * l, int i, double tsc_per_us) {
+    return oc_log_has_cycles(l, tsc_per_us) ? l->cycles[i] / tsc_per_us : l->us[i];
 }
 
 static void oc_log_cb(enum ggml_log_level level, const char * text, void * user) {
@@ -162,6 +208,7 @@ struct oc_result {
     double htp_op_us, cpu_op_us;          // per op, from t(N) - t(1)
     double htp_graph1_us, cpu_graph1_us;  // a graph of one op
     double npu_first_us, npu_rest_us;     // the NPU's profile: first op, median of the others
+    int    npu_from_cycles;               // 1: those from the ops' cycles (oc_op_us), 0: whole microseconds
 };
 
 static int oc_measure(ggml_backend_t htp, ggml_backend_t cpu, enum oc_kind kind, enum ggml_type wtype, int n, int reps,
@@ -186,7 +233,9 @@ static int oc_measure(ggml_backend_t htp, ggml_backend_t cpu, enum oc_kind kind,
             oc_once(&g[s][k], gap_us);  // warm-up: first touch, repack, caches
         }
     }
-    double * others = malloc(sizeof(double) * (size_t)n);
+    double *     others      = malloc(sizeof(double) * (size_t)n);
+    const double tsc_per_us  = oc_tsc_per_us();
+    int          from_cycles = 0;
     for (int rep = 0; rep < reps; rep++) {
         for (int k = 0; k < 2; k++) {
             for (int s = 0; s < 2; s++) {  // HTP, then CPU, alternated
@@ -196,10 +245,12 @@ static int oc_measure(ggml_backend_t htp, ggml_backend_t cpu, enum oc_kind kind,
                 g_oc_log.collect = 0;
                 if (s == 0 && k == 1 && g_oc_log.n >= 2 && g_oc_log.n <= n) {
                     for (int i = 1; i < g_oc_log.n; i++) {
-                        others[i - 1] = g_oc_log.us[i];
+                        others[i - 1] = oc_op_us(&g_oc_log, i, tsc_per_us);
                     }
-                    first[n_prof] = g_oc_log.us[0];
+                    first[n_prof] = oc_op_us(&g_oc_log, 0, tsc_per_us);
                     rest[n_prof]  = bench_median_f64(others, g_oc_log.n - 1);
+                    from_cycles   = n_prof == 0 ? oc_log_has_cycles(&g_oc_log, tsc_per_us)
+                                                : from_cycles && oc_log_has_cycles(&g_oc_log, tsc_per_us);
                     n_prof++;
                 }
             }
@@ -213,12 +264,13 @@ static int oc_measure(ggml_backend_t htp, ggml_backend_t cpu, enum oc_kind kind,
             oc_free(&g[s][k]);
         }
     }
-    r->htp_graph1_us = med[0][0];
-    r->cpu_graph1_us = med[1][0];
-    r->htp_op_us     = (med[0][1] - med[0][0]) / (n - 1);
-    r->cpu_op_us     = (med[1][1] - med[1][0]) / (n - 1);
-    r->npu_first_us  = n_prof ? bench_median_f64(first, n_prof) : -1;
-    r->npu_rest_us   = n_prof ? bench_median_f64(rest, n_prof) : -1;
+    r->htp_graph1_us   = med[0][0];
+    r->cpu_graph1_us   = med[1][0];
+    r->htp_op_us       = (med[0][1] - med[0][0]) / (n - 1);
+    r->cpu_op_us       = (med[1][1] - med[1][0]) / (n - 1);
+    r->npu_first_us    = n_prof ? bench_median_f64(first, n_prof) : -1;
+    r->npu_rest_us     = n_prof ? bench_median_f64(rest, n_prof) : -1;
+    r->npu_from_cycles = from_cycles;
     free(first);
     free(rest);
     free(others);
@@ -229,9 +281,9 @@ extern char ** environ;
 
 // The NPU's per-op times from a run of this program with the profiler on:
 // argv (the mode's arguments) plus --npu-times, whose output is one line
-// "<first> <others>" per op kind, in --ops order. Fills first[i], rest[i]
+// "<first> <others> <from cycles>" per op kind, in --ops order. Fills first[i], rest[i], from_cycles[i]
 // for up to max kinds; the number of kinds read, or -1.
-static int oc_npu_times_run(int argc, char ** argv, int max, double * first, double * rest) {
+static int oc_npu_times_run(int argc, char ** argv, int max, double * first, double * rest, int * from_cycles) {
     char ** av = calloc((size_t)argc + 4, sizeof *av);
     int     fd[2];
     if (!av || pipe(fd) != 0) {
@@ -270,7 +322,7 @@ static int oc_npu_times_run(int argc, char ** argv, int max, double * first, dou
     FILE * f = fdopen(fd[0], "r");
     int    n = 0;
     if (f) {
-        while (n < max && fscanf(f, "%lf %lf", &first[n], &rest[n]) == 2) {
+        while (n < max && fscanf(f, "%lf %lf %d", &first[n], &rest[n], &from_cycles[n]) == 3) {
             n++;
         }
         fclose(f);
@@ -330,9 +382,10 @@ int bench_mode_opcost(int argc, char ** argv) {
     const char * prof_env  = getenv("GGML_HEXAGON_PROFILE");
     const int    user_prof = prof_env && prof_env[0] != '\0' && strcmp(prof_env, "0") != 0;
     double       npu_first[16], npu_rest[16];
+    int          npu_from_cycles[16];
     int          n_npu = -1;
     if (!user_prof) {
-        n_npu = oc_npu_times_run(argc, argv, 16, npu_first, npu_rest);
+        n_npu = oc_npu_times_run(argc, argv, 16, npu_first, npu_rest, npu_from_cycles);
     }
     ggml_log_set(oc_log_cb, &g_oc_log);
     ggml_backend_register(ggml_backend_htp_reg());
@@ -378,7 +431,7 @@ int bench_mode_opcost(int argc, char ** argv) {
             fprintf(stderr, "opcost: unknown op '%s' (add, mul_mat)\n", tok);
             rc = 2;
             if (npu_times) {
-                printf("-1 -1\n");  // keeps the lines in --ops order
+                printf("-1 -1 0\n");  // keeps the lines in --ops order
             }
             continue;
         }
@@ -386,25 +439,27 @@ int bench_mode_opcost(int argc, char ** argv) {
         if (oc_measure(htp, cpu, kind, wtype, n, reps, gap_us, &r) != 0) {
             rc = 1;
             if (npu_times) {
-                printf("-1 -1\n");
+                printf("-1 -1 0\n");
             }
             continue;
         }
         if (k < n_npu) {
-            r.npu_first_us = npu_first[k];
-            r.npu_rest_us  = npu_rest[k];
+            r.npu_first_us    = npu_first[k];
+            r.npu_rest_us     = npu_rest[k];
+            r.npu_from_cycles = npu_from_cycles[k];
         }
         if (npu_times) {
-            printf("%.1f %.1f\n", r.npu_first_us, r.npu_rest_us);
+            printf("%.3f %.3f %d\n", r.npu_first_us, r.npu_rest_us, r.npu_from_cycles);
         } else if (json) {
             printf(
                 "%s{\"op\": \"%s\", \"htp_us_per_op\": %.3f, \"cpu_us_per_op\": %.3f, \"htp_graph1_us\": %.1f, "
-                "\"cpu_graph1_us\": %.1f, \"npu_first_op_us\": %.1f, \"npu_other_op_us\": %.1f}",
+                "\"cpu_graph1_us\": %.1f, \"npu_first_op_us\": %.3f, \"npu_other_op_us\": %.3f, "
+                "\"npu_op_times_from\": \"%s\"}",
                 first ? "" : ", ", label, r.htp_op_us, r.cpu_op_us, r.htp_graph1_us, r.cpu_graph1_us, r.npu_first_us,
-                r.npu_rest_us);
+                r.npu_rest_us, r.npu_from_cycles ? "cycles" : "usec");
             first = 0;
         } else {
-            printf("%-16s %10.2f %10.2f %12.1f %12.1f %12.1f %12.1f\n", label, r.htp_op_us, r.cpu_op_us,
+            printf("%-16s %10.2f %10.2f %12.1f %12.1f %12.2f %12.2f\n", label, r.htp_op_us, r.cpu_op_us,
                    r.htp_graph1_us, r.cpu_graph1_us, r.npu_first_us, r.npu_rest_us);
         }
         fflush(stdout);

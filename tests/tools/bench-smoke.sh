@@ -50,6 +50,10 @@ printf '%s' "$out" | grep -q '"op": "mul_mat 64x64 q4_0"' || fail "opcost: no mu
 # The timings run without the profiler; the NPU's per-op times come from the profiled pass.
 printf '%s' "$out" | grep -q '"profiler_in_timings": 0' || fail "opcost: timings with the profiler: $out"
 printf '%s' "$out" | grep -q '"npu_first_op_us": [0-9]' || fail "opcost: no NPU times from the profiled pass: $out"
+# An x86 NPU's ops carry time-stamp-counter cycles: their times have sub-microsecond resolution.
+want_from='"npu_op_times_from": "(cycles|usec)"'
+[ "$(uname -m)" = x86_64 ] && [ -z "${GGML_HEXAGON_NPU_EXEC:-}" ] && want_from='"npu_op_times_from": "cycles"'
+printf '%s' "$out" | grep -Eq "$want_from" || fail "opcost: NPU op times not from $want_from: $out"
 
 out=$("$bin/htp-bench" fa --kv 128 --layers 2 --types f16,q8_0 --reps 2 --json) || fail "htp-bench fa"
 for t in f16 q8_0; do
