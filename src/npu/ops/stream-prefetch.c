@@ -7,9 +7,9 @@
 // them out costs a quarter to a third of the cold decode: a thread of the
 // decode kernels reads four row groups at once (four streams a group's size
 // apart), which Zen 5's hardware prefetcher alone does not keep fed. A read
-// loop shaped like that (2 threads, AVX-512 loads, 1 GiB memfd) read 25-32
-// GB/s with no software prefetch, 52-54 with one 2 KiB ahead of each stream,
-// and 52-59 as a single stream per thread; htp-bench matmul -m 8192 -k 2048
+// loop shaped like that (2 threads, AVX-512 loads, 1 GiB memfd) read 22-32
+// GB/s with no software prefetch, 40-62 with one 2 KiB ahead of each stream,
+// and 47-60 as a single stream per thread; htp-bench matmul -m 8192 -k 2048
 // -n 1 --cache cold, alternated with this switch (2026-12-07, three pairs):
 // Q4_K 1.21-1.28x ggml-cpu on, 0.89-1.05x off, Q4_0 1.33-1.37x / 1.05-1.13x.
 // On AMD Zen 4 (2 cores of an EPYC, family 25)
