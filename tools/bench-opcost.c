@@ -85,14 +85,13 @@ static void oc_parse_line(void * user, const char * s) {
 // ticks over 20 ms of CLOCK_MONOTONIC.
 static double oc_tsc_per_us(void) {
 #if defined(__x86_64__)
-    struct timespec a, b, pause = {0, 20 * 1000 * 1000};
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    const uint64_t c0 = __rdtsc();
+    const struct timespec pause = {0, 20 * 1000 * 1000};
+    const int64_t         t0    = bench_now_ns();
+    const uint64_t        c0    = __rdtsc();
     nanosleep(&pause, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &b);
+    const int64_t  t1 = bench_now_ns();
     const uint64_t c1 = __rdtsc();
-    const double   us = (double)(b.tv_sec - a.tv_sec) * 1e6 + (double)(b.tv_nsec - a.tv_nsec) / 1e3;
-    return us > 0 ? (double)(c1 - c0) / us : 0;
+    return t1 > t0 ? (double)(c1 - c0) * 1e3 / (double)(t1 - t0) : 0;
 #else
     return 0;
 #endif
@@ -108,9 +107,9 @@ static int oc_log_has_cycles(const struct oc_log * l, double tsc_per_us) {
 }
 
 // Op i of the last graph in microseconds: its cycles at the counter's rate
-// when every op of the graph has cycles, else its whole microseconds.
-static double oc_op_us(const struct oc_log * l, int i, double tsc_per_us) {
-    return oc_log_has_cycles(l, tsc_per_us) ? l->cycles[i] / tsc_per_us : l->us[i];
+// when the graph has them (oc_log_has_cycles), else its whole microseconds.
+static double oc_op_us(const struct oc_log * l, int i, int cycles, double tsc_per_us) {
+    return cycles ? l->cycles[i] / tsc_per_us : l->us[i];
 }
 
 static void oc_log_cb(enum ggml_log_level level, const char * text, void * user) {
@@ -235,7 +234,7 @@ static int oc_measure(ggml_backend_t htp, ggml_backend_t cpu, enum oc_kind kind,
     }
     double *     others      = malloc(sizeof(double) * (size_t)n);
     const double tsc_per_us  = oc_tsc_per_us();
-    int          from_cycles = 0;
+    int          from_cycles = 1;  // every profiled graph's times from its cycles
     for (int rep = 0; rep < reps; rep++) {
         for (int k = 0; k < 2; k++) {
             for (int s = 0; s < 2; s++) {  // HTP, then CPU, alternated
@@ -244,13 +243,13 @@ static int oc_measure(ggml_backend_t htp, ggml_backend_t cpu, enum oc_kind kind,
                 t[s][k][rep]     = oc_once(&g[s][k], gap_us);
                 g_oc_log.collect = 0;
                 if (s == 0 && k == 1 && g_oc_log.n >= 2 && g_oc_log.n <= n) {
+                    const int cycles = oc_log_has_cycles(&g_oc_log, tsc_per_us);
                     for (int i = 1; i < g_oc_log.n; i++) {
-                        others[i - 1] = oc_op_us(&g_oc_log, i, tsc_per_us);
+                        others[i - 1] = oc_op_us(&g_oc_log, i, cycles, tsc_per_us);
                     }
-                    first[n_prof] = oc_op_us(&g_oc_log, 0, tsc_per_us);
+                    first[n_prof] = oc_op_us(&g_oc_log, 0, cycles, tsc_per_us);
                     rest[n_prof]  = bench_median_f64(others, g_oc_log.n - 1);
-                    from_cycles   = n_prof == 0 ? oc_log_has_cycles(&g_oc_log, tsc_per_us)
-                                                : from_cycles && oc_log_has_cycles(&g_oc_log, tsc_per_us);
+                    from_cycles &= cycles;
                     n_prof++;
                 }
             }
@@ -270,7 +269,7 @@ static int oc_measure(ggml_backend_t htp, ggml_backend_t cpu, enum oc_kind kind,
     r->cpu_op_us       = (med[1][1] - med[1][0]) / (n - 1);
     r->npu_first_us    = n_prof ? bench_median_f64(first, n_prof) : -1;
     r->npu_rest_us     = n_prof ? bench_median_f64(rest, n_prof) : -1;
-    r->npu_from_cycles = from_cycles;
+    r->npu_from_cycles = n_prof && from_cycles;
     free(first);
     free(rest);
     free(others);
