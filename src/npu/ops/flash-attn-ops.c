@@ -19,7 +19,8 @@
 // Work items: (i3, KV head, group of its query heads, block of tokens), at
 // most FA_ROWS query rows each, so the K/V block a worker stages in its slice
 // of the scratch area ("VTCM", converted to fp32 and padded to whole vectors)
-// is reused by every query head that shares it and by several tokens.
+// is reused by every query head that shares it and by several tokens. (On
+// x86, F16 K and V are not staged but read in place: FA_F16_DIRECT.)
 // Workers take items from a shared counter (causal masks make items uneven).
 // KV blocks whose mask is -inf for every row of the item are skipped before
 // anything is staged.
@@ -77,6 +78,27 @@
 #include "hvx.h"
 #endif
 
+// F16 K and V read where they lie, converted in registers, instead of staged
+// as fp32 rows first (fa_f16_direct): x86, whose loads from the cache are as
+// cheap as from the staging area. Hexagon keeps the staging (VTCM). With V's
+// rows also loaded once for an item's four query heads (fa_accum_v_t), a
+// decode's attention (htp-bench fa -n 1, 32 / 8 heads of 64, F16 KV, three
+// alternated runs of the NPU builds on a Zen 5) went from 61-65 to 53-58 us a
+// layer at n_kv 256, 227-259 -> 171-194 at 1024 and 937-1116 -> 659-762 at
+// 4096; the reads in place alone gave 217-222 -> 193-195 at 1024. What is
+// left waits on the KV rows: an item reads its head's 128 bytes of each
+// KiB-long cache row, and the prefetches ahead of them stall, the core's
+// misses in flight all taken (perf annotate). A reduction of the four scores
+// in one tree (four horizontal sums a K row) measured no faster, nor did
+// prefetching into the L2 only, nor chunks of 256 positions taken chunk by
+// chunk so both workers read one stretch of the cache at once (slower: the
+// chunks' partials and merge).
+#if defined(__x86_64__) && (HTP_VR_BYTES == 64 || HTP_VR_BYTES == 32)
+#define FA_F16_DIRECT 1
+#else
+#define FA_F16_DIRECT 0
+#endif
+
 #define FA_ROWS   HTP_FA_ROWS
 #define FA_KV_BLK HTP_FA_KV_BLK
 
@@ -97,8 +119,9 @@ struct fa_args {
     int64_t             hsub, n_hsub;              // query heads per item; items per KV head
     int64_t             tpb, n_tb;                 // tokens per item; token blocks
     int64_t             n_items;
-    int64_t             n_chunks, chunk;  // KV chunks per item and their length
-    int                 max_nq;           // query rows scored per K load: 4 on HMX, 1 on HVX
+    int64_t             n_chunks, chunk;     // KV chunks per item and their length
+    int                 max_nq;              // query rows scored per K load: 4 on HMX, 1 on HVX
+    int                 direct_k, direct_v;  // F16 K / V read in place (fa_f16_direct), not staged
     uint8_t *           scratch;
     size_t              slice;     // scratch bytes per worker
     uint32_t            n_active;  // workers whose slice fits the scratch area
@@ -147,6 +170,15 @@ static size_t fa_partials_bytes(const struct fa_args * a) {
     return (size_t)a->n_items * a->n_chunks * FA_ROWS * (size_t)(a->dvp + 2) * sizeof(float);
 }
 
+// Whether rows of K or V (head size d, padded dp) are read in place
+// (FA_F16_DIRECT): F16, each row's elements adjacent, whole vectors. F16 is
+// the KV cache llama.cpp makes by default. Staged, every row went through
+// the type's row loader and a clear of its pad before a vector of it was
+// used.
+static int fa_f16_direct(const struct htp_tensor_view * t, int64_t d, int64_t dp) {
+    return FA_F16_DIRECT && t->type == HTP_TYPE_F16 && t->nb[0] == 2 && d == dp && d % HTP_VR_N == 0;
+}
+
 // Cuts the op into items and chunks for n_threads workers and vtcm_size
 // bytes of scratch; split 0 keeps whole token blocks and KV sequences
 // (GGML_HEXAGON_FA_SPLIT=0). Returns enum htp_status (VTCM_TOO_SMALL if one
@@ -162,6 +194,8 @@ static int fa_plan(struct fa_args * a, uint32_t n_threads, size_t vtcm_size, int
     a->v_row_bytes    = fa_row_bytes(a->s.v, a->s.dv);
     a->dkp            = htp_fa_pad(a->s.dk);
     a->dvp            = htp_fa_pad(a->s.dv);
+    a->direct_k       = fa_f16_direct(a->s.k, a->s.dk, a->dkp) && a->kdot == FA_KDOT_F32;
+    a->direct_v       = fa_f16_direct(a->s.v, a->s.dv, a->dvp);
     a->slice          = htp_fa_slice_bytes(a->dkp, a->dvp);
     if (a->slice > vtcm_size) {
         return HTP_STATUS_VTCM_TOO_SMALL;
@@ -223,12 +257,19 @@ static inline float fa_hsum(htp_vr v) {
 #endif
 }
 
-// Scores of one K row against up to 4 query rows: out[i] = q_i . kr (n a multiple of HTP_VR_N).
-static void fa_dot_rows(int64_t n, const float * kr, const float * q, int64_t qstride, int nq, float * out) {
+// Vector d / HTP_VR_N of a K or V row: staged fp32, or F16 in place.
+static inline __attribute__((always_inline)) htp_vr fa_row_vec(const void * row, int64_t d, int f16) {
+    return f16 ? htp_vr_load_f16((const uint8_t *)row + 2 * d) : htp_vr_load((const float *)row + d);
+}
+
+// Scores of one K row (fp32, or F16 when f16) against up to 4 query rows:
+// out[i] = q_i . kr (n a multiple of HTP_VR_N).
+static inline __attribute__((always_inline)) void fa_dot_rows_t(int64_t n, const void * kr, const float * q,
+                                                                int64_t qstride, int nq, float * out, int f16) {
     htp_vr a0 = htp_vr_splat(0.0f), a1 = a0, a2 = a0, a3 = a0;
     if (nq == 4) {
         for (int64_t d = 0; d < n; d += HTP_VR_N) {
-            const htp_vr kv = htp_vr_load(kr + d);
+            const htp_vr kv = fa_row_vec(kr, d, f16);
             a0              = htp_vr_fma(htp_vr_load(q + d), kv, a0);
             a1              = htp_vr_fma(htp_vr_load(q + qstride + d), kv, a1);
             a2              = htp_vr_fma(htp_vr_load(q + 2 * qstride + d), kv, a2);
@@ -242,43 +283,111 @@ static void fa_dot_rows(int64_t n, const float * kr, const float * q, int64_t qs
         htp_vr        s0 = htp_vr_splat(0.0f), s1 = s0;
         int64_t       d = 0;
         for (; d + 2 * HTP_VR_N <= n; d += 2 * HTP_VR_N) {
-            s0 = htp_vr_fma(htp_vr_load(qi + d), htp_vr_load(kr + d), s0);
-            s1 = htp_vr_fma(htp_vr_load(qi + d + HTP_VR_N), htp_vr_load(kr + d + HTP_VR_N), s1);
+            s0 = htp_vr_fma(htp_vr_load(qi + d), fa_row_vec(kr, d, f16), s0);
+            s1 = htp_vr_fma(htp_vr_load(qi + d + HTP_VR_N), fa_row_vec(kr, d + HTP_VR_N, f16), s1);
         }
         for (; d < n; d += HTP_VR_N) {
-            s0 = htp_vr_fma(htp_vr_load(qi + d), htp_vr_load(kr + d), s0);
+            s0 = htp_vr_fma(htp_vr_load(qi + d), fa_row_vec(kr, d, f16), s0);
         }
         out[i] = fa_hsum(s0 + s1);
     }
 }
 
-// o[0, n) += sum_j p[j] * vt[j * n + ...] for j < nb (n a multiple of HTP_VR_N).
-static void fa_accum_v(int64_t n, float * o, const float * p, const float * vt, int64_t nb) {
+static void fa_dot_rows(int64_t n, const float * kr, const float * q, int64_t qstride, int nq, float * out) {
+    fa_dot_rows_t(n, kr, q, qstride, nq, out, 0);
+}
+
+#if FA_F16_DIRECT
+static void fa_dot_rows_f16(int64_t n, const uint8_t * kr, const float * q, int64_t qstride, int nq, float * out) {
+    fa_dot_rows_t(n, kr, q, qstride, nq, out, 1);
+}
+#endif
+
+// For each of the nr (1 to 4) rows i = ri[k] of an item: o_i[0, n) +=
+// sum_j p_i[j] * row_j[0, n) for j < nb, o_i at o + i * n, p_i at p + i *
+// FA_KV_BLK, row j at vt + j * stride bytes: staged fp32 rows, or F16 ones in
+// place when f16 (n a multiple of HTP_VR_N). Each vector of a V row is loaded
+// (and converted) once for the nr rows: a row at a time, an item's four
+// query heads read every V row four times.
+static inline __attribute__((always_inline)) void fa_accum_v_t(const int nr, int64_t n, float * o, const float * p,
+                                                               const int * ri, const uint8_t * vt, int64_t stride,
+                                                               int64_t nb, int f16) {
     int64_t d = 0;
     for (; d + 4 * HTP_VR_N <= n; d += 4 * HTP_VR_N) {
-        htp_vr a0 = htp_vr_load(o + d), a1 = htp_vr_load(o + d + HTP_VR_N);
-        htp_vr a2 = htp_vr_load(o + d + 2 * HTP_VR_N), a3 = htp_vr_load(o + d + 3 * HTP_VR_N);
-        for (int64_t j = 0; j < nb; j++) {
-            const htp_vr  pj = htp_vr_splat(p[j]);
-            const float * vr = vt + j * n + d;
-            a0               = htp_vr_fma(pj, htp_vr_load(vr), a0);
-            a1               = htp_vr_fma(pj, htp_vr_load(vr + HTP_VR_N), a1);
-            a2               = htp_vr_fma(pj, htp_vr_load(vr + 2 * HTP_VR_N), a2);
-            a3               = htp_vr_fma(pj, htp_vr_load(vr + 3 * HTP_VR_N), a3);
+        htp_vr acc[4][4];
+        for (int k = 0; k < nr; k++) {
+            for (int c = 0; c < 4; c++) {
+                acc[k][c] = htp_vr_load(o + ri[k] * n + d + c * HTP_VR_N);
+            }
         }
-        memcpy(o + d, &a0, sizeof a0);
-        memcpy(o + d + HTP_VR_N, &a1, sizeof a1);
-        memcpy(o + d + 2 * HTP_VR_N, &a2, sizeof a2);
-        memcpy(o + d + 3 * HTP_VR_N, &a3, sizeof a3);
+        for (int64_t j = 0; j < nb; j++) {
+            const void * vr = vt + j * stride;
+            htp_vr       v[4];
+            for (int c = 0; c < 4; c++) {
+                v[c] = fa_row_vec(vr, d + c * HTP_VR_N, f16);
+            }
+            for (int k = 0; k < nr; k++) {
+                const htp_vr pj = htp_vr_splat(p[ri[k] * FA_KV_BLK + j]);
+                for (int c = 0; c < 4; c++) {
+                    acc[k][c] = htp_vr_fma(pj, v[c], acc[k][c]);
+                }
+            }
+        }
+        for (int k = 0; k < nr; k++) {
+            for (int c = 0; c < 4; c++) {
+                memcpy(o + ri[k] * n + d + c * HTP_VR_N, &acc[k][c], sizeof acc[k][c]);
+            }
+        }
     }
     for (; d < n; d += HTP_VR_N) {
-        htp_vr a0 = htp_vr_load(o + d);
-        for (int64_t j = 0; j < nb; j++) {
-            a0 = htp_vr_fma(htp_vr_splat(p[j]), htp_vr_load(vt + j * n + d), a0);
+        htp_vr acc[4];
+        for (int k = 0; k < nr; k++) {
+            acc[k] = htp_vr_load(o + ri[k] * n + d);
         }
-        memcpy(o + d, &a0, sizeof a0);
+        for (int64_t j = 0; j < nb; j++) {
+            const htp_vr v = fa_row_vec(vt + j * stride, d, f16);
+            for (int k = 0; k < nr; k++) {
+                acc[k] = htp_vr_fma(htp_vr_splat(p[ri[k] * FA_KV_BLK + j]), v, acc[k]);
+            }
+        }
+        for (int k = 0; k < nr; k++) {
+            memcpy(o + ri[k] * n + d, &acc[k], sizeof acc[k]);
+        }
     }
 }
+
+// fa_accum_v_t for the live rows ri[0, nl) of an item, four at a time.
+static inline __attribute__((always_inline)) void fa_accum_v_rows(int64_t n, float * o, const float * p, const int * ri,
+                                                                  int nl, const uint8_t * vt, int64_t stride,
+                                                                  int64_t nb, int f16) {
+    for (int k = 0; k < nl; k += 4) {
+        switch (nl - k) {
+            case 1:
+                fa_accum_v_t(1, n, o, p, ri + k, vt, stride, nb, f16);
+                break;
+            case 2:
+                fa_accum_v_t(2, n, o, p, ri + k, vt, stride, nb, f16);
+                break;
+            case 3:
+                fa_accum_v_t(3, n, o, p, ri + k, vt, stride, nb, f16);
+                break;
+            default:
+                fa_accum_v_t(4, n, o, p, ri + k, vt, stride, nb, f16);
+                break;
+        }
+    }
+}
+
+static void fa_accum_v(int64_t n, float * o, const float * p, const int * ri, int nl, const float * vt, int64_t nb) {
+    fa_accum_v_rows(n, o, p, ri, nl, (const uint8_t *)vt, n * (int64_t)sizeof(float), nb, 0);
+}
+
+#if FA_F16_DIRECT
+static void fa_accum_v_f16(int64_t n, float * o, const float * p, const int * ri, int nl, const uint8_t * vt,
+                           int64_t stride, int64_t nb) {
+    fa_accum_v_rows(n, o, p, ri, nl, vt, stride, nb, 1);
+}
+#endif
 
 // tanh(x) = 1 - 2 / (e^2x + 1): saturates to +-1 where e^2x over/underflows.
 static inline htp_vf32 fa_tanh(htp_vf32 x) {
@@ -761,7 +870,9 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
         const int64_t nb  = htp_min64(FA_KV_BLK, c1 - ic);
         int           any = 0;
         if (ic == c0) {  // later blocks' first K rows were asked for while the block before accumulated
-            fa_prefetch_rows(a->s.k, ic, it.ik2, it.ik3, htp_min64(nb, FA_PREFETCH_ROWS), a->k_row_bytes);
+            // (all of them, when K is read in place: no staging loop runs ahead of the scoring)
+            fa_prefetch_rows(a->s.k, ic, it.ik2, it.ik3, a->direct_k ? nb : htp_min64(nb, FA_PREFETCH_ROWS),
+                             a->k_row_bytes);
         }
         for (int64_t r = 0; r < rows; r++) {
             float * b = bs + r * FA_KV_BLK;
@@ -786,10 +897,11 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
         }
 
         // The first V rows of the block arrive while K is staged and scored.
-        fa_prefetch_rows(a->s.v, ic, it.ik2, it.ik3, htp_min64(nb, FA_PREFETCH_ROWS), a->v_row_bytes);
+        fa_prefetch_rows(a->s.v, ic, it.ik2, it.ik3, a->direct_v && ic == c0 ? nb : htp_min64(nb, FA_PREFETCH_ROWS),
+                         a->v_row_bytes);
         if (qblk) {
             fa_stage_kq(a, ka, a->s.k, ic, it.ik2, it.ik3, nb);
-        } else {
+        } else if (!a->direct_k) {
             fa_stage(kt, a->s.k, ic, it.ik2, it.ik3, nb, a->s.dk, dkp);
         }
         // The next block's K and V rows, one of each per row scored here, so
@@ -812,6 +924,10 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
                 const int nq = (int)htp_min64(a->max_nq, rows - r);
                 if (qblk) {
                     fa_qdot_rows(a, ka, j, qa, r, nq, dots);
+#if FA_F16_DIRECT
+                } else if (a->direct_k) {
+                    fa_dot_rows_f16(dkp, htp_view_row(a->s.k, ic + j, it.ik2, it.ik3), qs + r * dkp, dkp, nq, dots);
+#endif
                 } else {
                     fa_dot_rows(dkp, kt + j * dkp, qs + r * dkp, dkp, nq, dots);
                 }
@@ -846,16 +962,26 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
         if (!any_v) {
             continue;
         }
-        fa_stage(vt, a->s.v, ic, it.ik2, it.ik3, nb, a->s.dv, dvp);
+        if (!a->direct_v) {
+            fa_stage(vt, a->s.v, ic, it.ik2, it.ik3, nb, a->s.dv, dvp);
+        }
         if (ic + FA_KV_BLK < c1) {  // the next block's first K rows arrive while this one accumulates
             fa_prefetch_rows(a->s.k, ic + FA_KV_BLK, it.ik2, it.ik3, htp_min64(c1 - ic - FA_KV_BLK, FA_PREFETCH_ROWS),
                              a->k_row_bytes);
         }
-        for (int64_t r = 0; r < rows; r++) {
+        int lr[FA_ROWS], nl = 0;  // the live rows
+        for (int r = 0; r < (int)rows; r++) {
             if (live[r]) {
-                fa_accum_v(dvp, o + r * dvp, sc + r * FA_KV_BLK, vt, nb);
+                lr[nl++] = r;
             }
         }
+#if FA_F16_DIRECT
+        if (a->direct_v) {
+            fa_accum_v_f16(dvp, o, sc, lr, nl, htp_view_row(a->s.v, ic, it.ik2, it.ik3), a->s.v->nb[1], nb);
+            continue;
+        }
+#endif
+        fa_accum_v(dvp, o, sc, lr, nl, vt, nb);
     }
 
     if (a->partials) {
