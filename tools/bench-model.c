@@ -1,7 +1,7 @@
 // bench-model: a whole model on an HTP device and on ggml-cpu in one run.
 //
 //   htp-bench model [-m model.gguf | --preset 1b --type q4_0 [--arch llama]]
-//                   [-p 512] [-n 128] [--reps N] [-d HTP0] [--json]
+//                   [-p 512] [-n 128] [--depth D] [--reps N] [-d HTP0] [--json]
 //
 // Without -m the model is written by htp-model's generator and kept under
 // models/ in the repository (bench-<arch>-<preset>-<type>.gguf, rewritten
@@ -12,6 +12,10 @@
 // repacked weight buffers are used; all cores). Per side, like llama-bench:
 //   pp  one llama_decode of p prompt tokens into an empty KV cache
 //   tg  n single-token decodes from an empty KV cache
+// or, with --depth D (llama-bench's -d), into a cache that holds D tokens
+// already (filled once per side, untimed; each repetition first drops what
+// the last one added): the decode of a long conversation, whose attention
+// reads D positions of every layer's KV cache a token.
 // median of the repetitions, after a warm-up of each. Reported besides the
 // tokens/s and the HTP/CPU ratios: the graph splits libllama reports (its log),
 // the host's time per generated token (the backend's counters: time inside
@@ -225,7 +229,7 @@ struct bm_ctx {
     ggml_backend_t         hb;  // a stream on the device, to read its counters
     llama_token *          toks;
     struct llama_batch     batch;
-    int                    n_bat, n_pp, n_tg;
+    int                    n_bat, n_pp, n_tg, n_depth;
 };
 
 static void bm_close(struct bm_ctx * c) {
@@ -248,23 +252,46 @@ static int bm_fail_decode(const struct bm_ctx * c) {
     return -1;
 }
 
+// Empties the KV cache down to the first n_depth positions: all of it once,
+// filling those with n_depth tokens (in batches of n_bat), and afterwards
+// only what a repetition added past them.
+static int bm_reset(struct bm_ctx * c, bool fill) {
+    llama_memory_t mem = llama_get_memory(c->ctx);
+    if (c->n_depth == 0 || fill) {
+        llama_memory_clear(mem, true);
+        for (int p = 0; p < c->n_depth; p += c->n_bat) {
+            const int n = c->n_depth - p < c->n_bat ? c->n_depth - p : c->n_bat;
+            if (bm_decode(c->ctx, &c->batch, c->toks, n, p) != 0) {
+                return -1;
+            }
+        }
+        return 0;
+    }
+    return llama_memory_seq_rm(mem, 0, c->n_depth, -1) ? 0 : -1;
+}
+
 // Loads the model on one side and warms it up (first-use mapping, repacking,
-// caches): one prompt and a few tokens. Records the graph splits in out.
-static int bm_open(struct bm_ctx * c, const char * path, const char * device, int n_pp, int n_tg,
+// caches): one prompt and a few tokens, past n_depth filled positions.
+// Records the graph splits in out.
+static int bm_open(struct bm_ctx * c, const char * path, const char * device, int n_pp, int n_tg, int n_depth,
                    struct bm_side * out) {
     memset(out, 0, sizeof *out);
-    c->device = device;
-    c->n_pp   = n_pp;
-    c->n_tg   = n_tg;
-    c->n_bat  = n_pp > 1 ? n_pp : 1;
-    c->batch  = llama_batch_init(c->n_bat, 0, 1);
-    out->htp  = device != NULL;
+    c->device  = device;
+    c->n_pp    = n_pp;
+    c->n_tg    = n_tg;
+    c->n_depth = n_depth;
+    c->n_bat   = n_pp > 1 ? n_pp : 1;
+    if (n_depth > c->n_bat) {  // the fill's batches
+        c->n_bat = n_depth < 512 ? n_depth : 512;
+    }
+    c->batch = llama_batch_init(c->n_bat, 0, 1);
+    out->htp = device != NULL;
 
     g_bm_log.splits_pp = g_bm_log.splits_tg = -1;
     struct htp_model_load_params lp         = {0};
     lp.path                                 = path;
     lp.device                               = device;
-    lp.n_ctx                                = (uint32_t)(n_pp + n_tg + 16);
+    lp.n_ctx                                = (uint32_t)(n_depth + n_pp + n_tg + 16);
     lp.n_batch                              = (uint32_t)c->n_bat;
     lp.type_k                               = g_bm_cache.type_k;
     lp.type_v                               = g_bm_cache.type_v;
@@ -293,30 +320,31 @@ static int bm_open(struct bm_ctx * c, const char * path, const char * device, in
             return -1;
         }
     }
-    llama_memory_clear(llama_get_memory(c->ctx), true);
-    if (n_pp > 0 && bm_decode(c->ctx, &c->batch, c->toks, n_pp, 0) != 0) {
+    if (bm_reset(c, true) != 0 || (n_pp > 0 && bm_decode(c->ctx, &c->batch, c->toks, n_pp, n_depth) != 0)) {
         return bm_fail_decode(c);
     }
     for (int i = 0; i < 4 && n_tg > 0; i++) {
-        if (bm_decode(c->ctx, &c->batch, c->toks + c->n_bat + i, 1, n_pp + i) != 0) {
+        if (bm_decode(c->ctx, &c->batch, c->toks + c->n_bat + i, 1, n_depth + n_pp + i) != 0) {
             return bm_fail_decode(c);
         }
     }
     return 0;
 }
 
-// One prompt of n_pp tokens from an empty cache: *ns its wall time.
+// One prompt of n_pp tokens from an empty cache (n_depth tokens deep): *ns its wall time.
 static int bm_pp_once(struct bm_ctx * c, int64_t * ns) {
-    llama_memory_clear(llama_get_memory(c->ctx), true);
+    if (bm_reset(c, false) != 0) {
+        return bm_fail_decode(c);
+    }
     const int64_t t0 = bench_now_ns();
-    if (bm_decode(c->ctx, &c->batch, c->toks, c->n_pp, 0) != 0) {
+    if (bm_decode(c->ctx, &c->batch, c->toks, c->n_pp, c->n_depth) != 0) {
         return bm_fail_decode(c);
     }
     *ns = bench_now_ns() - t0;
     return 0;
 }
 
-// n_tg generated tokens, one at a time from an empty cache: *ns their wall
+// n_tg generated tokens, one at a time from an empty cache (n_depth tokens deep): *ns their wall
 // time. On the HTP side the device's counters (and, with the profile on, the
 // NPU's busy time) over these tokens are added to out.
 static int bm_tg_once(struct bm_ctx * c, int64_t * ns, struct bm_side * out) {
@@ -327,10 +355,13 @@ static int bm_tg_once(struct bm_ctx * c, int64_t * ns, struct bm_side * out) {
     g_bm_log.npu_us      = 0;
     g_bm_log.npu_batches = 0;
     g_bm_log.count_npu   = c->device != NULL;
-    llama_memory_clear(llama_get_memory(c->ctx), true);
+    if (bm_reset(c, false) != 0) {
+        g_bm_log.count_npu = false;
+        return bm_fail_decode(c);
+    }
     const int64_t t0 = bench_now_ns();
     for (int i = 0; i < c->n_tg; i++) {
-        if (bm_decode(c->ctx, &c->batch, c->toks + c->n_bat + i, 1, i) != 0) {
+        if (bm_decode(c->ctx, &c->batch, c->toks + c->n_bat + i, 1, c->n_depth + i) != 0) {
             g_bm_log.count_npu = false;
             return bm_fail_decode(c);
         }
@@ -381,7 +412,7 @@ static double bm_measure_bw(struct bm_bw * bw, int threads) {
 
 // Both sides, their repetitions interleaved (HTP then CPU, prompt then
 // decode), so that a change in this shared machine's load falls on both.
-static int bm_run(const char * path, const char * device, int n_pp, int n_tg, int reps, struct bm_side * h,
+static int bm_run(const char * path, const char * device, int n_pp, int n_tg, int n_depth, int reps, struct bm_side * h,
                   struct bm_side * c, struct bm_bw * bw) {
     struct bm_ctx    sides[2];
     struct bm_side * out[2]  = {h, c};
@@ -395,7 +426,7 @@ static int bm_run(const char * path, const char * device, int n_pp, int n_tg, in
         t[i][0] = calloc((size_t)reps, sizeof(int64_t));
         t[i][1] = calloc((size_t)reps, sizeof(int64_t));
         frac[i] = calloc((size_t)reps, sizeof(double));
-        if (!t[i][0] || !t[i][1] || !frac[i] || bm_open(&sides[i], path, dev[i], n_pp, n_tg, out[i]) != 0) {
+        if (!t[i][0] || !t[i][1] || !frac[i] || bm_open(&sides[i], path, dev[i], n_pp, n_tg, n_depth, out[i]) != 0) {
             goto done;
         }
     }
@@ -439,7 +470,9 @@ done:
 static void bm_usage(void) {
     fprintf(stderr,
             "usage: htp-bench model [-m model.gguf | --preset 1b --type q4_0 [--arch llama]] [-p 512] [-n 128]\n"
-            "                       [--reps N] [-d HTP0] [-ctk TYPE] [-ctv TYPE] [-fa on|off|auto] [--json]\n"
+            "                       [--depth D] [--reps N] [-d HTP0] [-ctk TYPE] [-ctv TYPE] [-fa on|off|auto]\n"
+            "                       [--json]\n"
+            "  --depth     KV cache positions filled before each prompt and decode (0)\n"
             "  -ctk, -ctv  KV cache types (f16 default; f32 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1)\n"
             "  -fa         flash attention (libllama's default: auto)\n");
 }
@@ -456,7 +489,7 @@ int bench_mode_model(int argc, char ** argv) {
     const char *        model = NULL, *preset = "1b", *device = "HTP0";
     enum ggml_type      type = GGML_TYPE_Q4_0;
     enum htp_model_arch arch = HTP_MODEL_ARCH_LLAMA;
-    int                 n_pp = 512, n_tg = 128, reps = 3, json = 0;
+    int                 n_pp = 512, n_tg = 128, n_depth = 0, reps = 3, json = 0;
     for (int i = 0; i < argc; i++) {
         const char * a   = argv[i];
         const char * val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -483,15 +516,16 @@ int bench_mode_model(int argc, char ** argv) {
                 return 2;
             }
             i++;
-        } else if (!strcmp(a, "-p") || !strcmp(a, "-n") || !strcmp(a, "--reps")) {
-            char * end = NULL;
-            long   v   = strtol(val, &end, 10);
-            if (!*val || *end || v < 0 || v > 8192 || (!strcmp(a, "--reps") && v < 1)) {
-                fprintf(stderr, "model: %s wants an integer in %s..8192, got '%s'\n", a,
-                        strcmp(a, "--reps") ? "0" : "1", val);
+        } else if (!strcmp(a, "-p") || !strcmp(a, "-n") || !strcmp(a, "--reps") || !strcmp(a, "--depth")) {
+            const long max = !strcmp(a, "--depth") ? 131072 : 8192;
+            char *     end = NULL;
+            long       v   = strtol(val, &end, 10);
+            if (!*val || *end || v < 0 || v > max || (!strcmp(a, "--reps") && v < 1)) {
+                fprintf(stderr, "model: %s wants an integer in %s..%ld, got '%s'\n", a, strcmp(a, "--reps") ? "0" : "1",
+                        max, val);
                 return 2;
             }
-            *(!strcmp(a, "-p") ? &n_pp : !strcmp(a, "-n") ? &n_tg : &reps) = (int)v;
+            *(!strcmp(a, "-p") ? &n_pp : !strcmp(a, "-n") ? &n_tg : !strcmp(a, "--reps") ? &reps : &n_depth) = (int)v;
             i++;
         } else if (!strcmp(a, "-d")) {
             device = val;
@@ -544,7 +578,7 @@ int bench_mode_model(int argc, char ** argv) {
     const int      threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     struct bm_side h, c;
     struct bm_bw   bw = {.buf = n_tg > 0 ? bench_membw_open((size_t)512 << 20) : NULL, .wbytes = (double)wbytes};
-    const int      rc = bm_run(path, device, n_pp, n_tg, reps, &h, &c, &bw);
+    const int      rc = bm_run(path, device, n_pp, n_tg, n_depth, reps, &h, &c, &bw);
     bench_membw_close(bw.buf);
     llama_backend_free();
     if (rc != 0) {
@@ -570,8 +604,10 @@ int bench_mode_model(int argc, char ** argv) {
     const double ceiling = membw > dec_h ? (membw > dec_c ? membw : dec_c) : (dec_h > dec_c ? dec_h : dec_c);
 
     if (json) {
-        printf("{\"model\": \"%s\", \"device\": \"%s\", \"threads\": %d, \"pp\": %d, \"tg\": %d, \"reps\": %d, ", path,
-               device, threads, n_pp, n_tg, reps);
+        printf(
+            "{\"model\": \"%s\", \"device\": \"%s\", \"threads\": %d, \"pp\": %d, \"tg\": %d, \"depth\": %d, "
+            "\"reps\": %d, ",
+            path, device, threads, n_pp, n_tg, n_depth, reps);
         printf("\"model_bytes\": %llu, \"weight_bytes_per_token\": %llu, ", (unsigned long long)fbytes,
                (unsigned long long)wbytes);
         printf("\"htp\": {");
@@ -622,12 +658,20 @@ int bench_mode_model(int argc, char ** argv) {
     printf("%-8s %12s %12s %8s\n", "", device, "CPU", "HTP/CPU");
     if (n_pp > 0) {
         char lbl[32];
-        snprintf(lbl, sizeof lbl, "pp%d", n_pp);
+        if (n_depth > 0) {
+            snprintf(lbl, sizeof lbl, "pp%d@d%d", n_pp, n_depth);
+        } else {
+            snprintf(lbl, sizeof lbl, "pp%d", n_pp);
+        }
         printf("%-8s %10.2f/s %10.2f/s %8.2f\n", lbl, h.pp_tps, c.pp_tps, h.pp_tps / c.pp_tps);
     }
     if (n_tg > 0) {
         char lbl[32];
-        snprintf(lbl, sizeof lbl, "tg%d", n_tg);
+        if (n_depth > 0) {
+            snprintf(lbl, sizeof lbl, "tg%d@d%d", n_tg, n_depth);
+        } else {
+            snprintf(lbl, sizeof lbl, "tg%d", n_tg);
+        }
         printf("%-8s %10.2f/s %10.2f/s %8.2f\n", lbl, h.tg_tps, c.tg_tps, h.tg_tps / c.tg_tps);
     }
     printf("splits   %5d / %-5d %5d / %-5d  (prompt graph / 1-token graph)\n", h.splits_pp, h.splits_tg, c.splits_pp,

@@ -29,6 +29,11 @@ out=$("$bin/htp-bench" model -m "$model" -p 8 -n 4 --reps 2 --json) || fail "htp
 has "$out" pp_tps tg_tps pp tg membw_gbps tg_membw_fraction_htp tg_membw_fraction_best_htp backend_fraction \
     ops_per_token read_ceiling_gbps tg_ceiling_fraction_htp tg_ceiling_fraction_cpu
 
+# Decode deep in a filled KV cache: both sides, the depth in the JSON.
+out=$("$bin/htp-bench" model -m "$model" -p 0 -n 4 --depth 40 --reps 2 --json) || fail "htp-bench model --depth"
+has "$out" tg_tps tg
+printf '%s' "$out" | grep -q '"depth": 40,' || fail "model --depth: no depth in: $out"
+
 out=$("$bin/htp-bench" matmul -m 64 -k 256 -n 1,8 --types f16,q8_0,q4_0,q4_K --reps 2 --json) ||
     fail "htp-bench matmul"
 for t in f16 q8_0 q4_0 q4_K; do
@@ -70,6 +75,9 @@ has "$out" median_us p99_us
 # Bad input: a clear error and a non-zero exit, not a crash.
 if "$bin/htp-bench" model -m "$work/missing.gguf" -n 1 >/dev/null 2>&1; then
     fail "htp-bench model accepted a missing model file"
+fi
+if "$bin/htp-bench" model -m "$model" --depth -1 >/dev/null 2>&1; then
+    fail "htp-bench model accepted --depth -1"
 fi
 if "$bin/htp-bench" matmul -n 0 >/dev/null 2>&1; then
     fail "htp-bench matmul accepted -n 0"
