@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # bench-round.sh OUT [BUILD]: one round of the measurements behind the
 # README's performance section, each as htp-bench's --json output in a file of
-# OUT (made if missing). A round takes about 22 minutes on 2 cores; the README
+# OUT (made if missing). A round takes about 24 minutes on 2 cores; the README
 # gives each figure as the range over three rounds at different times.
 #
 #   membw-{0,1}.json            read bandwidth, before and after the models
 #   model-T-vV.json             the 1B shape, weights T, vocabulary V in
 #                               {128256, 512}: -p 512 -n 128 --reps 3
 #   model-T-v128256.json        (T = iq2_s, iq1_s, iq1_m: -p 32 -n 32)
+#   model-q4_K-v128256-d4096.json  decode 4096 tokens deep: -p 0 -n 32 --depth 4096
 #   matmul.json                 the 1B model's matmul shapes at n = 1, hot and cold
 #   opcost.json                 the fixed cost of an op
 #   stories.json, tiny.json     the tiny models: -p 16 -n 256 --reps 5
@@ -51,6 +52,7 @@ done
 for t in iq2_s iq1_s iq1_m; do
     run "model-$t-v128256" "$bench" model -m "$(model_file "$t" 128256)" -p 32 -n 32 --reps 3 --json
 done
+run model-q4_K-v128256-d4096 "$bench" model -m "$(model_file q4_K 128256)" -p 0 -n 32 --depth 4096 --reps 3 --json
 run membw-1 "$bench" membw --json
 run matmul "$bench" matmul --model 1b --types f16,q8_0,q4_0,q4_K,q5_K,q6_K,mxfp4 -n 1 --cache both --reps 5 --json
 run opcost "$bench" opcost --json
