@@ -264,8 +264,8 @@ static inline __attribute__((always_inline)) htp_vr fa_row_vec(const void * row,
 
 // Scores of one K row (fp32, or F16 when f16) against up to 4 query rows:
 // out[i] = q_i . kr (n a multiple of HTP_VR_N).
-static inline __attribute__((always_inline)) void fa_dot_rows_t(int64_t n, const void * kr, const float * q,
-                                                                int64_t qstride, int nq, float * out, int f16) {
+static inline __attribute__((always_inline)) void fa_dot_rows(int64_t n, const void * kr, const float * q,
+                                                              int64_t qstride, int nq, float * out, int f16) {
     htp_vr a0 = htp_vr_splat(0.0f), a1 = a0, a2 = a0, a3 = a0;
     if (nq == 4) {
         for (int64_t d = 0; d < n; d += HTP_VR_N) {
@@ -292,16 +292,6 @@ static inline __attribute__((always_inline)) void fa_dot_rows_t(int64_t n, const
         out[i] = fa_hsum(s0 + s1);
     }
 }
-
-static void fa_dot_rows(int64_t n, const float * kr, const float * q, int64_t qstride, int nq, float * out) {
-    fa_dot_rows_t(n, kr, q, qstride, nq, out, 0);
-}
-
-#if FA_F16_DIRECT
-static void fa_dot_rows_f16(int64_t n, const uint8_t * kr, const float * q, int64_t qstride, int nq, float * out) {
-    fa_dot_rows_t(n, kr, q, qstride, nq, out, 1);
-}
-#endif
 
 // For each of the nr (1 to 4) rows i = ri[k] of an item: o_i[0, n) +=
 // sum_j p_i[j] * row_j[0, n) for j < nb, o_i at o + i * n, p_i at p + i *
@@ -377,17 +367,6 @@ static inline __attribute__((always_inline)) void fa_accum_v_rows(int64_t n, flo
         }
     }
 }
-
-static void fa_accum_v(int64_t n, float * o, const float * p, const int * ri, int nl, const float * vt, int64_t nb) {
-    fa_accum_v_rows(n, o, p, ri, nl, (const uint8_t *)vt, n * (int64_t)sizeof(float), nb, 0);
-}
-
-#if FA_F16_DIRECT
-static void fa_accum_v_f16(int64_t n, float * o, const float * p, const int * ri, int nl, const uint8_t * vt,
-                           int64_t stride, int64_t nb) {
-    fa_accum_v_rows(n, o, p, ri, nl, vt, stride, nb, 1);
-}
-#endif
 
 // tanh(x) = 1 - 2 / (e^2x + 1): saturates to +-1 where e^2x over/underflows.
 static inline htp_vf32 fa_tanh(htp_vf32 x) {
@@ -926,10 +905,10 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
                     fa_qdot_rows(a, ka, j, qa, r, nq, dots);
 #if FA_F16_DIRECT
                 } else if (a->direct_k) {
-                    fa_dot_rows_f16(dkp, htp_view_row(a->s.k, ic + j, it.ik2, it.ik3), qs + r * dkp, dkp, nq, dots);
+                    fa_dot_rows(dkp, htp_view_row(a->s.k, ic + j, it.ik2, it.ik3), qs + r * dkp, dkp, nq, dots, 1);
 #endif
                 } else {
-                    fa_dot_rows(dkp, kt + j * dkp, qs + r * dkp, dkp, nq, dots);
+                    fa_dot_rows(dkp, kt + j * dkp, qs + r * dkp, dkp, nq, dots, 0);
                 }
                 for (int i = 0; i < nq; i++) {
                     sc[(r + i) * FA_KV_BLK + j] = dots[i];
@@ -977,11 +956,12 @@ static void fa_task(const struct fa_args * a, float * ws, int64_t item, int64_t 
         }
 #if FA_F16_DIRECT
         if (a->direct_v) {
-            fa_accum_v_f16(dvp, o, sc, lr, nl, htp_view_row(a->s.v, ic, it.ik2, it.ik3), a->s.v->nb[1], nb);
-            continue;
-        }
+            fa_accum_v_rows(dvp, o, sc, lr, nl, htp_view_row(a->s.v, ic, it.ik2, it.ik3), a->s.v->nb[1], nb, 1);
+        } else
 #endif
-        fa_accum_v(dvp, o, sc, lr, nl, vt, nb);
+        {
+            fa_accum_v_rows(dvp, o, sc, lr, nl, (const uint8_t *)vt, dvp * (int64_t)sizeof(float), nb, 0);
+        }
     }
 
     if (a->partials) {
