@@ -33,8 +33,10 @@ void htp_wait_wake(_Atomic uint32_t * word, uint32_t n) {
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, n > INT_MAX ? INT_MAX : (int)n, NULL, NULL, 0);
 }
 
+// All sleepers: on a request ring's head, the NPU's session thread and its
+// parked pool helpers (the NPU's pool.h, htp_pool_park's doorbell).
 static void ring_wake(_Atomic uint32_t * word) {
-    htp_wait_wake(word, 1);
+    htp_wait_wake(word, UINT32_MAX);
 }
 
 const struct htp_ring_sys htp_wait_ring_sys = {htp_wait_now_us, htp_wait_futex, ring_wake, htp_wait_relax};

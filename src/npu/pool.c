@@ -3,9 +3,10 @@
 // job's generation), then bumping `generation`. Idle workers spin for
 // idle_spin_us (the next op usually follows within microseconds), or not at
 // all once htp_pool_park said the batch is over, then sleep on the
-// generation word with a futex. A worker that sees a new generation
-// enters `running`, claims slices (its own first, then any left) and runs
-// them, then leaves `running`. The caller runs slice 0, then claims and runs
+// generation word with a futex (parked, also on the doorbell, a word the
+// host's next request changes: see htp_pool_park). A worker that sees a new
+// generation enters `running`, claims slices (its own first, then any left)
+// and runs them, then leaves `running`. The caller runs slice 0, then claims and runs
 // whatever slices no worker has claimed yet, and waits for `running` to
 // reach zero (spinning join_spin_us, then on a futex). So a worker still
 // waking from its futex (50-150 us on this project's VMs) does not hold the
@@ -83,23 +84,48 @@ static void worker_main(void * p) {
         htp_plat_thread_pin(ith);  // a hint: unpinned, the pool still runs
     }
 
+    // The doorbell and value of this thread's last wait that ended on it
+    // (htp_pool_park): ringing again for the same ones means the batch it
+    // announced is already here or never comes, so a helper whose spin ran
+    // out waits on generation alone rather than loop on a changed word.
+    const _Atomic uint32_t * rung_bell = NULL;
+    uint32_t                 rung_seen = 0;
     for (;;) {
         uint32_t    gen;
         struct spin sp;
+        int         rung = 0;  // woken by the doorbell: spin for the batch, parked or not
         spin_start(&sp);
         // Acquire: pairs with the release bump in htp_pool_run and makes
         // job/arg/nth (and stop) written before it visible.
         while ((gen = atomic_load_explicit(&pool->generation, memory_order_acquire)) == seen) {
-            if (!spin_once(&sp, pool->idle_spin_us) || atomic_load_explicit(&pool->parked, memory_order_relaxed)) {
+            const uint32_t budget = rung ? pool->bell_spin_us : pool->idle_spin_us;
+            if (!spin_once(&sp, budget) || (!rung && atomic_load_explicit(&pool->parked, memory_order_relaxed))) {
+                // Acquire: the value stored before it (a mismatched pair
+                // only ends a wait early, or leaves it to generation's wake).
+                _Atomic uint32_t * bell      = atomic_load_explicit(&pool->parked, memory_order_relaxed)
+                                                   ? atomic_load_explicit(&pool->doorbell, memory_order_acquire)
+                                                   : NULL;
+                const uint32_t     bell_seen = atomic_load_explicit(&pool->doorbell_seen, memory_order_relaxed);
+                if (bell == rung_bell && bell_seen == rung_seen) {
+                    bell = NULL;
+                }
                 // Announce the sleep, then re-check (Dekker with htp_pool_run's
                 // bump followed by its read of sleepers): one side sees the other.
                 // Both seq_cst (no standalone fence: ThreadSanitizer models these).
                 atomic_fetch_add_explicit(&pool->sleepers, 1, memory_order_seq_cst);
+                rung = 0;
                 if (atomic_load_explicit(&pool->generation, memory_order_seq_cst) == seen) {
-                    futex_wait(&pool->generation, seen);
+                    if (bell && htp_plat_wait_either(&pool->generation, seen, bell, bell_seen) == 0) {
+                        rung      = 1;  // (or a job: then the loop ends)
+                        rung_bell = bell;
+                        rung_seen = bell_seen;
+                        atomic_fetch_add_explicit(&pool->bell_wakes, 1, memory_order_relaxed);
+                    } else {
+                        futex_wait(&pool->generation, seen);
+                    }
                 }
                 atomic_fetch_sub_explicit(&pool->sleepers, 1, memory_order_relaxed);
-                spin_start(&sp);  // woken (a job, or htp_pool_prewake): spin again
+                spin_start(&sp);  // woken (a job, htp_pool_prewake, the doorbell): spin again
             }
         }
         seen = gen;
@@ -137,6 +163,10 @@ int htp_pool_init(struct htp_pool * pool, uint32_t n_threads) {
     // latency) without keeping idle cores busy for long between batches.
     pool->idle_spin_us = 50;
     pool->join_spin_us = 1000;
+    // From the host's wake to the session thread's first job: its own
+    // wake-up, reading and checking the batch (tens of us here, more after
+    // a long idle).
+    pool->bell_spin_us = 500;
     atomic_init(&pool->generation, 0);
     atomic_init(&pool->unclaimed, 0);
     atomic_init(&pool->running, 0);
@@ -144,6 +174,9 @@ int htp_pool_init(struct htp_pool * pool, uint32_t n_threads) {
     atomic_init(&pool->stop, 0);
     atomic_init(&pool->sleepers, 0);
     atomic_init(&pool->parked, 0);
+    atomic_init(&pool->doorbell, NULL);
+    atomic_init(&pool->doorbell_seen, 0);
+    atomic_init(&pool->bell_wakes, 0);
     pool->threads = NULL;
     for (uint32_t i = 0; i < 32; i++) {
         pool->slice_worker[i] = 0;
@@ -187,8 +220,14 @@ void htp_pool_free(struct htp_pool * pool) {
     }
 }
 
-void htp_pool_park(struct htp_pool * pool) {
+void htp_pool_park(struct htp_pool * pool, _Atomic uint32_t * doorbell, uint32_t seen) {
+    atomic_store_explicit(&pool->doorbell_seen, seen, memory_order_relaxed);
+    atomic_store_explicit(&pool->doorbell, doorbell, memory_order_release);
     atomic_store_explicit(&pool->parked, 1, memory_order_relaxed);
+}
+
+void htp_pool_forget_doorbell(struct htp_pool * pool, _Atomic uint32_t * doorbell) {
+    atomic_compare_exchange_strong(&pool->doorbell, &doorbell, NULL);
 }
 
 void htp_pool_prewake(struct htp_pool * pool) {

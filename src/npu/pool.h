@@ -47,11 +47,19 @@ struct htp_pool {
     _Atomic uint32_t running;     // helpers between seeing a job and finishing their claimed slices
     _Atomic uint32_t caller_sleeping;
     _Atomic uint32_t stop;
-    _Atomic uint32_t sleepers;      // helpers inside (or about to enter) futex_wait on generation
-    _Atomic uint32_t parked;        // set by htp_pool_park: idle helpers sleep at once
-    int              pinned;        // each thread on its own processor (see above)
-    uint32_t         idle_spin_us;  // a helper with no job spins this long before sleeping
-    uint32_t         join_spin_us;  // the caller waiting for helpers spins this long before sleeping
+    _Atomic uint32_t sleepers;   // helpers inside (or about to enter) futex_wait on generation
+    _Atomic uint32_t wake_sent;  // a wake has gone to them since the last announced its sleep
+    _Atomic uint32_t parked;     // set by htp_pool_park: idle helpers sleep at once
+    // The doorbell (htp_pool_park): a process-shared word that parked
+    // helpers sleep on as well as generation, while it holds doorbell_seen;
+    // or NULL.
+    _Atomic(_Atomic uint32_t *) doorbell;
+    _Atomic uint32_t            doorbell_seen;
+    _Atomic uint32_t            bell_wakes;    // waits the doorbell ended (a count for tests and profiles)
+    int                         pinned;        // each thread on its own processor (see above)
+    uint32_t                    idle_spin_us;  // a helper with no job spins this long before sleeping
+    uint32_t                    join_spin_us;  // the caller waiting for helpers spins this long before sleeping
+    uint32_t                    bell_spin_us;  // a helper the doorbell woke spins this long for the batch's first job
 
     // slice_worker[i]: the worker running slice i of the current job (0: the
     // caller). Written by that thread before it calls the job, so the job may
@@ -76,7 +84,21 @@ void htp_pool_prewake(struct htp_pool * pool);
 // cores to the host's work between batches (a spinning helper there held one
 // of this machine's two cores while the host built the next token). The next
 // htp_pool_prewake or htp_pool_run ends it.
-void htp_pool_park(struct htp_pool * pool);
+//
+// doorbell (or NULL), seen: a process-shared word that changes from seen, and
+// whose sleepers are all woken, when the next batch arrives: the request
+// ring's head, which the host bumps and wakes when it pushes. Parked helpers
+// sleep on it too (where the platform can wait on two words), so the host's
+// one wake starts them along with the session thread; otherwise the session
+// thread, once woken, wakes them itself (htp_pool_prewake), a second wake-up
+// in series before the batch's first op (18-27 us of the session thread's
+// own time on this project's 2-core VMs). The pool only hands the word to
+// the kernel's wait, never reads it: a session that ends forgets its word
+// before its memory goes, and a stale word costs at most an early wake.
+void htp_pool_park(struct htp_pool * pool, _Atomic uint32_t * doorbell, uint32_t seen);
+
+// The word's owner is going: helpers stop waiting on it (if it is the doorbell).
+void htp_pool_forget_doorbell(struct htp_pool * pool, _Atomic uint32_t * doorbell);
 
 // Run job(arg, ith, nth) once for each ith = 0 .. nth-1 (nth clamped to
 // [1, n_threads]): slice 0 on the calling thread, each other slice on the

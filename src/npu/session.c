@@ -513,7 +513,9 @@ static void queue_reader(void * arg) {
         htp_batch_process(&s->batch, &env, &req, &rsp);
         atomic_store_explicit(&htp_npu_device_running_session, 0, memory_order_relaxed);
         htp_lock_release(&s->busy);
-        htp_pool_park(&s->dev->pool);
+        // Relaxed: the head the reader has seen (a newer one only rings at once).
+        htp_pool_park(&s->dev->pool, &s->req_ring->head,
+                      atomic_load_explicit(&s->req_ring->head, memory_order_relaxed));
         exec_leave(s->dev);
 
         if (rsp.status != HTP_STATUS_OK) {
@@ -525,6 +527,7 @@ static void queue_reader(void * arg) {
         }
         gap.last_rsp_us = htp_plat_now_us();
     }
+    htp_pool_forget_doorbell(&s->dev->pool, &s->req_ring->head);  // before the ring's memory goes
     htp_pmu_thread_close(&caller_pmu);
     queues_remove(s);
 }

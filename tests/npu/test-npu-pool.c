@@ -3,7 +3,9 @@
 // jobs and after the workers have gone to sleep; prints the dispatch cost.
 // Then the work share the matmul jobs claim their items from
 // (src/npu/ops/work-share.h): every item claimed exactly once, and a slow
-// worker's tail taken by the others from the back of its range.
+// worker's tail taken by the others from the back of its range. And the
+// doorbell (htp_pool_park): parked helpers wake when it rings, sleep again
+// when no job follows, and no longer wake on it once it is forgotten.
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "npu/ops/work-share.h"
+#include "npu/platform/platform.h"
 #include "npu/pool.h"
 #include "test-check.h"
 
@@ -140,6 +143,79 @@ static void test_work_share(struct htp_pool * pool) {
     printf("  work share: a stalled worker 0 claimed %lld of its 32 items, worker 1 the rest\n", (long long)n_by_0);
 }
 
+// --- doorbell ---
+
+// Until the pool's sleeper count is want, or about two seconds pass (a
+// liveness bound, not a speed check). Returns the count last seen.
+static uint32_t await_sleepers(struct htp_pool * pool, uint32_t want) {
+    uint32_t n = 0;
+    for (int i = 0; i < 2000 && (n = atomic_load(&pool->sleepers)) != want; i++) {
+        usleep(1000);
+    }
+    return n;
+}
+
+static void test_doorbell(struct htp_pool * pool) {
+    static _Atomic uint32_t bell;  // the request ring's head in htp-npu
+    const uint32_t          helpers = pool->n_threads - 1;
+    // Where the platform cannot wait on two words, parked helpers wait on
+    // generation alone and the session wakes them (htp_pool_prewake).
+    _Atomic uint32_t probe = 1;
+    if (htp_plat_wait_either(&probe, 0, &bell, atomic_load(&bell)) != 0) {
+        printf("  doorbell: this platform waits on one word at a time; not tested\n");
+        return;
+    }
+    // As a batch ends: helpers spinning after its last job see the park (here
+    // they spin until they do: one whose spin ran out first would sleep on
+    // generation alone, and the test thread is slow to get a core).
+    const uint32_t idle_spin = pool->idle_spin_us;
+    pool->idle_spin_us       = 2000000;
+    struct job j;
+    memset(&j, 0, sizeof(j));
+    j.want_nth = pool->n_threads;
+    htp_pool_run(pool, pool->n_threads, job_fn, &j);
+    htp_pool_park(pool, &bell, atomic_load(&bell));
+    uint32_t n         = await_sleepers(pool, helpers);
+    pool->idle_spin_us = idle_spin;
+    CHECK(n == helpers, "doorbell: %u of %u parked helpers asleep", n, helpers);
+    // Ring: the helpers wake and spin (bell_spin_us) with no job to take.
+    const uint32_t wakes0 = atomic_load(&pool->bell_wakes);
+    atomic_fetch_add(&bell, 1);
+    htp_plat_wake(&bell, UINT32_MAX, 1);
+    uint32_t woke = 0;
+    for (int i = 0; i < 2000 && (woke = atomic_load(&pool->bell_wakes) - wakes0) < helpers; i++) {
+        usleep(1000);
+    }
+    CHECK(woke == helpers, "doorbell: the ring woke %u of %u parked helpers", woke, helpers);
+    // No job came: they sleep again, on generation alone for the same value
+    // (the word stays changed; a helper looping on it would never sleep).
+    n = await_sleepers(pool, helpers);
+    CHECK(n == helpers, "doorbell: %u of %u helpers asleep again after a ring with no job", n, helpers);
+    htp_pool_run(pool, pool->n_threads, job_fn, &j);
+    CHECK(atomic_load(&j.hits[pool->n_threads - 1]) == 2, "doorbell: a job after the ring ran its last slice %u times",
+          atomic_load(&j.hits[pool->n_threads - 1]));
+    // Forgotten: helpers asleep on it may still wake once; after that a ring
+    // no longer wakes them.
+    pool->idle_spin_us = 2000000;
+    htp_pool_run(pool, pool->n_threads, job_fn, &j);
+    htp_pool_park(pool, &bell, atomic_load(&bell));
+    n = await_sleepers(pool, helpers);
+    htp_pool_forget_doorbell(pool, &bell);
+    pool->idle_spin_us = idle_spin;
+    atomic_fetch_add(&bell, 1);
+    htp_plat_wake(&bell, UINT32_MAX, 1);
+    usleep(20000);
+    n = await_sleepers(pool, helpers);
+    CHECK(n == helpers, "doorbell: %u of %u helpers asleep after forget", n, helpers);
+    const uint32_t wakes1 = atomic_load(&pool->bell_wakes);
+    atomic_fetch_add(&bell, 1);
+    htp_plat_wake(&bell, UINT32_MAX, 1);
+    usleep(20000);
+    CHECK(atomic_load(&pool->bell_wakes) == wakes1, "doorbell: a forgotten doorbell woke %u helpers",
+          atomic_load(&pool->bell_wakes) - wakes1);
+    printf("  doorbell: parked helpers woke on a ring, slept again without a job, ignored it once forgotten\n");
+}
+
 int main(void) {
     printf("test-npu-pool: each slice runs once per job; dispatch cost\n");
     struct htp_pool pool;
@@ -163,6 +239,7 @@ int main(void) {
         usleep(20000);  // let the workers fall asleep: the next jobs take the futex path
     }
     test_work_share(&pool);
+    test_doorbell(&pool);
     htp_pool_free(&pool);
     // Dispatch cost with one worker per core (as htp-npu defaults to).
     long     cpus = sysconf(_SC_NPROCESSORS_ONLN);

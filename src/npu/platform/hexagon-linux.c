@@ -231,6 +231,12 @@ void htp_plat_wait(_Atomic uint32_t * word, uint32_t expected, int64_t timeout_u
     htp_rt_futex_wait(word, expected, ns, shared);
 }
 
+int htp_plat_wait_either(_Atomic uint32_t * priv, uint32_t priv_expected, _Atomic uint32_t * shared,
+                         uint32_t shared_expected) {
+    (void)priv, (void)priv_expected, (void)shared, (void)shared_expected;
+    return -1;  // the runtime's futex calls take one word (futex.h)
+}
+
 void htp_plat_wake(_Atomic uint32_t * word, uint32_t n, int shared) {
     htp_rt_futex_wake(word, n, shared);
 }

@@ -132,6 +132,26 @@ void htp_plat_wait(_Atomic uint32_t * word, uint32_t expected, int64_t timeout_u
     syscall(SYS_futex, (uint32_t *)word, op, expected, timeout_us < 0 ? NULL : &ts, NULL, 0);
 }
 
+int htp_plat_wait_either(_Atomic uint32_t * priv, uint32_t priv_expected, _Atomic uint32_t * shared,
+                         uint32_t shared_expected) {
+#if defined(SYS_futex_waitv)
+    struct futex_waitv w[2] = {
+        {.val = priv_expected, .uaddr = (uintptr_t)priv, .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG},
+        {.val = shared_expected, .uaddr = (uintptr_t)shared, .flags = FUTEX_32},
+    };
+    // The index of the word woken, or -1: EAGAIN (a word had changed) and
+    // EINTR end a wait; ENOSYS (before Linux 5.16) and EFAULT (a word no
+    // longer mapped) mean there was none.
+    if (syscall(SYS_futex_waitv, w, 2, 0, NULL, 0) < 0 && errno != EAGAIN && errno != EINTR) {
+        return -1;
+    }
+    return 0;
+#else
+    (void)priv, (void)priv_expected, (void)shared, (void)shared_expected;
+    return -1;
+#endif
+}
+
 void htp_plat_wake(_Atomic uint32_t * word, uint32_t n, int shared) {
     const int op = shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE;
     syscall(SYS_futex, (uint32_t *)word, op, n > INT_MAX ? INT_MAX : (int)n, NULL, NULL, 0);

@@ -77,6 +77,15 @@ int htp_plat_thread_pin(uint32_t cpu);
 // cDSP: qurt_futex_wait (private) / the dspqueue's or fence's signal wait (shared).
 void htp_plat_wait(_Atomic uint32_t * word, uint32_t expected, int64_t timeout_us, int shared);
 
+// Sleep while *priv == priv_expected (a private word) and *shared ==
+// shared_expected (a process-shared one): either changing, or a wake on
+// either, ends it (or a spurious return; callers re-check). Returns 0, or -1
+// where the OS cannot wait on two words at once (nothing was waited for: the
+// caller waits on priv alone). Linux: futex_waitv.
+// cDSP: -1 (the dspqueue's signal wakes the session thread only).
+int htp_plat_wait_either(_Atomic uint32_t * priv, uint32_t priv_expected, _Atomic uint32_t * shared,
+                         uint32_t shared_expected);
+
 // Wake up to n threads sleeping on word (UINT32_MAX: all of them).
 // cDSP: qurt_futex_wake.
 void htp_plat_wake(_Atomic uint32_t * word, uint32_t n, int shared);
