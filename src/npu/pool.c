@@ -6,9 +6,9 @@
 // generation word with a futex (parked, also on the doorbell, a word the
 // host's next request changes: see htp_pool_park). A worker that sees a new
 // generation enters `running`, claims slices (its own first, then any left)
-// and runs them, then leaves `running`. The caller runs slice 0, then claims and runs
-// whatever slices no worker has claimed yet, and waits for `running` to
-// reach zero (spinning join_spin_us, then on a futex). So a worker still
+// and runs them, then leaves `running`. The caller runs slice 0, then claims
+// and runs whatever slices no worker has claimed yet, and waits for `running`
+// to reach zero (spinning join_spin_us, then on a futex). So a worker still
 // waking from its futex (50-150 us on this project's VMs) does not hold the
 // op up: the caller does its share, and the worker finds nothing to claim.
 
@@ -112,6 +112,7 @@ static void worker_main(void * p) {
                 // Announce the sleep, then re-check (Dekker with htp_pool_run's
                 // bump followed by its read of sleepers): one side sees the other.
                 // Both seq_cst (no standalone fence: ThreadSanitizer models these).
+                atomic_store_explicit(&pool->wake_sent, 0, memory_order_seq_cst);
                 atomic_fetch_add_explicit(&pool->sleepers, 1, memory_order_seq_cst);
                 rung = 0;
                 if (atomic_load_explicit(&pool->generation, memory_order_seq_cst) == seen) {
@@ -173,6 +174,7 @@ int htp_pool_init(struct htp_pool * pool, uint32_t n_threads) {
     atomic_init(&pool->caller_sleeping, 0);
     atomic_init(&pool->stop, 0);
     atomic_init(&pool->sleepers, 0);
+    atomic_init(&pool->wake_sent, 0);
     atomic_init(&pool->parked, 0);
     atomic_init(&pool->doorbell, NULL);
     atomic_init(&pool->doorbell_seen, 0);
@@ -226,6 +228,22 @@ void htp_pool_park(struct htp_pool * pool, _Atomic uint32_t * doorbell, uint32_t
     atomic_store_explicit(&pool->parked, 1, memory_order_relaxed);
 }
 
+// After a job's generation bump: wake the helpers asleep on generation, if
+// any, unless a wake has gone to them since the last one announced its
+// sleep. A woken helper counts as a sleeper until it runs (tens of us on
+// this project's VMs), and each op of the batch in the meantime paid a futex
+// syscall that found nobody to wake: 4.5 a token of the tiny preset's
+// decode. A helper clears wake_sent before it raises sleepers (both
+// seq_cst), so a wake skipped here had been sent after its clear, after a
+// bump: either it woke the helper, or the helper had not slept yet and its
+// futex_wait finds generation moved.
+static void wake_sleepers_after_bump(struct htp_pool * pool) {
+    if (atomic_load_explicit(&pool->sleepers, memory_order_seq_cst) != 0 &&
+        !atomic_exchange_explicit(&pool->wake_sent, 1, memory_order_seq_cst)) {
+        futex_wake_all(&pool->generation);
+    }
+}
+
 void htp_pool_forget_doorbell(struct htp_pool * pool, _Atomic uint32_t * doorbell) {
     atomic_compare_exchange_strong(&pool->doorbell, &doorbell, NULL);
 }
@@ -235,10 +253,15 @@ void htp_pool_prewake(struct htp_pool * pool) {
         return;
     }
     atomic_store_explicit(&pool->parked, 0, memory_order_relaxed);
-    // Pairs with the sleepers count a helper raises before its futex_wait: a
-    // helper that misses this wake has not slept yet and is still spinning.
+    // A helper that raises sleepers after this read has not slept yet: its
+    // spin runs out first, and the batch's first job wakes it.
     if (atomic_load_explicit(&pool->sleepers, memory_order_seq_cst) != 0) {
-        futex_wake_all(&pool->generation);
+        // A generation with no slices (unclaimed still names the last job's):
+        // woken helpers find nothing to claim and spin. Bumped, so that the
+        // wake counts as wake_sleepers_after_bump's and the batch's jobs
+        // send no more while the helpers get going.
+        atomic_fetch_add_explicit(&pool->generation, 1, memory_order_seq_cst);
+        wake_sleepers_after_bump(pool);
     }
 }
 
@@ -267,9 +290,7 @@ void htp_pool_run(struct htp_pool * pool, uint32_t nth, htp_job_fn job, void * a
     // is ordered before the read of sleepers (seq_cst both; see worker_main):
     // only pay for the wake syscall when a worker sleeps.
     atomic_store_explicit(&pool->generation, gen, memory_order_seq_cst);
-    if (atomic_load_explicit(&pool->sleepers, memory_order_seq_cst) != 0) {
-        futex_wake_all(&pool->generation);
-    }
+    wake_sleepers_after_bump(pool);
 
     pool->slice_worker[0] = 0;
     job(arg, 0, nth);

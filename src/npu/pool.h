@@ -77,7 +77,8 @@ int htp_pool_init(struct htp_pool * pool, uint32_t n_threads);
 void htp_pool_free(struct htp_pool * pool);
 
 // Wake sleeping helpers so that they spin, ready for the jobs of a batch
-// about to run. Cheap when none sleeps.
+// about to run. Cheap when none sleeps. (A generation with no slices: the
+// jobs that follow see the wake as sent, and send none while it lands.)
 void htp_pool_prewake(struct htp_pool * pool);
 
 // The batch is over: idle helpers stop spinning and sleep now, leaving the

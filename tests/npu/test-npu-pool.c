@@ -5,7 +5,8 @@
 // (src/npu/ops/work-share.h): every item claimed exactly once, and a slow
 // worker's tail taken by the others from the back of its range. And the
 // doorbell (htp_pool_park): parked helpers wake when it rings, sleep again
-// when no job follows, and no longer wake on it once it is forgotten.
+// when no job follows, and no longer wake on it once it is forgotten; and
+// jobs after htp_pool_prewake.
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -216,6 +217,54 @@ static void test_doorbell(struct htp_pool * pool) {
     printf("  doorbell: parked helpers woke on a ring, slept again without a job, ignored it once forgotten\n");
 }
 
+// Slice 0 (the caller's) waits, up to two seconds, until a helper has run
+// slice 1: a helper the pool failed to wake never comes.
+struct wait_job {
+    _Atomic uint32_t slice1_done;  // cleared before each run
+    _Atomic uint32_t hits[2];
+    _Atomic uint32_t stranded;  // runs whose slice 1 no helper took in time
+};
+
+static void wait_job_fn(void * arg, uint32_t ith, uint32_t nth) {
+    struct wait_job * j = arg;
+    (void)nth;
+    if (ith == 1) {
+        atomic_store(&j->slice1_done, 1);
+    } else {
+        const double t0 = now_s();
+        while (!atomic_load(&j->slice1_done) && now_s() - t0 < 2.0) {
+        }
+        atomic_fetch_add(&j->stranded, !atomic_load(&j->slice1_done));
+    }
+    atomic_fetch_add(&j->hits[ith], 1);
+}
+
+// Batches as the session runs them: park at the end, a pause in which the
+// helpers fall asleep (or not), htp_pool_prewake (a generation with no
+// slices), then two-slice jobs whose second slice a helper must take: the
+// wakes of prewake and of the jobs (wake_sleepers_after_bump) leave none
+// asleep.
+static void test_prewake(struct htp_pool * pool) {
+    static struct wait_job j;
+    memset(&j, 0, sizeof(j));
+    const int runs = 300;
+    for (int r = 0; r < runs && atomic_load(&j.stranded) == 0; r++) {
+        htp_pool_park(pool, NULL, 0);
+        usleep(r % 3 == 0 ? 0 : r % 3 == 1 ? 20 : 200);
+        if (r % 2 == 0) {
+            htp_pool_prewake(pool);
+        }
+        for (int k = 0; k < 3; k++) {
+            atomic_store(&j.slice1_done, 0);
+            htp_pool_run(pool, 2, wait_job_fn, &j);
+        }
+    }
+    CHECK(atomic_load(&j.stranded) == 0, "prewake: a job's slice 1 waited 2 s for a helper that never came");
+    CHECK(
+        atomic_load(&j.stranded) != 0 || (atomic_load(&j.hits[0]) == 3u * runs && atomic_load(&j.hits[1]) == 3u * runs),
+        "prewake: slices ran %u and %u times, want %d", atomic_load(&j.hits[0]), atomic_load(&j.hits[1]), 3 * runs);
+}
+
 int main(void) {
     printf("test-npu-pool: each slice runs once per job; dispatch cost\n");
     struct htp_pool pool;
@@ -239,6 +288,7 @@ int main(void) {
         usleep(20000);  // let the workers fall asleep: the next jobs take the futex path
     }
     test_work_share(&pool);
+    test_prewake(&pool);
     test_doorbell(&pool);
     htp_pool_free(&pool);
     // Dispatch cost with one worker per core (as htp-npu defaults to).
