@@ -98,7 +98,8 @@ static void worker_main(void * p) {
         // Acquire: pairs with the release bump in htp_pool_run and makes
         // job/arg/nth (and stop) written before it visible.
         while ((gen = atomic_load_explicit(&pool->generation, memory_order_acquire)) == seen) {
-            const uint32_t budget = rung ? pool->bell_spin_us : pool->idle_spin_us;
+            const uint32_t budget =
+                rung ? pool->bell_spin_us : atomic_load_explicit(&pool->idle_spin_us, memory_order_relaxed);
             if (!spin_once(&sp, budget) || (!rung && atomic_load_explicit(&pool->parked, memory_order_relaxed))) {
                 // Acquire: the value stored before it (a mismatched pair
                 // only ends a wait early, or leaves it to generation's wake).
@@ -162,7 +163,7 @@ int htp_pool_init(struct htp_pool * pool, uint32_t n_threads) {
     pool->nth       = 0;
     // Covers the gaps between the ops of a batch (and a helper's wake-up
     // latency) without keeping idle cores busy for long between batches.
-    pool->idle_spin_us = 50;
+    atomic_init(&pool->idle_spin_us, 50);
     pool->join_spin_us = 1000;
     // From the host's wake to the session thread's first job: its own
     // wake-up, reading and checking the batch (tens of us here, more after

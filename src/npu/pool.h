@@ -57,7 +57,7 @@ struct htp_pool {
     _Atomic uint32_t            doorbell_seen;
     _Atomic uint32_t            bell_wakes;    // waits the doorbell ended (a count for tests and profiles)
     int                         pinned;        // each thread on its own processor (see above)
-    uint32_t                    idle_spin_us;  // a helper with no job spins this long before sleeping
+    _Atomic uint32_t            idle_spin_us;  // a helper with no job spins this long before sleeping (tests turn it)
     uint32_t                    join_spin_us;  // the caller waiting for helpers spins this long before sleeping
     uint32_t                    bell_spin_us;  // a helper the doorbell woke spins this long for the batch's first job
 

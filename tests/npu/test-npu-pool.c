@@ -169,15 +169,15 @@ static void test_doorbell(struct htp_pool * pool) {
     // As a batch ends: helpers spinning after its last job see the park (here
     // they spin until they do: one whose spin ran out first would sleep on
     // generation alone, and the test thread is slow to get a core).
-    const uint32_t idle_spin = pool->idle_spin_us;
-    pool->idle_spin_us       = 2000000;
+    const uint32_t idle_spin = atomic_load(&pool->idle_spin_us);
+    atomic_store(&pool->idle_spin_us, 2000000);
     struct job j;
     memset(&j, 0, sizeof(j));
     j.want_nth = pool->n_threads;
     htp_pool_run(pool, pool->n_threads, job_fn, &j);
     htp_pool_park(pool, &bell, atomic_load(&bell));
-    uint32_t n         = await_sleepers(pool, helpers);
-    pool->idle_spin_us = idle_spin;
+    uint32_t n = await_sleepers(pool, helpers);
+    atomic_store(&pool->idle_spin_us, idle_spin);
     CHECK(n == helpers, "doorbell: %u of %u parked helpers asleep", n, helpers);
     // Ring: the helpers wake and spin (bell_spin_us) with no job to take.
     const uint32_t wakes0 = atomic_load(&pool->bell_wakes);
@@ -197,12 +197,12 @@ static void test_doorbell(struct htp_pool * pool) {
           atomic_load(&j.hits[pool->n_threads - 1]));
     // Forgotten: helpers asleep on it may still wake once; after that a ring
     // no longer wakes them.
-    pool->idle_spin_us = 2000000;
+    atomic_store(&pool->idle_spin_us, 2000000);
     htp_pool_run(pool, pool->n_threads, job_fn, &j);
     htp_pool_park(pool, &bell, atomic_load(&bell));
     n = await_sleepers(pool, helpers);
     htp_pool_forget_doorbell(pool, &bell);
-    pool->idle_spin_us = idle_spin;
+    atomic_store(&pool->idle_spin_us, idle_spin);
     atomic_fetch_add(&bell, 1);
     htp_plat_wake(&bell, UINT32_MAX, 1);
     usleep(20000);
