@@ -100,12 +100,11 @@ static void worker_main(void * p) {
         while ((gen = atomic_load_explicit(&pool->generation, memory_order_acquire)) == seen) {
             const uint32_t budget =
                 rung ? pool->bell_spin_us : atomic_load_explicit(&pool->idle_spin_us, memory_order_relaxed);
-            if (!spin_once(&sp, budget) || (!rung && atomic_load_explicit(&pool->parked, memory_order_relaxed))) {
+            const int parked = atomic_load_explicit(&pool->parked, memory_order_relaxed);
+            if (!spin_once(&sp, budget) || (!rung && parked)) {
                 // Acquire: the value stored before it (a mismatched pair
                 // only ends a wait early, or leaves it to generation's wake).
-                _Atomic uint32_t * bell      = atomic_load_explicit(&pool->parked, memory_order_relaxed)
-                                                   ? atomic_load_explicit(&pool->doorbell, memory_order_acquire)
-                                                   : NULL;
+                _Atomic uint32_t * bell = parked ? atomic_load_explicit(&pool->doorbell, memory_order_acquire) : NULL;
                 const uint32_t     bell_seen = atomic_load_explicit(&pool->doorbell_seen, memory_order_relaxed);
                 if (bell == rung_bell && bell_seen == rung_seen) {
                     bell = NULL;

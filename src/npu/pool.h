@@ -55,7 +55,7 @@ struct htp_pool {
     // or NULL.
     _Atomic(_Atomic uint32_t *) doorbell;
     _Atomic uint32_t            doorbell_seen;
-    _Atomic uint32_t            bell_wakes;    // waits the doorbell ended (a count for tests and profiles)
+    _Atomic uint32_t            bell_wakes;    // waits the doorbell ended (test-npu-pool reads it)
     int                         pinned;        // each thread on its own processor (see above)
     _Atomic uint32_t            idle_spin_us;  // a helper with no job spins this long before sleeping (tests turn it)
     uint32_t                    join_spin_us;  // the caller waiting for helpers spins this long before sleeping
